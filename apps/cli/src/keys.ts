@@ -1,0 +1,64 @@
+import { parseArgs } from "node:util";
+import { isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
+import { ApiKeyError, ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { runningLocalRedis } from "./local/local-state.js";
+import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
+
+const USAGE = `usage:
+  keys create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N]   prints only the new key
+  keys list
+  keys revoke ID|NAME
+scopes: ${KNOWN_SCOPES.join(", ")} (default *)`;
+
+class UsageError extends Error {}
+
+function parseLimits(value: string | undefined): Partial<OperationLimits> {
+  const limits: Partial<OperationLimits> = {};
+  for (const pair of value ? value.split(",") : []) {
+    const [name, raw] = pair.split("=");
+    const operation = LIMITED_OPERATIONS.find((op) => op === name?.trim());
+    const number = Number(raw);
+    if (!operation || !Number.isInteger(number) || number < 1) throw new UsageError(`bad --limits entry '${pair}'; expected text=N, tts=N or status=N with N >= 1`);
+    limits[operation] = number;
+  }
+  return limits;
+}
+
+function parseScopes(value: string | undefined): string[] {
+  const scopes = (value ?? "*").split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !isKnownScope(s));
+  if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(", ") || "(none given)"}`);
+  return scopes;
+}
+
+async function run(store: ApiKeyStore, argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: "string" }, scopes: { type: "string" }, limits: { type: "string" } } });
+  const [command, target] = positionals;
+  if (command === "create") {
+    if (!values.name) throw new UsageError("create needs --name NAME");
+    const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits));
+    process.stdout.write(`${secret}\n`);
+  } else if (command === "list") {
+    for (const k of await store.list()) {
+      process.stdout.write(`${k.id}\t${k.name}\t${k.scopes.join(",")}\t${JSON.stringify(k.limits)}\t${k.createdAt}\t${k.revoked ? "revoked" : "active"}\n`);
+    }
+  } else if (command === "revoke" && target) {
+    const record = await store.revoke(target);
+    process.stderr.write(`revoked ${record.id} (${record.name})\n`);
+  } else {
+    throw new UsageError(USAGE);
+  }
+}
+
+const redisUrl = process.env.REDIS_URL || runningLocalRedis() || DEFAULT_REDIS_URL;
+const redis = createWorkerRedis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null });
+redis.on("error", () => undefined);
+try {
+  await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || "chorus")), process.argv.slice(2));
+} catch (error) {
+  const known = error instanceof UsageError || error instanceof ApiKeyError;
+  process.stderr.write(`keys: ${known ? error.message : `could not reach Redis at ${redisUrl}: ${String(error)}`}\n`);
+  process.exitCode = known ? 2 : 1;
+} finally {
+  redis.disconnect();
+}

@@ -1,0 +1,60 @@
+import { parseArgs } from "node:util";
+import { startChild, stopChildren, waitForHttp, type Child } from "./local/child-processes.js";
+import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
+import { DEFAULT_REDIS_URL, redisAnswers, startPrivateRedis, type PrivateRedis } from "./local/redis-server.js";
+
+/**
+ * `npm start`: the whole local service. Redis from REDIS_URL, else the one on 127.0.0.1:6379, else a
+ * private redis-server; then N gateways (PORT, PORT+1, ...) and M workers as child processes.
+ */
+const { values } = parseArgs({ options: { gateways: { type: "string", default: "1" }, workers: { type: "string", default: "1" } } });
+const gateways = Number(values.gateways);
+const workers = Number(values.workers);
+const basePort = Number(process.env.PORT || 3000);
+if (![gateways, workers, basePort].every(Number.isInteger) || gateways < 1 || workers < 1) {
+  process.stderr.write("usage: npm start -- [--gateways N] [--workers M]   (PORT sets the first gateway's port)\n");
+  process.exit(2);
+}
+const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
+
+async function resolveRedis(): Promise<{ url: string; owned?: PrivateRedis }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };
+  if (await redisAnswers(DEFAULT_REDIS_URL)) return { url: DEFAULT_REDIS_URL };
+  const owned = await startPrivateRedis();
+  say(`no Redis on 127.0.0.1:6379 and REDIS_URL is unset: started a private redis-server at ${owned.url} (it stops with this process)`);
+  saveLocalRedis(owned.url);
+  return { url: owned.url, owned };
+}
+
+const redis = await resolveRedis();
+say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
+const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };
+const children: Child[] = [];
+for (let i = 0; i < workers; i++) children.push(startChild("worker", `worker ${i + 1}`, env));
+for (let i = 0; i < gateways; i++) children.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
+
+let stopping = false;
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    await stopChildren(children, 15_000);
+    await redis.owned?.stop();
+    if (redis.owned) clearLocalRedis();
+  }
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+for (const child of children) {
+  void child.exited.then((code) => {
+    if (stopping) return;
+    say(`${child.label} exited (code ${String(code)}); stopping the service`);
+    void shutdown(code || 1);
+  });
+}
+
+for (let i = 0; i < gateways; i++) {
+  const url = `http://127.0.0.1:${basePort + i}`;
+  if (await waitForHttp(`${url}/healthz`, 20_000)) say(`gateway listening on ${url}`);
+}
+say("create a key:  KEY=$(npm run --silent keys -- create --name demo)   then see README 'Quick start'. Ctrl-C stops everything.");

@@ -1,0 +1,52 @@
+import { ApiError, type OperationLimits } from "@chorus/contracts";
+import type { ApiKeyStore, Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import express, { type Express } from "express";
+import type { Redis } from "ioredis";
+import { authenticate } from "./middleware/authenticate.js";
+import { errorHandler } from "./middleware/error-handler.js";
+import { createRateLimiters } from "./middleware/rate-limit.js";
+import { requestContext } from "./middleware/request-context.js";
+import { healthRouter } from "./routes/health.route.js";
+import { speechRouter } from "./routes/speech.route.js";
+import { statusRouter } from "./routes/status.route.js";
+import { textRouter } from "./routes/text.route.js";
+import type { TextSubmissions } from "./services/text-submissions.service.js";
+
+export interface GatewayDeps {
+  redis: Redis;
+  keys: RedisKeys;
+  logger: Logger;
+  apiKeys: ApiKeyStore;
+  statuses: StatusStore;
+  textSubmissions: TextSubmissions;
+  limits: OperationLimits;
+  rateLimitWindowMs: number;
+  authFailureLimit: number;
+  trustProxy: boolean | number | string;
+}
+
+/** The whole HTTP surface; never listens (main.ts does), so tests drive it with supertest. */
+export function buildApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", deps.trustProxy);
+  app.use(requestContext(deps.logger));
+  app.use(healthRouter(deps.redis));
+
+  const limiters = createRateLimiters({
+    redis: deps.redis,
+    keys: deps.keys,
+    logger: deps.logger,
+    limits: deps.limits,
+    windowMs: deps.rateLimitWindowMs,
+    authFailureLimit: deps.authFailureLimit,
+  });
+  app.use(authenticate(deps.apiKeys, limiters.authFailure));
+  app.use(textRouter(deps.textSubmissions, limiters.text));
+  app.use(statusRouter(deps.statuses, limiters.status));
+  app.use(speechRouter(limiters.tts));
+  app.use((req, _res, next) => next(new ApiError("NOT_FOUND", `no endpoint ${req.method} ${req.path}`)));
+  app.use(errorHandler(deps.redis));
+  return app;
+}

@@ -1,0 +1,21 @@
+import { createLogger, loadOrExit, onShutdownSignal, redactRedisUrl, waitUntilReady } from "@chorus/platform";
+import { buildApp } from "./app.js";
+import { loadGatewayConfig } from "./config.js";
+import { createGatewayDeps } from "./dependencies.js";
+
+const config = loadOrExit(() => loadGatewayConfig(process.env));
+const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, service: "gateway" });
+const deps = createGatewayDeps(config, logger);
+// Serve even if Redis is down (requests get 503 until it is back), but give it a moment first.
+await waitUntilReady(deps.redis, 3000).catch(() => logger.warn("Redis is not reachable yet; answering 503 until it is"));
+const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  logger.info(`gateway listening on http://127.0.0.1:${port}`, { port, redis: redactRedisUrl(config.REDIS_URL) });
+});
+
+onShutdownSignal(logger, 10_000, async () => {
+  // Stop accepting connections, let in-flight requests finish, then release Redis.
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await deps.close();
+});

@@ -1,0 +1,45 @@
+import { ApiError } from "@chorus/contracts";
+import type { ApiKeyRecord, ApiKeyStore } from "@chorus/platform";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+
+const KEY_PROPERTY = Symbol("apiKey");
+type AuthenticatedRequest = Request & { [KEY_PROPERTY]?: ApiKeyRecord };
+
+/** The key `authenticate` attached; only call after it ran. */
+export function authenticatedKey(req: Request): ApiKeyRecord {
+  const key = (req as AuthenticatedRequest)[KEY_PROPERTY];
+  if (!key) throw new Error("authenticatedKey() used on a route without authenticate()");
+  return key;
+}
+
+function bearerToken(req: Request): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+function failureMessage(token: string | null, key: ApiKeyRecord | null): string {
+  if (token === null) return "missing or malformed Authorization header; send 'Authorization: Bearer <API key>'";
+  return key?.revoked ? "the API key has been revoked" : "the API key is not valid";
+}
+
+/**
+ * Bearer-key authentication. Failed attempts count against a per-address budget (`onFailure`, a
+ * rate limiter): past it the client gets 429 instead of 401, so keys cannot be guessed at speed.
+ */
+export function authenticate(apiKeys: ApiKeyStore, onFailure: RequestHandler): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const token = bearerToken(req);
+    const key = token === null ? null : await apiKeys.findBySecret(token);
+    if (key && !key.revoked) {
+      (req as AuthenticatedRequest)[KEY_PROPERTY] = key;
+      next();
+      return;
+    }
+    // The failure limiter calls its callback only while under budget; over it, it answers 429 itself.
+    await onFailure(req, res, (error?: unknown) => {
+      next(error ?? new ApiError("UNAUTHORIZED", failureMessage(token, key)));
+    });
+  };
+}

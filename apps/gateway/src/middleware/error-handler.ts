@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import { ApiError, REQUEST_LIMITS } from "@chorus/contracts";
+import type { ErrorRequestHandler, Request } from "express";
+import type { Redis } from "ioredis";
+import { requestLogger } from "./request-context.js";
+
+/** body-parser's errors carry a `type`; map each to a stable code. */
+function fromBodyParser(error: { type?: string; message?: string }): ApiError | null {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return new ApiError("INVALID_JSON", "the request body is not valid JSON");
+    case "entity.too.large":
+      return new ApiError("PAYLOAD_TOO_LARGE", `the request body is larger than ${REQUEST_LIMITS.maxBodyBytes} bytes`);
+    case "charset.unsupported":
+    case "encoding.unsupported":
+      return new ApiError("UNSUPPORTED_MEDIA_TYPE", error.message ?? "unsupported body encoding");
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+      return new ApiError("INVALID_PARAMETER", "the request body could not be read", { parameter: "body", expected_type: "object" });
+    default:
+      return null;
+  }
+}
+
+const REDIS_ERRORS = /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|Redis did not|READONLY|LOADING/;
+
+function isRedisUnavailable(error: unknown, redis: Redis): boolean {
+  if (redis.status !== "ready") return true;
+  return error instanceof Error && REDIS_ERRORS.test(`${error.name} ${error.message}`);
+}
+
+function toApiError(error: unknown, req: Request, redis: Redis): ApiError {
+  if (error instanceof ApiError) return error;
+  const fromParser = typeof error === "object" && error !== null ? fromBodyParser(error) : null;
+  if (fromParser) return fromParser;
+  if (isRedisUnavailable(error, redis)) {
+    requestLogger(req).warn("redis unavailable", { error: String(error) });
+    return new ApiError("SERVICE_UNAVAILABLE", "the service is temporarily unavailable; retry with exponential backoff");
+  }
+  const errorId = randomUUID();
+  requestLogger(req).error("unexpected error", { errorId, error: error instanceof Error ? error.stack : String(error) });
+  return new ApiError("INTERNAL_ERROR", `internal error (reference ${errorId})`, { errorId });
+}
+
+/** Everything that goes wrong leaves as the spec's error envelope; no stack trace leaves the process. */
+export function errorHandler(redis: Redis): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const apiError = toApiError(error, req, redis);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (apiError.code === "SERVICE_UNAVAILABLE") res.setHeader("Retry-After", "1");
+    res.status(apiError.httpStatus).json(apiError.toEnvelope());
+  };
+}

@@ -1,0 +1,31 @@
+import { availableParallelism, homedir } from "node:os";
+import { join } from "node:path";
+import { COMMON_ENV, loadConfig, type CommonConfig, type EnvSchema } from "@chorus/platform";
+import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
+
+export const WORKER_ENV = {
+  ...COMMON_ENV,
+  LLM_MODEL: { type: "string", default: DEFAULT_MODEL_URI, description: "path to a .gguf file, or an hf:user/repo/file.gguf URI downloaded once into MODELS_DIR" },
+  MODELS_DIR: { type: "string", default: join(homedir(), ".cache", "chorus", "models"), description: "model download cache" },
+  LLM_THREADS: { type: "integer", default: availableParallelism(), minimum: 1, description: "llama.cpp CPU threads (default: the cores available)" },
+  LLM_GPU: { type: "string", default: "false", enum: ["false", "auto"], description: "false: CPU only; auto: use CUDA/Vulkan/Metal when present" },
+  LLM_CONTEXT_SIZE: { type: "integer", default: 4096, minimum: 256, description: "context tokens per sequence (clamped to the model's training context)" },
+  WORKER_CONCURRENCY: { type: "integer", default: 2, minimum: 1, maximum: 64, description: "text jobs one worker runs at once (one context sequence each)" },
+  PROGRESS_INTERVAL_MS: { type: "integer", default: 250, minimum: 50, description: "minimum time between progress writes of one job" },
+  JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
+} as const satisfies EnvSchema;
+
+export interface WorkerConfig extends CommonConfig {
+  LLM_MODEL: string;
+  MODELS_DIR: string;
+  LLM_THREADS: number;
+  LLM_GPU: "false" | "auto";
+  LLM_CONTEXT_SIZE: number;
+  WORKER_CONCURRENCY: number;
+  PROGRESS_INTERVAL_MS: number;
+  JOB_LOCK_MS: number;
+}
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
+  return loadConfig<WorkerConfig>(WORKER_ENV, env);
+}

@@ -1,0 +1,40 @@
+/** A chat turn in the engine-neutral form every text engine accepts. */
+export interface ChatTurn {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface SamplingOptions {
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+}
+
+export interface GenerationProgress {
+  /** Tokens generated so far in this job (not counting the prompt). */
+  tokens: number;
+}
+
+export interface GenerationInput {
+  /** The system turn first (when there is one), then the conversation in order. */
+  turns: ChatTurn[];
+  sampling: SamplingOptions;
+  /** Aborting stops generation promptly; the engine then rejects with the signal's reason. */
+  signal: AbortSignal;
+  /** Called as tokens stream; callers throttle their own writes. */
+  onProgress: (progress: GenerationProgress) => void;
+}
+
+export interface GenerationResult {
+  text: string;
+  /** Tokens generated (prompt tokens excluded). */
+  tokens: number;
+  promptTokens: number;
+}
+
+/** A text engine: in-process llama.cpp, or a remote OpenAI-compatible server. */
+export interface LlmEngine {
+  readonly name: string;
+  generate(input: GenerationInput): Promise<GenerationResult>;
+  close(): Promise<void>;
+}

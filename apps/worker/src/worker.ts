@@ -1,0 +1,44 @@
+import { QUEUES, type GenerateTextJob } from "@chorus/contracts";
+import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
+
+export interface WorkerDeps extends GenerateTextDeps {
+  connection: Redis;
+  keys: RedisKeys;
+  statuses: StatusStore;
+  logger: Logger;
+  concurrency: number;
+  /** How long a job's lock lasts without renewal; a dead worker's job is taken over after it. */
+  lockDurationMs: number;
+}
+
+/** A job that will not be tried again has failed for good: record the reason for the client. */
+function isFinalFailure(job: Job, error: Error): boolean {
+  return error instanceof UnrecoverableError || error.name === "UnrecoverableError" || job.attemptsMade >= (job.opts.attempts ?? 1);
+}
+
+function clientMessage(error: Error): string {
+  return error.message.length > 500 ? `${error.message.slice(0, 500)}...` : error.message;
+}
+
+export function createWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
+  const text = new Worker<GenerateTextJob>(QUEUES.text, generateTextProcessor(deps), {
+    connection: deps.connection,
+    prefix: deps.keys.bullPrefix,
+    concurrency: deps.concurrency,
+    lockDuration: deps.lockDurationMs,
+  });
+  text.on("error", (error) => deps.logger.error("text worker error", { error: error.message }));
+  text.on("failed", (job, error) => {
+    if (!job) return;
+    const final = isFinalFailure(job, error);
+    deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
+    if (!final) return;
+    deps.statuses.fail(job.data.requestId, `generation failed: ${clientMessage(error)}`).catch((e: unknown) => {
+      deps.logger.error("could not record failure", { jobId: job.id, error: String(e) });
+    });
+  });
+  return [text];
+}

@@ -1,0 +1,38 @@
+import type { Config } from "jest";
+
+// TypeScript is transformed by swc (no type-check: `npm test` runs `tsc -b` first) into native ES
+// modules, because node-llama-cpp is ESM-only; jest therefore runs with --experimental-vm-modules.
+const swc = [
+  "@swc/jest",
+  { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "es6" } },
+] as const;
+
+const shared = {
+  extensionsToTreatAsEsm: [".ts"],
+  transform: { "^.+\\.ts$": swc },
+  // Sources import siblings as `./x.js` (NodeNext); map those to the .ts files.
+  moduleNameMapper: {
+    "^(\\.{1,2}/.*)\\.js$": "$1",
+    "^@chorus/(contracts|platform)$": "<rootDir>/packages/$1/src/index.ts",
+  },
+  testEnvironment: "node",
+  modulePathIgnorePatterns: ["<rootDir>/.*/dist/"],
+};
+
+const config: Config = {
+  projects: [
+    {
+      ...shared,
+      displayName: "unit",
+      testMatch: ["<rootDir>/{apps,packages}/*/src/**/*.test.ts", "<rootDir>/bench/src/**/*.test.ts"],
+    },
+    {
+      ...shared,
+      displayName: "integration",
+      testMatch: ["<rootDir>/{apps,packages}/*/test/**/*.int.test.ts", "<rootDir>/bench/test/**/*.int.test.ts"],
+      testTimeout: 60_000,
+    },
+  ],
+};
+
+export default config;

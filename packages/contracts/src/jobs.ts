@@ -1,0 +1,28 @@
+import type { ModelId } from "./models.js";
+import type { GenerationRequest } from "./text/generation-request.js";
+
+/**
+ * The job contract shared by the gateway (producer) and the worker (consumer).
+ * Never rename a queue or job name: jobs with the old name may be waiting in Redis.
+ */
+export const QUEUES = {
+  text: "text-generation",
+  speech: "speech-synthesis",
+} as const;
+
+export const JOB_NAMES = {
+  generateText: "generate-text",
+  synthesizeSpeech: "synthesize-speech",
+} as const;
+
+export interface GenerateTextJob {
+  /** The public request id; also the BullMQ job id. */
+  requestId: string;
+  /** Id (not the secret) of the API key that submitted it: the owner of the status record. */
+  keyId: string;
+  model: ModelId;
+  /** Validated, with messages sorted by position and spec defaults filled in. */
+  request: GenerationRequest;
+  /** Epoch milliseconds when the gateway accepted it. */
+  acceptedAt: number;
+}

@@ -1,0 +1,26 @@
+/**
+ * Bounds the spec fixes, and the maxima it leaves open ("not shown"), chosen here and documented in
+ * the README. Validation, the gateway's body parser and the docs all read them from this one place.
+ */
+export const SAMPLING_BOUNDS = {
+  maxTokens: { min: 1, max: 2048, default: 150 },
+  temperature: { min: 0.1, max: 2.0, default: 0.7 },
+  topP: { exclusiveMin: 0, max: 1, default: 0.9 },
+} as const;
+
+export const REQUEST_LIMITS = {
+  /** Messages in one generation request. */
+  maxMessages: 200,
+  /** Characters in one message's content. */
+  maxMessageChars: 8000,
+  /** Characters in `persona` (the spec recommends 100-300 words, about 600-2000 characters). */
+  maxPersonaChars: 4000,
+  maxBotNameChars: 100,
+  /** Characters in identifier fields (`id`, `chatId`, `userId`) and `image`. */
+  maxIdChars: 200,
+  maxImageUrlChars: 2048,
+  /** Whole JSON body, as accepted by the gateway's parser (express/body-parser syntax). */
+  maxBodyBytes: 1024 * 1024,
+} as const;
+
+export const DEFAULT_BOT_NAME = "Assistant";

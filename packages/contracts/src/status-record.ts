@@ -1,0 +1,22 @@
+/** The three states of the spec; any other value is unknown to the interface. */
+export const JOB_STATES = ["processing", "completed", "error"] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+/** What GET /api/v2/status/{id} and GET /api/status/{task_id} return. */
+export interface StatusRecord {
+  status: JobState;
+  /** When `completed`: the generated text. */
+  reply?: string;
+  /** When `completed`: tokens generated for the reply (prompt tokens excluded). */
+  tokens?: number;
+  /** When `completed`: tokens of the prompt the model read. */
+  promptTokens?: number;
+  /** When `error`: what went wrong. */
+  error?: string;
+  /** While `processing`: 0..1, never decreasing. */
+  progress?: number;
+  /** While `processing`: seconds until the reply is expected. */
+  estimatedTimeRemaining?: number;
+  /** When `completed`: seconds the worker spent on the job (a number, millisecond precision). */
+  processingTime?: number;
+}

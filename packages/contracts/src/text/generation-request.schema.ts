@@ -1,0 +1,66 @@
+import { DEFAULT_BOT_NAME, REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
+
+/** Non-empty and not only white space. */
+const TEXT = { type: "string", minLength: 1, pattern: "\\S" } as const;
+const IDENTIFIER = { ...TEXT, maxLength: L.maxIdChars } as const;
+const POSITION = { type: "integer", minimum: 0 } as const;
+
+const messageProperties = {
+  role: { type: "string", enum: ["You", "Bot"] },
+  content: { ...TEXT, maxLength: L.maxMessageChars },
+  index: POSITION,
+  messageIndex: POSITION,
+  id: IDENTIFIER,
+  chatId: IDENTIFIER,
+  userId: IDENTIFIER,
+  createdAt: { type: "string", format: "date-time" },
+  upvote: { type: "number" },
+  image: { type: ["string", "null"], maxLength: L.maxImageUrlChars },
+} as const;
+
+const samplingParams = {
+  type: "object",
+  additionalProperties: false,
+  default: {},
+  properties: {
+    max_tokens: { type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max, default: S.maxTokens.default },
+    temperature: { type: "number", minimum: S.temperature.min, maximum: S.temperature.max, default: S.temperature.default },
+    top_p: { type: "number", exclusiveMinimum: S.topP.exclusiveMin, maximum: S.topP.max, default: S.topP.default },
+  },
+} as const;
+
+function requestSchema(message: object, botName: object, required: string[]) {
+  return {
+    type: "object",
+    additionalProperties: false,
+    required,
+    properties: {
+      messages: { type: "array", minItems: 1, maxItems: L.maxMessages, items: message },
+      persona: { type: "string", maxLength: L.maxPersonaChars },
+      botName,
+      samplingParams,
+    },
+  } as const;
+}
+
+/**
+ * `default`: only `role` and `content` are required per message; its position comes from `index`
+ * or, as the spec allows, `messageIndex` (checked after the schema, see positions.ts).
+ */
+export const defaultModelRequestSchema = requestSchema(
+  { type: "object", additionalProperties: false, required: ["role", "content"], properties: messageProperties },
+  { ...TEXT, maxLength: L.maxBotNameChars, default: DEFAULT_BOT_NAME },
+  ["messages"],
+);
+
+/** Character models: `botName` and the full message field set are required. */
+export const characterModelRequestSchema = requestSchema(
+  {
+    type: "object",
+    additionalProperties: false,
+    required: ["role", "content", "index", "id", "messageIndex", "chatId", "userId", "createdAt"],
+    properties: { ...messageProperties, upvote: { type: "number", default: 0 } },
+  },
+  { ...TEXT, maxLength: L.maxBotNameChars },
+  ["messages", "botName"],
+);

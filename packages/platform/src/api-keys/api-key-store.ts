@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { OperationLimits } from "@chorus/contracts";
+import type { Redis } from "ioredis";
+import type { RedisKeys } from "../redis/redis-keys.js";
+
+/** What the service knows about a key. The secret itself is never stored, only its SHA-256. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  scopes: string[];
+  /** Per-minute overrides of the configured limits for this key only. */
+  limits: Partial<OperationLimits>;
+  createdAt: string;
+  revoked: boolean;
+}
+
+export interface NewApiKey {
+  record: ApiKeyRecord;
+  /** The secret, shown once at creation. */
+  secret: string;
+}
+
+export class ApiKeyError extends Error {}
+
+/** Keys carry a recognisable prefix (for secret scanners) and 256 random bits. */
+const SECRET_PREFIX = "ck_";
+
+export function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
+  if (!hash.id || !hash.name) return null;
+  return {
+    id: hash.id,
+    name: hash.name,
+    scopes: JSON.parse(hash.scopes ?? "[]") as string[],
+    limits: JSON.parse(hash.limits ?? "{}") as Partial<OperationLimits>,
+    createdAt: hash.createdAt ?? "",
+    revoked: hash.revoked === "1",
+  };
+}
+
+export class ApiKeyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async create(name: string, scopes: string[], limits: Partial<OperationLimits> = {}): Promise<NewApiKey> {
+    const record: ApiKeyRecord = {
+      id: `key_${randomBytes(8).toString("hex")}`,
+      name,
+      scopes,
+      limits,
+      createdAt: new Date().toISOString(),
+      revoked: false,
+    };
+    const claimed = await this.redis.hsetnx(this.keys.apiKeyNames(), name, record.id);
+    if (claimed === 0) throw new ApiKeyError(`a key named "${name}" already exists`);
+    const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
+    const secretHash = hashSecret(secret);
+    await this.redis
+      .multi()
+      .hset(this.keys.apiKeyBySecretHash(secretHash), {
+        ...record,
+        scopes: JSON.stringify(scopes),
+        limits: JSON.stringify(limits),
+        revoked: "0",
+      })
+      .hset(this.keys.apiKeyIndex(), record.id, secretHash)
+      .exec();
+    return { record, secret };
+  }
+
+  /** The key a request presents, or null when it is unknown. Revoked keys are returned as such. */
+  async findBySecret(secret: string): Promise<ApiKeyRecord | null> {
+    if (!secret.startsWith(SECRET_PREFIX)) return null;
+    return fromHash(await this.redis.hgetall(this.keys.apiKeyBySecretHash(hashSecret(secret))));
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const index = await this.redis.hgetall(this.keys.apiKeyIndex());
+    const pipeline = this.redis.pipeline();
+    for (const secretHash of Object.values(index)) pipeline.hgetall(this.keys.apiKeyBySecretHash(secretHash));
+    const results = (await pipeline.exec()) ?? [];
+    return results
+      .map(([, hash]) => fromHash(hash as Record<string, string>))
+      .filter((r): r is ApiKeyRecord => r !== null)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Revokes by id or by name; returns the revoked record. */
+  async revoke(idOrName: string): Promise<ApiKeyRecord> {
+    const id = (await this.redis.hget(this.keys.apiKeyNames(), idOrName)) ?? idOrName;
+    const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
+    if (!secretHash) throw new ApiKeyError(`no key with id or name "${idOrName}"`);
+    const key = this.keys.apiKeyBySecretHash(secretHash);
+    await this.redis.hset(key, "revoked", "1");
+    const record = fromHash(await this.redis.hgetall(key));
+    if (!record) throw new ApiKeyError(`key "${idOrName}" has no record`);
+    return record;
+  }
+}

@@ -1,0 +1,18 @@
+import type { EnvSchema } from "./load-config.js";
+
+/** Settings every process reads. */
+export const COMMON_ENV = {
+  REDIS_URL: { type: "string", default: "redis://127.0.0.1:6379", description: "Redis connection URL (redis:// or rediss://, may carry user:password)" },
+  REDIS_PREFIX: { type: "string", default: "chorus", pattern: "^[A-Za-z0-9_.-]+$", description: "prefix of every Redis key this service writes" },
+  LOG_LEVEL: { type: "string", default: "info", enum: ["error", "warn", "info", "http", "debug"], description: "winston log level" },
+  LOG_FORMAT: { type: "string", default: "json", enum: ["json", "pretty"], description: "json for machines, pretty for people" },
+  STATUS_TTL_SECONDS: { type: "integer", default: 86400, minimum: 60, description: "how long status records (and replies) are kept" },
+} as const satisfies EnvSchema;
+
+export interface CommonConfig {
+  REDIS_URL: string;
+  REDIS_PREFIX: string;
+  LOG_LEVEL: string;
+  LOG_FORMAT: "json" | "pretty";
+  STATUS_TTL_SECONDS: number;
+}

@@ -1,0 +1,27 @@
+/**
+ * The one place that builds Redis key names. Every key this service writes starts with the
+ * configured prefix, so several deployments (or test runs) can share one Redis.
+ */
+export interface RedisKeys {
+  /** Prefix BullMQ puts before its own `<queue>:<...>` keys. */
+  readonly bullPrefix: string;
+  status(requestId: string): string;
+  apiKeyBySecretHash(secretHash: string): string;
+  /** Hash: key id -> secret hash (for list and revoke by id). */
+  apiKeyIndex(): string;
+  /** Hash: key name -> key id (names are unique). */
+  apiKeyNames(): string;
+  /** Prefix rate-limit-redis puts before a limiter's client keys. */
+  rateLimit(limiter: string): string;
+}
+
+export function redisKeys(prefix: string): RedisKeys {
+  return {
+    bullPrefix: `${prefix}:bull`,
+    status: (requestId) => `${prefix}:status:${requestId}`,
+    apiKeyBySecretHash: (secretHash) => `${prefix}:apikey:${secretHash}`,
+    apiKeyIndex: () => `${prefix}:apikeys`,
+    apiKeyNames: () => `${prefix}:apikey-names`,
+    rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
+  };
+}
