@@ -20,6 +20,10 @@ const shared = {
 };
 
 const config: Config = {
+  reporters: ["default", "<rootDir>/test-support/summary-reporter.cjs"],
+  // Global only (jest ignores it inside projects). Integration tests run a real model on shared,
+  // noisy 2-core machines: generous limits guard against hangs, they do not measure speed.
+  testTimeout: 60_000,
   projects: [
     {
       ...shared,
@@ -30,7 +34,6 @@ const config: Config = {
       ...shared,
       displayName: "integration",
       testMatch: ["<rootDir>/{apps,packages}/*/test/**/*.int.test.ts", "<rootDir>/bench/test/**/*.int.test.ts"],
-      testTimeout: 60_000,
     },
   ],
 };

@@ -36,9 +36,12 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-/** Starts `redis-server` from PATH on a free loopback port, without persistence, for this process's life. */
-export async function startPrivateRedis(extraArgs: string[] = []): Promise<PrivateRedis> {
-  const port = await freePort();
+/**
+ * Starts `redis-server` from PATH on a loopback port (a free one unless given), without persistence
+ * unless `extraArgs` asks for it, for this process's life.
+ */
+export async function startPrivateRedis(extraArgs: string[] = [], port?: number): Promise<PrivateRedis> {
+  port ??= await freePort();
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs], {
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -1,0 +1,88 @@
+import request from "supertest";
+import { defaultRequest } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+
+let gw: TestGateway;
+let client = 0;
+const nextAddress = () => `10.9.0.${++client}`;
+beforeAll(async () => {
+  gw = await startTestGateway(uniquePrefix("auth"), { AUTH_FAILURE_LIMIT: "5" });
+});
+afterAll(() => gw.close());
+
+function expectEnvelope(body: Record<string, any>, code: string) {
+  expect(body).toEqual({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
+  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+}
+
+describe("authentication", () => {
+  it.each([
+    ["no Authorization header", undefined],
+    ["a non-Bearer scheme", "Basic dXNlcjpwYXNz"],
+    ["an unknown key", "Bearer ck_this-key-does-not-exist"],
+    ["a key without our prefix", "Bearer sk-something"],
+  ])("when a request has %s, then it is 401 UNAUTHORIZED in the envelope", async (_label, header) => {
+    const req = request(gw.app).get("/api/v2/status/abc");
+    const res = await (header ? req.set("Authorization", header) : req).set("X-Forwarded-For", nextAddress());
+    expect(res.status).toBe(401);
+    expectEnvelope(res.body, "UNAUTHORIZED");
+  });
+
+  it("when a key is revoked, then it is 401 and says so", async () => {
+    const secret = await gw.createKey();
+    expect((await request(gw.app).get("/api/v2/status/x").auth(secret, { type: "bearer" })).status).toBe(404);
+    const [record] = (await gw.deps.apiKeys.list()).filter((k) => !k.revoked).slice(-1);
+    await gw.deps.apiKeys.revoke(record!.id);
+    const res = await request(gw.app).get("/api/v2/status/x").auth(secret, { type: "bearer" });
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(/revoked/);
+  });
+
+  it("when a key lacks the model's scope, then text on that model is 403 and on its own model 200", async () => {
+    const secret = await gw.createKey({ scopes: ["text:default"] });
+    const denied = await request(gw.app).post("/api/text/Witch").auth(secret, { type: "bearer" }).send(defaultRequest());
+    expect(denied.status).toBe(403);
+    expectEnvelope(denied.body, "FORBIDDEN");
+    const allowed = await request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).send(defaultRequest());
+    expect(allowed.status).toBe(200);
+  });
+
+  it("when a key lacks the tts scope, then both speech paths are 403", async () => {
+    const secret = await gw.createKey({ scopes: ["text:*"] });
+    for (const path of ["/api/audio/full", "/api/tts"]) {
+      const res = await request(gw.app).post(path).auth(secret, { type: "bearer" }).send({ text: "hello" });
+      expect(res.status).toBe(403);
+      expectEnvelope(res.body, "FORBIDDEN");
+    }
+  });
+
+  it("when one address keeps failing authentication, then past the budget it gets 429 with Retry-After", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await request(gw.app).get("/api/v2/status/x").set("Authorization", "Bearer ck_wrong").set("X-Forwarded-For", "203.0.113.7");
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expectEnvelope(res.body, "RATE_LIMITED");
+        expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
+      }
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+  });
+
+  it("when the failing address is another one, then its budget is separate", async () => {
+    const res = await request(gw.app).get("/api/v2/status/x").set("Authorization", "Bearer ck_wrong").set("X-Forwarded-For", "198.51.100.1");
+    expect(res.status).toBe(401);
+  });
+
+  it("when a key is stored, then Redis holds only its hash, never the secret", async () => {
+    const secret = await gw.createKey();
+    const keys = await gw.deps.redis.keys(`${gw.prefix}:*`);
+    for (const key of keys) {
+      expect(key).not.toContain(secret);
+      const type = await gw.deps.redis.type(key);
+      const dump = type === "hash" ? JSON.stringify(await gw.deps.redis.hgetall(key)) : "";
+      expect(dump).not.toContain(secret);
+    }
+  });
+});

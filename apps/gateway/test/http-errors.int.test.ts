@@ -1,0 +1,86 @@
+import { MODEL_IDS, REQUEST_LIMITS } from "@chorus/contracts";
+import request from "supertest";
+import { characterRequest, defaultRequest } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+
+let gw: TestGateway;
+let key: string;
+beforeAll(async () => {
+  gw = await startTestGateway(uniquePrefix("http"));
+  key = await gw.createKey();
+});
+afterAll(() => gw.close());
+
+const post = (path: string) => request(gw.app).post(path).auth(key, { type: "bearer" });
+
+function expectError(res: request.Response, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
+  expect(JSON.stringify(res.body)).not.toMatch(/\n\s+at /); // no stack trace
+}
+
+describe("submitting text over HTTP", () => {
+  it.each(MODEL_IDS)("when a valid request goes to %s, then it answers {id, tokens: -1} at once", async (model) => {
+    const body = model === "default" ? defaultRequest() : characterRequest();
+    const res = await post(`/api/text/${model}`).send(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), tokens: -1 });
+  });
+
+  it.each(["witch", "DEFAULT", "gpt-4", "Witch2"])("when the model id is %s, then it is 404 listing the valid ids", async (model) => {
+    const res = await post(`/api/text/${model}`).send(defaultRequest());
+    expectError(res, 404, "NOT_FOUND");
+    expect(res.body.error.message).toContain(MODEL_IDS.join(", "));
+  });
+
+  it("when messages are missing, then 400 INVALID_PARAMETER names the parameter and its type", async () => {
+    const res = await post("/api/text/default").send({});
+    expectError(res, 400, "INVALID_PARAMETER");
+    expect(res.body.error.details).toEqual({ parameter: "messages", expected_type: "array of object" });
+  });
+
+  it("when a nested field is wrong, then details.parameter is its path", async () => {
+    const body = { messages: [{ role: "You", content: "a", index: 0 }, { role: "Bot", content: "b", index: 1 }, { role: "You", content: "", index: 2 }] };
+    const res = await post("/api/text/default").send(body);
+    expectError(res, 400, "INVALID_PARAMETER");
+    expect(res.body.error.details).toEqual({ parameter: "messages[2].content", expected_type: "string" });
+  });
+
+  it("when a character request lacks botName, then 400 names botName", async () => {
+    const { botName: _omitted, ...body } = characterRequest();
+    const res = await post("/api/text/Mage").send(body);
+    expect(res.body.error.details).toEqual({ parameter: "botName", expected_type: "string" });
+  });
+
+  it("when the JSON is malformed, then it is 400 INVALID_JSON", async () => {
+    const res = await post("/api/text/default").set("Content-Type", "application/json").send('{"messages": [');
+    expectError(res, 400, "INVALID_JSON");
+  });
+
+  it("when the body is not JSON, then it is 415", async () => {
+    const res = await post("/api/text/default").set("Content-Type", "text/plain").send("hello");
+    expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("when the body is over the limit, then it is 413", async () => {
+    const huge = JSON.stringify({ messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }] });
+    const res = await post("/api/text/default").set("Content-Type", "application/json").send(huge);
+    expectError(res, 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("when the JSON body is a bare value, then it is 400 about the body", async () => {
+    const res = await post("/api/text/default").set("Content-Type", "application/json").send("42");
+    expectError(res, 400, "INVALID_PARAMETER");
+    expect(res.body.error.details.parameter).toBe("body");
+  });
+
+  it("when the path is unknown, then it is 404 in the envelope", async () => {
+    expectError(await request(gw.app).get("/api/nothing-here").auth(key, { type: "bearer" }), 404, "NOT_FOUND");
+  });
+
+  it("when speech is requested before the speech engine exists, then it is 503 in the envelope", async () => {
+    const res = await post("/api/tts").send({ text: "hello" });
+    expectError(res, 503, "SERVICE_UNAVAILABLE");
+  });
+});

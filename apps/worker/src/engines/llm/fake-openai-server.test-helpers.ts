@@ -1,0 +1,165 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+
+/**
+ * A test double of an OpenAI-compatible chat completions server, on 127.0.0.1 and an ephemeral
+ * port. Its reply is derived from the request (the last user turn's words, reversed and cycled up
+ * to max_tokens, one word per token), and it streams SSE in small byte pieces, so events and UTF-8
+ * characters arrive split. Tests queue scripted behaviours; with none queued it streams normally.
+ */
+
+export interface FakeChatRequestBody {
+  model?: string;
+  messages?: { role: string; content: string }[];
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  stop?: string[];
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: FakeChatRequestBody;
+}
+
+export type ScriptedResponse =
+  | { kind: "status"; status: number; body: string | ((request: RecordedRequest) => string); headers?: Record<string, string> }
+  /** Accepts the request and never answers. */
+  | { kind: "hang" }
+  /** Streams `tokens` deltas, then: a finish reason and the end (no [DONE]), just the end, a reset, or silence. */
+  | { kind: "partial"; tokens: number; then: PartialEnding }
+  /** A normal stream, optionally with several words per delta (usage still counts words) or its own pace. */
+  | { kind: "stream"; wordsPerDelta?: number; tokenDelayMs?: number };
+
+export type PartialEnding = "finish" | "end" | "destroy" | "hang";
+
+export interface FakeOpenAiServer {
+  baseUrl: string;
+  requests: RecordedRequest[];
+  enqueue(...responses: ScriptedResponse[]): void;
+  close(): Promise<void>;
+}
+
+const BYTES_PER_WRITE = 5;
+
+/** The words of the reply the fake server streams for these messages. */
+export function fakeReplyWords(body: FakeChatRequestBody): string[] {
+  const lastUser = [...(body.messages ?? [])].reverse().find((message) => message.role === "user");
+  const words = (lastUser?.content ?? "").split(/\s+/).filter((word) => word !== "").reverse();
+  const source = words.length > 0 ? words : ["silence"];
+  return Array.from({ length: body.max_tokens ?? 16 }, (_, i) => source[i % source.length] as string);
+}
+
+function countWords(body: FakeChatRequestBody): number {
+  return (body.messages ?? []).reduce((sum, m) => sum + m.content.split(/\s+/).filter(Boolean).length, 0);
+}
+
+/** The client went away (aborted, timed out): stop writing. */
+function isGone(res: ServerResponse): boolean {
+  return res.destroyed || res.socket === null || res.socket.destroyed;
+}
+
+async function writeSplit(res: ServerResponse, text: string): Promise<void> {
+  const bytes = Buffer.from(text, "utf8");
+  for (let offset = 0; offset < bytes.length && !isGone(res); offset += BYTES_PER_WRITE) {
+    res.write(bytes.subarray(offset, offset + BYTES_PER_WRITE));
+    await nextTurn();
+  }
+}
+
+function event(payload: unknown, index: number): string {
+  const eol = index % 2 === 0 ? "\n" : "\r\n";
+  return `data: ${JSON.stringify(payload)}${eol}${eol}`;
+}
+
+function chunk(choices: unknown[], usage?: unknown): unknown {
+  return { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 0, model: "fake", choices, usage };
+}
+
+async function streamReply(
+  res: ServerResponse,
+  body: FakeChatRequestBody,
+  tokenDelayMs: number,
+  script?: ScriptedResponse,
+): Promise<void> {
+  const words = fakeReplyWords(body);
+  const perDelta = (script?.kind === "stream" && script.wordsPerDelta) || 1;
+  const delayMs = (script?.kind === "stream" && script.tokenDelayMs) || tokenDelayMs;
+  const deltaLimit = script?.kind === "partial" ? script.tokens : Math.ceil(words.length / perDelta);
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  await writeSplit(res, ": keep-alive\n\n");
+  await writeSplit(res, event(chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), 0));
+  for (let i = 0; i < deltaLimit && !isGone(res); i += 1) {
+    const piece = words.slice(i * perDelta, (i + 1) * perDelta).join(" ");
+    const content = i === 0 ? piece : ` ${piece}`;
+    if (delayMs > 0) await sleep(delayMs);
+    await writeSplit(res, event(chunk([{ index: 0, delta: { content }, finish_reason: null }]), i + 1));
+  }
+  if (script?.kind === "partial") return finishPartial(res, script.then);
+  await writeSplit(res, event(chunk([{ index: 0, delta: {}, finish_reason: "length" }]), 1));
+  if (body.stream_options?.include_usage) {
+    const usage = { prompt_tokens: countWords(body), completion_tokens: words.length, total_tokens: 0 };
+    await writeSplit(res, event(chunk([], usage), 0));
+  }
+  await writeSplit(res, "data: [DONE]\n\n");
+  res.end();
+}
+
+async function finishPartial(res: ServerResponse, then: PartialEnding): Promise<void> {
+  if (then === "finish") await writeSplit(res, event(chunk([{ index: 0, delta: {}, finish_reason: "stop" }]), 0));
+  if (then === "finish" || then === "end") res.end();
+  if (then === "destroy") res.socket?.destroy();
+}
+
+async function readBody(req: IncomingMessage): Promise<FakeChatRequestBody> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return JSON.parse(Buffer.concat(parts).toString("utf8")) as FakeChatRequestBody;
+}
+
+interface ServerState {
+  requests: RecordedRequest[];
+  queue: ScriptedResponse[];
+  tokenDelayMs: number;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, state: ServerState): Promise<void> {
+  const body = await readBody(req);
+  const request: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body };
+  state.requests.push(request);
+  if (request.path !== "/v1/chat/completions") {
+    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+    return;
+  }
+  const script = state.queue.shift();
+  if (script?.kind === "hang") return;
+  if (script?.kind === "status") {
+    const text = typeof script.body === "function" ? script.body(request) : script.body;
+    res.writeHead(script.status, { "content-type": "application/json", ...script.headers }).end(text);
+    return;
+  }
+  await streamReply(res, request.body, state.tokenDelayMs, script);
+}
+
+export async function startFakeOpenAiServer(options: { tokenDelayMs?: number } = {}): Promise<FakeOpenAiServer> {
+  const state: ServerState = { requests: [], queue: [], tokenDelayMs: options.tokenDelayMs ?? 0 };
+  const server = createServer((req, res) => {
+    handle(req, res, state).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests: state.requests,
+    enqueue: (...responses) => void state.queue.push(...responses),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
+
+/**
+ * The behaviour every text engine promises, whatever its model: run it from each engine's test
+ * file. Nothing here depends on what a model says, only on how the engine behaves.
+ */
+export interface LlmEngineContractOptions {
+  /** Per-test time limit; real engines on small CPUs need more than jest's 5 s. */
+  testTimeoutMs?: number;
+  /** How far above maxTokens an engine that can only approximate its token count may report. */
+  tokenCountTolerance?: number;
+  /** maxTokens for the abort tests: large enough that generation is still running when the abort lands. */
+  longMaxTokens?: number;
+  /** The conversation to send; it must start with a system turn and invite a long reply. */
+  conversation?: ChatTurn[];
+}
+
+const DEFAULT_CONVERSATION: ChatTurn[] = [
+  { role: "system", content: "You are a storyteller who writes long, detailed stories." },
+  { role: "user", content: "Once upon a time there was a little cat. Tell me the whole story." },
+];
+
+interface Run {
+  result: GenerationResult;
+  progress: number[];
+}
+
+type RunOverrides = Partial<Pick<GenerationInput, "signal" | "onProgress">> & { maxTokens?: number };
+
+export function describeLlmEngineContract(
+  name: string,
+  makeEngine: () => Promise<LlmEngine>,
+  options: LlmEngineContractOptions = {},
+): void {
+  const timeout = options.testTimeoutMs ?? 30_000;
+  const tolerance = options.tokenCountTolerance ?? 0;
+  const longMaxTokens = options.longMaxTokens ?? 200;
+  const turns = options.conversation ?? DEFAULT_CONVERSATION;
+
+  describe(`LlmEngine contract: ${name}`, () => {
+    let engine: LlmEngine;
+    let closed = false;
+
+    beforeAll(async () => {
+      engine = await makeEngine();
+    }, timeout);
+
+    afterAll(async () => {
+      if (!closed) await engine?.close();
+    }, timeout);
+
+    /** Runs one generation, recording every progress report. */
+    async function run(overrides: RunOverrides = {}): Promise<Run> {
+      const progress: number[] = [];
+      const result = await engine.generate({
+        turns,
+        sampling: { maxTokens: overrides.maxTokens ?? 16, temperature: 0.8, topP: 0.95 },
+        signal: overrides.signal ?? new AbortController().signal,
+        onProgress: (report) => {
+          progress.push(report.tokens);
+          overrides.onProgress?.(report);
+        },
+      });
+      return { result, progress };
+    }
+
+    /** Starts a long generation and aborts it at its first progress report. */
+    async function abortedRun(): Promise<{ outcome: Promise<Run>; reason: Error; progress: number[] }> {
+      const controller = new AbortController();
+      const reason = new Error("aborted by the contract test");
+      const progress: number[] = [];
+      const onProgress = (report: { tokens: number }): void => {
+        progress.push(report.tokens);
+        controller.abort(reason);
+      };
+      const outcome = run({ maxTokens: longMaxTokens, signal: controller.signal, onProgress });
+      return { outcome, reason, progress };
+    }
+
+    it("has a name", () => {
+      expect(typeof engine.name).toBe("string");
+      expect(engine.name.length).toBeGreaterThan(0);
+    });
+
+    it("when given a conversation with a system turn, then it returns text and a token count within maxTokens", async () => {
+      const { result } = await run({ maxTokens: 16 });
+      expect(result.text.trim().length).toBeGreaterThan(0);
+      expect(Number.isInteger(result.tokens)).toBe(true);
+      expect(result.tokens).toBeGreaterThan(0);
+      expect(result.tokens).toBeLessThanOrEqual(16 + tolerance);
+      expect(Number.isInteger(result.promptTokens)).toBe(true);
+      expect(result.promptTokens).toBeGreaterThanOrEqual(0);
+    }, timeout);
+
+    it("when tokens stream, then progress counts never decrease and never pass the result's count", async () => {
+      const { result, progress } = await run({ maxTokens: 16 });
+      expect(progress.length).toBeGreaterThan(0);
+      progress.forEach((tokens, i) => expect(tokens).toBeGreaterThanOrEqual(progress[i - 1] ?? 0));
+      expect(progress.at(-1)).toBeLessThanOrEqual(result.tokens);
+    }, timeout);
+
+    it.each([1, 2, 3])("when maxTokens is %i, then no more tokens than that are generated", async (maxTokens) => {
+      const { result, progress } = await run({ maxTokens });
+      expect(result.tokens).toBeLessThanOrEqual(maxTokens + tolerance);
+      expect(Math.max(0, ...progress)).toBeLessThanOrEqual(maxTokens + tolerance);
+    }, timeout);
+
+    it("when the signal is already aborted, then it rejects with the signal's reason without generating", async () => {
+      const controller = new AbortController();
+      const reason = new Error("aborted before the start");
+      controller.abort(reason);
+      const progress: number[] = [];
+      const outcome = run({ signal: controller.signal, onProgress: (report) => progress.push(report.tokens) });
+      await expect(outcome).rejects.toBe(reason);
+      expect(progress).toEqual([]);
+    }, timeout);
+
+    it("when aborted mid-generation, then it rejects with the signal's reason before reaching maxTokens", async () => {
+      const { outcome, reason, progress } = await abortedRun();
+      await expect(outcome).rejects.toBe(reason);
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.at(-1)).toBeLessThan(longMaxTokens);
+    }, timeout);
+
+    it("when generations were aborted, then the engine can still run two at once", async () => {
+      const aborted = await Promise.all([abortedRun(), abortedRun()]);
+      for (const { outcome, reason } of aborted) await expect(outcome).rejects.toBe(reason);
+      const [first, second] = await Promise.all([run({ maxTokens: 8 }), run({ maxTokens: 8 })]);
+      expect(first.result.tokens).toBeGreaterThan(0);
+      expect(second.result.tokens).toBeGreaterThan(0);
+    }, timeout);
+
+    it("when two generations run at once, then both complete", async () => {
+      const [first, second] = await Promise.all([run({ maxTokens: 12 }), run({ maxTokens: 12 })]);
+      for (const { result } of [first, second]) {
+        expect(result.text.trim().length).toBeGreaterThan(0);
+        expect(result.tokens).toBeGreaterThan(0);
+        expect(result.tokens).toBeLessThanOrEqual(12 + tolerance);
+      }
+    }, timeout);
+
+    it("when closed, then close() resolves", async () => {
+      closed = true;
+      await expect(engine.close()).resolves.toBeUndefined();
+    }, timeout);
+  });
+}

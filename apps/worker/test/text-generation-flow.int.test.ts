@@ -1,0 +1,98 @@
+import { MODEL_IDS, type StatusRecord } from "@chorus/contracts";
+import request from "supertest";
+import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import { characterRequest, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+
+describeWithModel("a conversation through gateway, queue and worker (stories260K-chatml)", () => {
+  let gw: TestGateway;
+  let worker: TestWorker;
+  let engine: LlamaLlmEngine;
+  let key: string;
+
+  beforeAll(async () => {
+    const prefix = uniquePrefix("flow");
+    gw = await startTestGateway(prefix);
+    engine = await loadFixtureEngine();
+    worker = await startTestWorker(prefix, engine);
+    key = await gw.createKey({ limits: { status: 1_000_000 } });
+  });
+  afterAll(async () => {
+    await worker.close();
+    await engine.close();
+    await gw.close();
+  }, 60_000);
+
+  /** Polls like a client until the record leaves `processing`; returns every record seen. */
+  async function pollUntilDone(path: string): Promise<StatusRecord[]> {
+    const seen: StatusRecord[] = [];
+    const giveUpAt = Date.now() + 60_000; // a hang guard, not a speed assertion
+    while (Date.now() < giveUpAt) {
+      const res = await request(gw.app).get(path).auth(key, { type: "bearer" });
+      expect(res.status).toBe(200);
+      seen.push(res.body as StatusRecord);
+      if (res.body.status !== "processing") return seen;
+      await sleep(10);
+    }
+    throw new Error(`${path} still processing after a minute`);
+  }
+
+  it.each(MODEL_IDS)("when a conversation goes to %s, then the record goes processing -> completed with a generated reply", async (model) => {
+    const body = model === "default" ? defaultRequest() : characterRequest();
+    const submitted = await request(gw.app).post(`/api/text/${model}`).auth(key, { type: "bearer" }).send({ ...body, samplingParams: { max_tokens: 60 } });
+    expect(submitted.status).toBe(200);
+    const id = submitted.body.id as string;
+
+    const seen = await pollUntilDone(`/api/v2/status/${id}`);
+    const final = seen.at(-1)!;
+    expect(seen[0]!.status).toBe("processing");
+    expect(final).toEqual({ status: "completed", reply: expect.any(String), tokens: expect.any(Number), promptTokens: expect.any(Number), processingTime: expect.any(Number) });
+    expect(final.reply!.trim().length).toBeGreaterThan(0);
+    expect(final.tokens).toBeGreaterThan(0);
+    expect(final.tokens).toBeLessThanOrEqual(60);
+    expect(final.processingTime).toBeGreaterThan(0);
+
+    const progress = seen.filter((r) => r.status === "processing").map((r) => r.progress ?? 0);
+    expect(progress.every((p, i) => p >= 0 && p < 1 && (i === 0 || p >= progress[i - 1]!))).toBe(true);
+
+    const v1 = await request(gw.app).get(`/api/status/${id}`).auth(key, { type: "bearer" });
+    expect(v1.body).toEqual(final);
+  });
+
+  it("when a job is streaming, then progress and estimatedTimeRemaining (seconds) appear before completion", async () => {
+    const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ ...defaultRequest(), samplingParams: { max_tokens: 400, temperature: 1.2 } });
+    const seen = await pollUntilDone(`/api/v2/status/${submitted.body.id}`);
+    const streaming = seen.filter((r) => r.status === "processing" && (r.progress ?? 0) > 0);
+    // A short reply can finish between two polls; a 400-token budget at 1.2 rarely does, but only
+    // assert on what was actually observed.
+    for (const r of streaming) {
+      expect(r.progress).toBeGreaterThan(0);
+      expect(r.progress).toBeLessThan(1);
+      expect(r.estimatedTimeRemaining).toBeGreaterThanOrEqual(0);
+    }
+    expect(seen.at(-1)!.status).toBe("completed");
+  });
+
+  it("when the engine fails for good, then the record becomes error with a reason", async () => {
+    const failing = { name: "failing", generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
+    const prefix = uniquePrefix("flow-fail");
+    const gw2 = await startTestGateway(prefix);
+    const w2 = await startTestWorker(prefix, failing);
+    try {
+      const k = await gw2.createKey();
+      const res = await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(defaultRequest());
+      // Retries use exponential backoff (1 s, 2 s): the third failure is final.
+      let record: StatusRecord = { status: "processing" };
+      for (let i = 0; i < 100 && record.status === "processing"; i++) {
+        await sleep(100);
+        record = (await request(gw2.app).get(`/api/v2/status/${res.body.id}`).auth(k, { type: "bearer" })).body;
+      }
+      expect(record).toEqual({ status: "error", error: "generation failed: model exploded" });
+    } finally {
+      await w2.close();
+      await gw2.close();
+    }
+  });
+});

@@ -1,0 +1,26 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The shared fixture models sit in ../shared/models beside the repository (CI has the same layout). */
+export const FIXTURE_MODEL = fileURLToPath(new URL("../../shared/models/stories260K-chatml.gguf", import.meta.url));
+
+/** A describe that skips, saying why, when the fixture model is missing: never a silent pass. */
+export function describeWithModel(name: string, body: () => void): void {
+  if (existsSync(FIXTURE_MODEL)) describe(name, body);
+  else describe.skip(`${name} [SKIPPED: fixture model not found at ${FIXTURE_MODEL}]`, body);
+}
+
+export function defaultRequest(content = "Tell me a story about a brave cat.") {
+  return { messages: [{ role: "You", content, index: 0 }] };
+}
+
+export function characterRequest(botName = "Morwenna", content = "Hello! Who are you?") {
+  return {
+    botName,
+    messages: [
+      { role: "You", content, index: 0, id: "m0", messageIndex: 0, chatId: "chat-1", userId: "user-1", createdAt: "2026-11-23T10:00:00Z" },
+    ],
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,47 @@
+import { createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
+import type { Worker } from "bullmq";
+import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
+import { LlamaLlmEngine } from "../apps/worker/src/engines/llm/llama.llm-engine.js";
+import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
+import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";
+import { FIXTURE_MODEL } from "./fixtures.js";
+import { testLogger } from "./logger.js";
+import { TEST_REDIS_URL } from "./redis.js";
+
+export interface TestWorker {
+  deps: WorkerDeps;
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+export function loadFixtureEngine(sequences = 2): Promise<LlamaLlmEngine> {
+  return LlamaLlmEngine.load({ modelPath: FIXTURE_MODEL, threads: 2, sequences, contextSize: 1024, gpu: false });
+}
+
+/** The real worker (as main.ts builds it) in this process, on the shared fixture model. */
+export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redisUrl = TEST_REDIS_URL): Promise<TestWorker> {
+  const connection = createWorkerRedis(redisUrl);
+  const keys = redisKeys(prefix);
+  const deps: WorkerDeps = {
+    connection,
+    keys,
+    logger: testLogger("worker"),
+    statuses: new StatusStore(connection, keys, 3600),
+    characters: await loadCharacterCatalog(),
+    engineFor: () => engine,
+    concurrency: 2,
+    lockDurationMs: 30_000,
+    progressIntervalMs: 20,
+    fallbackTokensPerSecond: 10,
+    ...overrides,
+  };
+  const workers = createWorkers(deps);
+  return {
+    deps,
+    workers,
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+      connection.disconnect();
+    },
+  };
+}
