@@ -3,6 +3,7 @@ import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
 import { LlamaLlmEngine } from "../apps/worker/src/engines/llm/llama.llm-engine.js";
 import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
+import { listenForCancellations } from "../apps/worker/src/cancellation-listener.js";
 import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";
 import { FIXTURE_MODEL } from "./fixtures.js";
 import { testLogger } from "./logger.js";
@@ -33,13 +34,17 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
     lockDurationMs: 30_000,
     progressIntervalMs: 20,
     fallbackTokensPerSecond: 10,
+    jobTimeLimitMs: 60_000,
     ...overrides,
   };
   const workers = createWorkers(deps);
+  const subscriber = connection.duplicate();
+  await listenForCancellations(subscriber, keys.cancelChannel(), workers, deps.logger);
   return {
     deps,
     workers,
     close: async () => {
+      subscriber.disconnect();
       await Promise.all(workers.map((w) => w.close()));
       connection.disconnect();
     },

@@ -10,7 +10,7 @@ import { healthRouter } from "./routes/health.route.js";
 import { speechRouter } from "./routes/speech.route.js";
 import { statusRouter } from "./routes/status.route.js";
 import { textRouter } from "./routes/text.route.js";
-import type { TextSubmissions } from "./services/text-submissions.service.js";
+import type { TextJobs } from "./services/text-jobs.service.js";
 
 export interface GatewayDeps {
   redis: Redis;
@@ -18,7 +18,7 @@ export interface GatewayDeps {
   logger: Logger;
   apiKeys: ApiKeyStore;
   statuses: StatusStore;
-  textSubmissions: TextSubmissions;
+  textJobs: TextJobs;
   limits: OperationLimits;
   rateLimitWindowMs: number;
   authFailureLimit: number;
@@ -43,8 +43,8 @@ export function buildApp(deps: GatewayDeps): Express {
     authFailureLimit: deps.authFailureLimit,
   });
   app.use(authenticate(deps.apiKeys, limiters.authFailure));
-  app.use(textRouter(deps.textSubmissions, limiters.text));
-  app.use(statusRouter(deps.statuses, limiters.status));
+  app.use(textRouter(deps.textJobs, limiters.text));
+  app.use(statusRouter(deps.statuses, deps.textJobs, limiters.status));
   app.use(speechRouter(limiters.tts));
   app.use((req, _res, next) => next(new ApiError("NOT_FOUND", `no endpoint ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.redis));

@@ -1,7 +1,7 @@
 import { ApiKeyStore, createGatewayRedis, createTextQueue, redisKeys, StatusStore, type Logger } from "@chorus/platform";
 import type { GatewayDeps } from "./app.js";
 import type { GatewayConfig } from "./config.js";
-import { TextSubmissions } from "./services/text-submissions.service.js";
+import { TextJobs } from "./services/text-jobs.service.js";
 
 function parseTrustProxy(value: string): boolean | number | string {
   if (value === "true" || value === "false") return value === "true";
@@ -22,7 +22,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     logger,
     apiKeys: new ApiKeyStore(redis, keys),
     statuses,
-    textSubmissions: new TextSubmissions(statuses, textQueue),
+    textJobs: new TextJobs(statuses, textQueue, redis, keys),
     limits: { text: config.RATE_LIMIT_TEXT, tts: config.RATE_LIMIT_TTS, status: config.RATE_LIMIT_STATUS },
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,

@@ -12,6 +12,7 @@ export const WORKER_ENV = {
   LLM_CONTEXT_SIZE: { type: "integer", default: 4096, minimum: 256, description: "context tokens per sequence (clamped to the model's training context)" },
   WORKER_CONCURRENCY: { type: "integer", default: 2, minimum: 1, maximum: 64, description: "text jobs one worker runs at once (one context sequence each)" },
   PROGRESS_INTERVAL_MS: { type: "integer", default: 250, minimum: 50, description: "minimum time between progress writes of one job" },
+  JOB_TIME_LIMIT_MS: { type: "integer", default: 300000, minimum: 1000, description: "a generation running longer is stopped and reported as an error" },
   JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
 } as const satisfies EnvSchema;
 
@@ -24,6 +25,7 @@ export interface WorkerConfig extends CommonConfig {
   WORKER_CONCURRENCY: number;
   PROGRESS_INTERVAL_MS: number;
   JOB_LOCK_MS: number;
+  JOB_TIME_LIMIT_MS: number;
 }
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {

@@ -30,6 +30,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     lockDurationMs: config.JOB_LOCK_MS,
     progressIntervalMs: config.PROGRESS_INTERVAL_MS,
     fallbackTokensPerSecond: 10,
+    jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
     close: async () => {
       await engine.close();
       connection.disconnect();

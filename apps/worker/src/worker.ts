@@ -1,4 +1,4 @@
-import { QUEUES, type GenerateTextJob } from "@chorus/contracts";
+import { CANCELLED_ERROR, QUEUES, type GenerateTextJob } from "@chorus/contracts";
 import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
@@ -19,8 +19,11 @@ function isFinalFailure(job: Job, error: Error): boolean {
   return error instanceof UnrecoverableError || error.name === "UnrecoverableError" || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
+/** The record's `error`: a cancellation is just "cancelled"; anything else says generation failed. */
 function clientMessage(error: Error): string {
-  return error.message.length > 500 ? `${error.message.slice(0, 500)}...` : error.message;
+  if (error.message === CANCELLED_ERROR) return CANCELLED_ERROR;
+  const message = error.message.length > 500 ? `${error.message.slice(0, 500)}...` : error.message;
+  return `generation failed: ${message}`;
 }
 
 export function createWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
@@ -36,7 +39,7 @@ export function createWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
     const final = isFinalFailure(job, error);
     deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
     if (!final) return;
-    deps.statuses.fail(job.data.requestId, `generation failed: ${clientMessage(error)}`).catch((e: unknown) => {
+    deps.statuses.fail(job.data.requestId, clientMessage(error)).catch((e: unknown) => {
       deps.logger.error("could not record failure", { jobId: job.id, error: String(e) });
     });
   });

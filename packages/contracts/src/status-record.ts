@@ -20,3 +20,6 @@ export interface StatusRecord {
   /** When `completed`: seconds the worker spent on the job (a number, millisecond precision). */
   processingTime?: number;
 }
+
+/** The `error` of a record whose owner cancelled it (DELETE /api/v2/status/{id}). */
+export const CANCELLED_ERROR = "cancelled";

@@ -3,7 +3,7 @@ import { Router, type NextFunction, type Request, type RequestHandler, type Resp
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
-import type { TextSubmissions } from "../services/text-submissions.service.js";
+import type { TextJobs } from "../services/text-jobs.service.js";
 
 function knownModel(req: Request, _res: Response, next: NextFunction): void {
   const model = String(req.params.model);
@@ -17,13 +17,13 @@ function modelScope(req: Request, _res: Response, next: NextFunction): void {
   next(new ApiError("FORBIDDEN", `this API key has no access to model '${model}' (scope text:${model})`));
 }
 
-export function textRouter(submissions: TextSubmissions, limit: RequestHandler): Router {
+export function textRouter(jobs: TextJobs, limit: RequestHandler): Router {
   const router = Router();
   router.post("/api/text/:model", knownModel, modelScope, limit, jsonBody(), async (req, res) => {
     const model = String(req.params.model);
     if (!isModelId(model)) throw new Error("unreachable: knownModel ran first");
     const request = validateGenerationRequest(model, req.body);
-    const id = await submissions.submit(authenticatedKey(req).id, model, request);
+    const id = await jobs.submit(authenticatedKey(req).id, model, request);
     requestLogger(req).info("text request accepted", { jobId: id, model, messages: request.messages.length });
     const response: SubmitResponse = { id, tokens: -1 };
     res.status(200).json(response);

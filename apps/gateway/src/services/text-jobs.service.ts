@@ -1,20 +1,36 @@
 import { randomUUID } from "node:crypto";
-import { JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId } from "@chorus/contracts";
-import type { StatusStore } from "@chorus/platform";
+import { CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId } from "@chorus/contracts";
+import type { RedisKeys, StatusStore } from "@chorus/platform";
 import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 
-/** Accepting a generation: the status record first (so a worker never finds it missing), then the job. */
-export class TextSubmissions {
+/** Accepting and cancelling generations. */
+export class TextJobs {
   constructor(
     private readonly statuses: StatusStore,
     private readonly queue: Queue<GenerateTextJob>,
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
   ) {}
 
+  /** The status record first (so a worker never finds it missing), then the job. */
   async submit(keyId: string, model: ModelId, request: GenerationRequest): Promise<string> {
     const requestId = randomUUID();
     await this.statuses.create(requestId, keyId, model);
     const job: GenerateTextJob = { requestId, keyId, model, request, acceptedAt: Date.now() };
     await this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId });
     return requestId;
+  }
+
+  /**
+   * Marks the record `error: cancelled` (only if still processing), removes a waiting job, and tells
+   * every worker to abort it if one is running it. Returns false when the job had already finished.
+   */
+  async cancel(requestId: string): Promise<boolean> {
+    if (!(await this.statuses.fail(requestId, CANCELLED_ERROR))) return false;
+    await this.redis.publish(this.keys.cancelChannel(), requestId);
+    // An active job is locked and stays; its worker aborts it on the message above.
+    await this.queue.remove(requestId).catch(() => 0);
+    return true;
   }
 }

@@ -13,6 +13,8 @@ export interface RedisKeys {
   apiKeyNames(): string;
   /** Prefix rate-limit-redis puts before a limiter's client keys. */
   rateLimit(limiter: string): string;
+  /** Pub/sub channel on which gateways tell every worker to stop a job. */
+  cancelChannel(): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -23,5 +25,6 @@ export function redisKeys(prefix: string): RedisKeys {
     apiKeyIndex: () => `${prefix}:apikeys`,
     apiKeyNames: () => `${prefix}:apikey-names`,
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
+    cancelChannel: () => `${prefix}:cancel`,
   };
 }

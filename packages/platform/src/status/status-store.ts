@@ -66,6 +66,11 @@ export class StatusStore {
     });
   }
 
+  /** Whether the record is still `processing` (one HGET; false when it is gone). */
+  async isProcessing(requestId: string): Promise<boolean> {
+    return (await this.redis.hget(this.keys.status(requestId), "status")) === "processing";
+  }
+
   async fail(requestId: string, error: string): Promise<boolean> {
     return this.finish(requestId, { status: "error", error });
   }

@@ -1,0 +1,19 @@
+import type { Logger } from "@chorus/platform";
+import type { Worker } from "bullmq";
+import type { Redis } from "ioredis";
+
+/** The abort reason of a job its owner cancelled. */
+export const CANCELLED = "cancelled";
+
+/**
+ * Gateways publish a request id when its owner cancels it; whichever worker runs the job aborts it
+ * at once (BullMQ hands the processor an AbortSignal), freeing the slot. Needs its own connection:
+ * a subscribed Redis connection can do nothing else.
+ */
+export async function listenForCancellations(subscriber: Redis, channel: string, workers: Worker[], logger: Logger): Promise<void> {
+  subscriber.on("message", (_channel: string, jobId: string) => {
+    const found = workers.some((worker) => worker.cancelJob(jobId, CANCELLED));
+    if (found) logger.info("job cancelled by its owner", { jobId });
+  });
+  await subscriber.subscribe(channel);
+}

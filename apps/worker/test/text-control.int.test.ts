@@ -1,0 +1,89 @@
+import { QUEUES, type StatusRecord } from "@chorus/contracts";
+import { Queue } from "bullmq";
+import request from "supertest";
+import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+
+/** A request that keeps the fixture model busy for seconds (context shifts past its window). */
+const LONG = { ...defaultRequest(), samplingParams: { max_tokens: 2048, temperature: 1.5 } };
+
+describeWithModel("cancelling and time-limiting generations", () => {
+  let gw: TestGateway;
+  let engine: LlamaLlmEngine;
+  let key: string;
+  beforeAll(async () => {
+    gw = await startTestGateway(uniquePrefix("control"));
+    engine = await loadFixtureEngine();
+    key = await gw.createKey({ limits: { status: 1_000_000 } });
+  });
+  afterAll(async () => {
+    await engine.close();
+    await gw.close();
+  });
+
+  const submit = async (body: object = LONG) => (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)).body.id as string;
+  const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
+  const cancel = (id: string, k = key) => request(gw.app).delete(`/api/v2/status/${id}`).auth(k, { type: "bearer" });
+  async function until(check: () => Promise<boolean>, what: string) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(20)) if (await check()) return;
+    throw new Error(`timed out waiting until ${what}`);
+  }
+
+  it("when a queued job is cancelled, then its record is error 'cancelled' and the job leaves the queue", async () => {
+    const id = await submit();
+    const res = await cancel(id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "error", error: "cancelled" });
+    const queue = new Queue(QUEUES.text, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix });
+    expect(await queue.getJob(id)).toBeUndefined();
+    await queue.close();
+  });
+
+  it("when a running job is cancelled, then generation stops, the record stays cancelled and the slot is free", async () => {
+    const worker: TestWorker = await startTestWorker(gw.prefix, engine, { concurrency: 1 });
+    try {
+      const id = await submit();
+      await until(async () => ((await status(id)).progress ?? 0) > 0, "the job streams");
+      const [bullWorker] = worker.workers;
+      const failed = new Promise<string>((resolve) => bullWorker!.on("failed", (job, error) => job?.id === id && resolve(error.message)));
+      expect((await cancel(id)).status).toBe(200);
+      expect(await failed).toBe("cancelled");
+      expect(await status(id)).toEqual({ status: "error", error: "cancelled" });
+
+      // The only slot is free again: a short job completes.
+      const next = await submit({ ...defaultRequest(), samplingParams: { max_tokens: 20 } });
+      await until(async () => (await status(next)).status === "completed", "the next job completes");
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it("when a finished job is cancelled, then it is 409 CONFLICT; another key's job is 404", async () => {
+    const id = await submit();
+    await gw.deps.statuses.complete(id, { reply: "done", tokens: 1, promptTokens: 1, processingTime: 0.1 });
+    const res = await cancel(id);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("CONFLICT");
+    const stranger = await gw.createKey();
+    expect((await cancel(await submit(), stranger)).status).toBe(404);
+  });
+
+  it("when a generation runs past the time limit, then the record is error with a clear message", async () => {
+    const prefix = uniquePrefix("timelimit");
+    const gw2 = await startTestGateway(prefix);
+    const worker = await startTestWorker(prefix, engine, { jobTimeLimitMs: 300 });
+    try {
+      const k = await gw2.createKey();
+      const id = (await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(LONG)).body.id;
+      let record: StatusRecord = { status: "processing" };
+      await until(async () => (record = (await request(gw2.app).get(`/api/v2/status/${id}`).auth(k, { type: "bearer" })).body).status !== "processing", "the job ends");
+      expect(record).toEqual({ status: "error", error: "generation failed: generation exceeded the time limit of 0.3 s" });
+    } finally {
+      await worker.close();
+      await gw2.close();
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "@jest/globals";
+import { ConfigError, type EnvSchema, loadConfig } from "./load-config.js";
+
+const SCHEMA = {
+  PORT: { type: "integer", default: 3000, minimum: 1, maximum: 65535, description: "HTTP port" },
+  HOST: { type: "string", default: "127.0.0.1", description: "address to bind" },
+  LOG_FORMAT: { type: "string", default: "json", enum: ["json", "pretty"], description: "log format" },
+  RATIO: { type: "number", default: 0.5, minimum: 0, maximum: 1, description: "a fraction" },
+  TRUST_PROXY: { type: "boolean", default: false, description: "behind a proxy" },
+  PREFIX: { type: "string", pattern: "^[a-z]+$", description: "key prefix" },
+} as const satisfies EnvSchema;
+
+interface Config {
+  PORT: number;
+  HOST: string;
+  LOG_FORMAT: string;
+  RATIO: number;
+  TRUST_PROXY: boolean;
+  PREFIX?: string;
+}
+
+const DEFAULTS = { PORT: 3000, HOST: "127.0.0.1", LOG_FORMAT: "json", RATIO: 0.5, TRUST_PROXY: false };
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig<Config>(SCHEMA, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("when nothing is set, then every default is filled and keys without one stay absent", () => {
+    expect(loadConfig<Config>(SCHEMA, {})).toEqual(DEFAULTS);
+  });
+
+  it("when values are set as strings, then they are coerced to the schema's types", () => {
+    const config = loadConfig<Config>(SCHEMA, { PORT: "8080", RATIO: "0.25", TRUST_PROXY: "true", HOST: "0.0.0.0", PREFIX: "abc" });
+    expect(config).toEqual({ PORT: 8080, HOST: "0.0.0.0", LOG_FORMAT: "json", RATIO: 0.25, TRUST_PROXY: true, PREFIX: "abc" });
+    expect(typeof config.PORT).toBe("number");
+  });
+
+  it("when a variable is an empty string, then it is treated as unset", () => {
+    expect(loadConfig<Config>(SCHEMA, { PORT: "", HOST: "", LOG_FORMAT: "", TRUST_PROXY: "", PREFIX: "" })).toEqual(DEFAULTS);
+  });
+
+  it("when the environment holds variables the schema does not name, then they are ignored", () => {
+    const config = loadConfig<Config>(SCHEMA, { PATH: "/usr/bin", HOME: "/root", port: "1", PORT: "4000" });
+    expect(config).toEqual({ ...DEFAULTS, PORT: 4000 });
+  });
+
+  it("when an integer setting holds a fraction or text, then it is rejected", () => {
+    expect(configError({ PORT: "3.5" }).problems).toHaveLength(1);
+    expect(configError({ PORT: "eighty" }).problems).toHaveLength(1);
+  });
+
+  it("when several keys are bad, then one ConfigError reports every one of them", () => {
+    const error = configError({ PORT: "0", LOG_FORMAT: "xml", RATIO: "lots", PREFIX: "UPPER", HOST: "fine" });
+    expect(error.name).toBe("ConfigError");
+    const named = error.problems.map((problem) => problem.slice(0, problem.indexOf("=")));
+    expect([...new Set(named)].sort()).toEqual(["LOG_FORMAT", "PORT", "PREFIX", "RATIO"]);
+    for (const problem of error.problems) expect(error.message).toContain(problem);
+    expect(error.message.startsWith("Invalid configuration:")).toBe(true);
+  });
+
+  it("when a key is bad, then its line shows the value given and the key's description", () => {
+    const [problem] = configError({ PORT: "70000" }).problems;
+    expect(problem).toBe('PORT=70000: must be <= 65535 (HTTP port)');
+    const [enumProblem] = configError({ LOG_FORMAT: "xml" }).problems;
+    expect(enumProblem).toBe('LOG_FORMAT="xml": must be equal to one of the allowed values (log format)');
+  });
+
+  it("when loadConfig runs, then the environment object passed in is not changed", () => {
+    const env = { PORT: "8080", OTHER: "x" };
+    loadConfig<Config>(SCHEMA, env);
+    expect(env).toEqual({ PORT: "8080", OTHER: "x" });
+  });
+});

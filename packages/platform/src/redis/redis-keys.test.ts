@@ -1,0 +1,48 @@
+import { describe, expect, it } from "@jest/globals";
+import { type RedisKeys, redisKeys } from "./redis-keys.js";
+
+/** Every key (or key prefix) a RedisKeys builds, for the given argument. */
+function allKeys(keys: RedisKeys, arg: string): string[] {
+  return [keys.bullPrefix, keys.status(arg), keys.apiKeyBySecretHash(arg), keys.apiKeyIndex(), keys.apiKeyNames(), keys.rateLimit(arg)];
+}
+
+// Prefixes as REDIS_PREFIX allows them (^[A-Za-z0-9_.-]+$), chosen to be near one another.
+const PREFIXES = ["chorus", "chorus-test", "chorus.test", "chorus_test", "chorus2", "c", "C", "test-1", "test-12"];
+const ARGS = ["abc", "", "status:abc", "apikey:x", "bull", "rl:general", "a:b:c"];
+
+describe("redisKeys", () => {
+  it("when any key is built, then it starts with the prefix and a colon", () => {
+    for (const prefix of PREFIXES) {
+      for (const arg of ARGS) {
+        for (const key of allKeys(redisKeys(prefix), arg)) expect(key.startsWith(`${prefix}:`)).toBe(true);
+      }
+    }
+  });
+
+  it("when keys are built, then they have the documented shapes", () => {
+    const keys = redisKeys("p");
+    expect(allKeys(keys, "x")).toEqual(["p:bull", "p:status:x", "p:apikey:x", "p:apikeys", "p:apikey-names", "p:rl:x:"]);
+  });
+
+  it("when two deployments use distinct prefixes, then none of their keys collide or fall in the other's namespace", () => {
+    for (const a of PREFIXES) {
+      for (const b of PREFIXES) {
+        if (a === b) continue;
+        const keysOfB = ARGS.flatMap((arg) => allKeys(redisKeys(b), arg));
+        const keysOfA = new Set(ARGS.flatMap((arg) => allKeys(redisKeys(a), arg)));
+        for (const key of keysOfB) {
+          expect([a, key, keysOfA.has(key)]).toEqual([a, key, false]);
+          expect([a, key, key.startsWith(`${a}:`)]).toEqual([a, key, false]);
+        }
+      }
+    }
+  });
+
+  it("when one deployment builds keys of different kinds for the same id, then they differ", () => {
+    const keys = redisKeys("chorus");
+    for (const arg of ARGS) {
+      const built = allKeys(keys, arg);
+      expect(new Set(built).size).toBe(built.length);
+    }
+  });
+});
