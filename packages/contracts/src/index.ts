@@ -4,7 +4,7 @@ export * from "./errors.js";
 export * from "./status-record.js";
 export * from "./jobs.js";
 export * from "./text/generation-request.js";
-export { validateGenerationRequest } from "./text/validate-generation-request.js";
+export { sentSamplingParams, validateGenerationRequest } from "./text/validate-generation-request.js";
 export { compileValidator, type Validator } from "./validation/validator.js";
 export * from "./speech/index.js";
 export * from "./scopes.js";

@@ -1,5 +1,5 @@
 import type { ModelId } from "./models.js";
-import type { GenerationRequest } from "./text/generation-request.js";
+import type { GenerationRequest, SamplingParams } from "./text/generation-request.js";
 
 /**
  * The job contract shared by the gateway (producer) and the worker (consumer).
@@ -25,4 +25,9 @@ export interface GenerateTextJob {
   request: GenerationRequest;
   /** Epoch milliseconds when the gateway accepted it. */
   acceptedAt: number;
+  /**
+   * The sampling fields the client actually sent. The worker lets a model's configured defaults
+   * replace the spec's defaults only where the client sent nothing (absent in older jobs).
+   */
+  clientSampling?: Partial<SamplingParams>;
 }

@@ -3,13 +3,14 @@ import { ApiError, REQUEST_LIMITS } from "@chorus/contracts";
 import type { NextFunction, Request, Response } from "express";
 import type { Redis } from "ioredis";
 import winston from "winston";
+import Transport from "winston-transport";
 import { errorHandler } from "./error-handler.js";
 import { setRequestLogger } from "./request-context.js";
 
 type Logged = { level: string; message: string; errorId?: string };
 
 /** Keeps what the handler logs, so the error id can be matched against the log line. */
-class CaptureTransport extends winston.Transport {
+class CaptureTransport extends Transport {
   readonly lines: Logged[] = [];
   override log(info: Logged, done: () => void): void {
     this.lines.push(info);

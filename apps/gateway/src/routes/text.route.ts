@@ -1,4 +1,4 @@
-import { ApiError, grants, isModelId, MODEL_IDS, validateGenerationRequest, type SubmitResponse } from "@chorus/contracts";
+import { ApiError, grants, isModelId, MODEL_IDS, sentSamplingParams, validateGenerationRequest, type SubmitResponse } from "@chorus/contracts";
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
@@ -22,8 +22,9 @@ export function textRouter(jobs: TextJobs, limit: RequestHandler): Router {
   router.post("/api/text/:model", knownModel, modelScope, limit, jsonBody(), async (req, res) => {
     const model = String(req.params.model);
     if (!isModelId(model)) throw new Error("unreachable: knownModel ran first");
+    const clientSampling = sentSamplingParams(req.body);
     const request = validateGenerationRequest(model, req.body);
-    const id = await jobs.submit(authenticatedKey(req).id, model, request);
+    const id = await jobs.submit(authenticatedKey(req).id, model, request, clientSampling);
     requestLogger(req).info("text request accepted", { jobId: id, model, messages: request.messages.length });
     const response: SubmitResponse = { id, tokens: -1 };
     res.status(200).json(response);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId } from "@chorus/contracts";
+import { CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId, type SamplingParams } from "@chorus/contracts";
 import type { RedisKeys, StatusStore } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
@@ -14,10 +14,10 @@ export class TextJobs {
   ) {}
 
   /** The status record first (so a worker never finds it missing), then the job. */
-  async submit(keyId: string, model: ModelId, request: GenerationRequest): Promise<string> {
+  async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}): Promise<string> {
     const requestId = randomUUID();
     await this.statuses.create(requestId, keyId, model);
-    const job: GenerateTextJob = { requestId, keyId, model, request, acceptedAt: Date.now() };
+    const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
     await this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId });
     return requestId;
   }

@@ -6,13 +6,19 @@ import type { ChatTurn } from "../engines/llm/llm-engine.js";
 export const USER_NAME = "User";
 
 export function expandMacros(text: string, botName: string): string {
-  return text.replace(/\{\{\s*char\s*\}\}/gi, botName).replace(/\{\{\s*user\s*\}\}/gi, USER_NAME);
+  // Replacer functions, not strings: a bot name such as "Ca$$h" must not be read as a `$` pattern.
+  return text.replace(/\{\{\s*char\s*\}\}/gi, () => botName).replace(/\{\{\s*user\s*\}\}/gi, () => USER_NAME);
 }
 
+/**
+ * The request's persona (or the character's default one) and bot name, with the character's
+ * built-in traits, which stay whatever persona a request brings.
+ */
 export function systemPrompt(request: GenerationRequest, character: Character): string {
   const botName = request.botName;
   const persona = expandMacros(request.persona?.trim() || character.persona, botName);
-  return `You are ${botName}. ${persona}\nAlways answer as ${botName}, in character, replying to ${USER_NAME}'s latest message.`;
+  const traits = character.traits.length > 0 ? `\n${botName} is ${character.traits.join("; ")}.` : "";
+  return `You are ${botName}. ${persona}${traits}\nAlways answer as ${botName}, in character, replying to ${USER_NAME}'s latest message.`;
 }
 
 function toTurn(message: Message): ChatTurn {

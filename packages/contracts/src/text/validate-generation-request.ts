@@ -1,6 +1,6 @@
 import { isCharacterModel, type ModelId } from "../models.js";
 import { compileValidator } from "../validation/validator.js";
-import type { GenerationRequest } from "./generation-request.js";
+import type { GenerationRequest, SamplingParams } from "./generation-request.js";
 import { characterModelRequestSchema, defaultModelRequestSchema } from "./generation-request.schema.js";
 import { orderByPosition } from "./positions.js";
 
@@ -11,4 +11,18 @@ const validateCharacter = compileValidator<GenerationRequest>(characterModelRequ
 export function validateGenerationRequest(model: ModelId, body: unknown): GenerationRequest {
   const request = isCharacterModel(model) ? validateCharacter(body) : validateDefault(body);
   return { ...request, messages: orderByPosition(request.messages) };
+}
+
+const SAMPLING_FIELDS = ["max_tokens", "temperature", "top_p"] as const;
+
+/** The sampling fields present in a raw body (read before validation fills in the defaults). */
+export function sentSamplingParams(body: unknown): Partial<SamplingParams> {
+  const params = (body as { samplingParams?: unknown } | null)?.samplingParams;
+  if (typeof params !== "object" || params === null) return {};
+  const sent: Partial<SamplingParams> = {};
+  for (const field of SAMPLING_FIELDS) {
+    const value = (params as Record<string, unknown>)[field];
+    if (typeof value === "number") sent[field] = value;
+  }
+  return sent;
 }

@@ -40,10 +40,15 @@ export async function waitUntilReady(redis: Redis, timeoutMs: number): Promise<v
   });
 }
 
-/** Redacts the password from a Redis URL for logs and messages. */
+/**
+ * Redacts the password from a Redis URL for logs and messages. A value that does not parse as a URL
+ * is not echoed at all (it may be a mistyped secret); a scheme-less `user:pass@host` parses with the
+ * user name as its scheme, so that form is redacted by pattern before parsing.
+ */
 export function redactRedisUrl(url: string): string {
+  const masked = url.replace(/^([^:/@]*):[^@/]*@/, "$1:***@");
   try {
-    const parsed = new URL(url);
+    const parsed = new URL(masked);
     if (parsed.password) parsed.password = "***";
     return parsed.toString();
   } catch {

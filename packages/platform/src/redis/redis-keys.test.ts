@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@jest/globals";
 import { type RedisKeys, redisKeys } from "./redis-keys.js";
 
-/** Every key (or key prefix) a RedisKeys builds, for the given argument. */
+/** Every key, key prefix or channel a RedisKeys builds, for the given argument. */
 function allKeys(keys: RedisKeys, arg: string): string[] {
-  return [keys.bullPrefix, keys.status(arg), keys.apiKeyBySecretHash(arg), keys.apiKeyIndex(), keys.apiKeyNames(), keys.rateLimit(arg)];
+  return [keys.bullPrefix, keys.status(arg), keys.apiKeyBySecretHash(arg), keys.apiKeyIndex(), keys.apiKeyNames(), keys.rateLimit(arg), keys.cancelChannel()];
 }
 
 // Prefixes as REDIS_PREFIX allows them (^[A-Za-z0-9_.-]+$), chosen to be near one another.
@@ -21,7 +21,7 @@ describe("redisKeys", () => {
 
   it("when keys are built, then they have the documented shapes", () => {
     const keys = redisKeys("p");
-    expect(allKeys(keys, "x")).toEqual(["p:bull", "p:status:x", "p:apikey:x", "p:apikeys", "p:apikey-names", "p:rl:x:"]);
+    expect(allKeys(keys, "x")).toEqual(["p:bull", "p:status:x", "p:apikey:x", "p:apikeys", "p:apikey-names", "p:rl:x:", "p:cancel"]);
   });
 
   it("when two deployments use distinct prefixes, then none of their keys collide or fall in the other's namespace", () => {

@@ -29,11 +29,18 @@ function toHistory(turns: ChatTurn[]): ChatHistoryItem[] {
  */
 export class LlamaLlmEngine implements LlmEngine {
   readonly name = "llama.cpp";
+  readonly contextTokens: number;
 
   private constructor(
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
-  ) {}
+  ) {
+    this.contextTokens = context.contextSize;
+  }
+
+  countTokens(text: string): number {
+    return this.model.tokenize(text).length;
+  }
 
   static async load(options: LlamaEngineOptions): Promise<LlamaLlmEngine> {
     const llama = await getLlama({ gpu: options.gpu, maxThreads: options.threads, logLevel: LlamaLogLevel.error });

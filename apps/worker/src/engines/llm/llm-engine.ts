@@ -35,6 +35,10 @@ export interface GenerationResult {
 /** A text engine: in-process llama.cpp, or a remote OpenAI-compatible server. */
 export interface LlmEngine {
   readonly name: string;
+  /** Tokens one generation can hold: prompt and reply together. */
+  readonly contextTokens: number;
+  /** Tokens `text` takes for this engine's model: exact for llama.cpp, an estimate for remote servers. */
+  countTokens(text: string): number;
   generate(input: GenerationInput): Promise<GenerationResult>;
   close(): Promise<void>;
 }

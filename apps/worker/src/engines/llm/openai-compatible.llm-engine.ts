@@ -25,6 +25,8 @@ export interface OpenAiCompatibleLlmEngineOptions {
   stop?: string[];
   /** Ask for the final usage chunk; turn off for servers that reject `stream_options` (Groq, Mistral). */
   includeUsage?: boolean;
+  /** The upstream model's context window in tokens (default 8192); used to trim long conversations. */
+  contextTokens?: number;
   fetch?: typeof fetch;
 }
 
@@ -67,6 +69,7 @@ interface StreamedSoFar {
 /** A text engine backed by any server speaking OpenAI's streaming chat completions protocol. */
 export class OpenAiCompatibleLlmEngine implements LlmEngine {
   readonly name = "openai-compatible";
+  readonly contextTokens: number;
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
@@ -76,10 +79,16 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 
   constructor(private readonly options: OpenAiCompatibleLlmEngineOptions) {
     this.url = new URL(chatCompletionsUrl(options.baseUrl)).href;
+    this.contextTokens = options.contextTokens ?? 8192;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.maxRetries = options.maxRetries ?? 2;
     this.retryPolicy = { baseDelayMs: options.retryBaseDelayMs ?? 500, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** The upstream's tokenizer is not at hand: about four characters a token for English text. */
+  countTokens(text: string): number {
+    return Math.ceil(text.length / 4);
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
