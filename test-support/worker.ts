@@ -4,6 +4,7 @@ import { loadCharacterCatalog } from "../apps/worker/src/characters/character-ca
 import { LlamaLlmEngine } from "../apps/worker/src/engines/llm/llama.llm-engine.js";
 import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
 import { listenForCancellations } from "../apps/worker/src/cancellation-listener.js";
+import { ReplyLengthStats } from "../apps/worker/src/progress/reply-length-stats.js";
 import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";
 import { FIXTURE_MODEL } from "./fixtures.js";
 import { testLogger } from "./logger.js";
@@ -23,13 +24,14 @@ export function loadFixtureEngine(sequences = 2): Promise<LlamaLlmEngine> {
 export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redisUrl = TEST_REDIS_URL): Promise<TestWorker> {
   const connection = createWorkerRedis(redisUrl);
   const keys = redisKeys(prefix);
+  const characters = await loadCharacterCatalog();
   const deps: WorkerDeps = {
     connection,
     keys,
     logger: testLogger("worker"),
     statuses: new StatusStore(connection, keys, 3600),
-    characters: await loadCharacterCatalog(),
-    engineFor: () => engine,
+    modelFor: (model) => ({ engine, character: characters[model] }),
+    replyLengths: new ReplyLengthStats(connection, keys.replyLengthStats()),
     concurrency: 2,
     lockDurationMs: 30_000,
     progressIntervalMs: 20,

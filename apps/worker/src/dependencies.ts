@@ -1,38 +1,42 @@
 import { createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
-import { LlamaLlmEngine } from "./engines/llm/llama.llm-engine.js";
-import { resolveModel } from "./engines/llm/model-resolver.js";
 import type { WorkerConfig } from "./config.js";
+import { loadModelsConfigFile, modelsConfigFromEnv } from "./models/load-models-config.js";
+import { createModelRegistry } from "./models/model-registry.js";
+import { ReplyLengthStats } from "./progress/reply-length-stats.js";
 import type { WorkerDeps } from "./worker.js";
 
-/** Resolves (downloading if needed) and loads the model, then builds what the workers need. */
+/** Loads the engines (downloading a model if needed), then builds what the workers need. */
 export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Promise<WorkerDeps & { close(): Promise<void> }> {
-  const modelPath = await resolveModel({ model: config.LLM_MODEL, directory: config.MODELS_DIR, showProgress: process.stderr.isTTY });
-  const engine = await LlamaLlmEngine.load({
-    modelPath,
+  const modelsConfig = config.MODELS_CONFIG ? await loadModelsConfigFile(config.MODELS_CONFIG) : modelsConfigFromEnv(config);
+  const registry = await createModelRegistry(modelsConfig, await loadCharacterCatalog(), {
     threads: config.LLM_THREADS,
     sequences: config.WORKER_CONCURRENCY,
     contextSize: config.LLM_CONTEXT_SIZE,
     gpu: config.LLM_GPU === "auto" ? "auto" : false,
+    modelsDir: config.MODELS_DIR,
+    env: process.env,
+    logger,
   });
-  logger.info("model loaded", { modelPath, threads: config.LLM_THREADS, sequences: config.WORKER_CONCURRENCY });
   const connection = createWorkerRedis(config.REDIS_URL);
   connection.on("error", (error: Error) => logger.warn("redis connection error", { error: error.message }));
   const keys = redisKeys(config.REDIS_PREFIX);
+  const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
+  await replyLengths.load();
   return {
     connection,
     keys,
     logger,
     statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS),
-    characters: await loadCharacterCatalog(),
-    engineFor: () => engine,
+    modelFor: registry.modelFor,
+    replyLengths,
     concurrency: config.WORKER_CONCURRENCY,
     lockDurationMs: config.JOB_LOCK_MS,
     progressIntervalMs: config.PROGRESS_INTERVAL_MS,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
     close: async () => {
-      await engine.close();
+      await registry.close();
       connection.disconnect();
     },
   };

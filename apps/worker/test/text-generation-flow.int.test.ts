@@ -48,7 +48,14 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
     const seen = await pollUntilDone(`/api/v2/status/${id}`);
     const final = seen.at(-1)!;
     expect(seen[0]!.status).toBe("processing");
-    expect(final).toEqual({ status: "completed", reply: expect.any(String), tokens: expect.any(Number), promptTokens: expect.any(Number), processingTime: expect.any(Number) });
+    expect(final).toEqual({
+      status: "completed",
+      reply: expect.any(String),
+      tokens: expect.any(Number),
+      promptTokens: expect.any(Number),
+      processingTime: expect.any(Number),
+      droppedMessages: expect.any(Number),
+    });
     expect(final.reply!.trim().length).toBeGreaterThan(0);
     expect(final.tokens).toBeGreaterThan(0);
     expect(final.tokens).toBeLessThanOrEqual(60);
@@ -75,8 +82,17 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
     expect(seen.at(-1)!.status).toBe("completed");
   });
 
+  it("when the conversation is longer than the model's context, then the oldest messages are dropped and counted", async () => {
+    const messages = Array.from({ length: 80 }, (_, index) => ({ role: index % 2 === 0 ? "You" : "Bot", content: `Message ${index}: the little cat walked to the big red barn and met a dog.`, index }));
+    const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ messages, samplingParams: { max_tokens: 30 } });
+    const final = (await pollUntilDone(`/api/v2/status/${submitted.body.id}`)).at(-1)!;
+    expect(final.status).toBe("completed");
+    expect(final.droppedMessages).toBeGreaterThan(0);
+    expect(final.droppedMessages).toBeLessThan(80);
+  });
+
   it("when the engine fails for good, then the record becomes error with a reason", async () => {
-    const failing = { name: "failing", generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
+    const failing = { name: "failing", contextTokens: 4096, countTokens: (t: string) => t.length, generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
     const prefix = uniquePrefix("flow-fail");
     const gw2 = await startTestGateway(prefix);
     const w2 = await startTestWorker(prefix, failing);

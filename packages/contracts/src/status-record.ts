@@ -19,6 +19,8 @@ export interface StatusRecord {
   estimatedTimeRemaining?: number;
   /** When `completed`: seconds the worker spent on the job (a number, millisecond precision). */
   processingTime?: number;
+  /** When `completed`: oldest messages left out because the conversation did not fit the model's context. */
+  droppedMessages?: number;
 }
 
 /** The `error` of a record whose owner cancelled it (DELETE /api/v2/status/{id}). */

@@ -1,16 +1,18 @@
-import { CANCELLED_ERROR, type GenerateTextJob } from "@chorus/contracts";
+import { CANCELLED_ERROR, type GenerateTextJob, type ModelId } from "@chorus/contracts";
 import type { Logger, StatusStore } from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
-import type { CharacterCatalog } from "../characters/character-catalog.js";
-import type { LlmEngine } from "../engines/llm/llm-engine.js";
+import type { ServedModel } from "../models/model-registry.js";
 import { buildChatTurns } from "../prompt/build-chat-turns.js";
+import { trimToContext } from "../prompt/trim-to-context.js";
 import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
+import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
+import { resolveSampling } from "./sampling.js";
 
 export interface GenerateTextDeps {
-  engineFor: (job: GenerateTextJob) => LlmEngine;
-  characters: CharacterCatalog;
+  modelFor: (model: ModelId) => ServedModel;
   statuses: StatusStore;
+  replyLengths: ReplyLengthStats;
   logger: Logger;
   progressIntervalMs: number;
   /** Assumed token rate for the ETA before the first token arrives. */
@@ -23,8 +25,13 @@ class TimeLimitExceeded extends Error {}
 
 /** Why an aborted generation stopped, as a final (not retried) failure. */
 function abortFailure(signal: AbortSignal): UnrecoverableError {
-  if (signal.reason instanceof TimeLimitExceeded) return new UnrecoverableError(signal.reason.message);
-  return new UnrecoverableError(CANCELLED_ERROR);
+  return new UnrecoverableError(signal.reason instanceof TimeLimitExceeded ? signal.reason.message : CANCELLED_ERROR);
+}
+
+function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; clear: () => void } {
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(new TimeLimitExceeded(`generation exceeded the time limit of ${ms / 1000} s`)), ms);
+  return { signal: signal ? AbortSignal.any([signal, limit.signal]) : limit.signal, clear: () => clearTimeout(timer) };
 }
 
 /** Generates one reply, streaming progress into the status record, and stores the result. */
@@ -37,29 +44,31 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     if (!(await deps.statuses.isProcessing(requestId))) return void log.info("skipped: record already final");
 
     const startedAt = Date.now();
-    const maxTokens = request.samplingParams.max_tokens;
-    const estimator = new ProgressEstimator(maxTokens, maxTokens, startedAt, deps.fallbackTokensPerSecond);
+    const { engine, character } = deps.modelFor(model);
+    const sampling = resolveSampling(job.data, character.sampling);
+    const { turns, droppedMessages } = trimToContext(buildChatTurns(request, character), {
+      contextTokens: engine.contextTokens,
+      replyTokens: sampling.maxTokens,
+      countTokens: (text) => engine.countTokens(text),
+    });
+    const expected = deps.replyLengths.expectedTokens(model, sampling.maxTokens);
+    const estimator = new ProgressEstimator(expected, sampling.maxTokens, startedAt, deps.fallbackTokensPerSecond);
     const reporter = new ProgressReporter(estimator, (p, eta) => deps.statuses.updateProgress(requestId, p, eta), deps.progressIntervalMs);
-    const limit = new AbortController();
-    const timer = setTimeout(() => limit.abort(new TimeLimitExceeded(`generation exceeded the time limit of ${deps.jobTimeLimitMs / 1000} s`)), deps.jobTimeLimitMs);
-    const stop = signal ? AbortSignal.any([signal, limit.signal]) : limit.signal;
+    const stop = timeLimit(deps.jobTimeLimitMs, signal);
 
-    log.info("generation started", { queuedMs: startedAt - job.data.acceptedAt });
+    log.info("generation started", { queuedMs: startedAt - job.data.acceptedAt, engine: engine.name, droppedMessages });
     try {
-      const result = await deps.engineFor(job.data).generate({
-        turns: buildChatTurns(request, deps.characters[model]),
-        sampling: { maxTokens, temperature: request.samplingParams.temperature, topP: request.samplingParams.top_p },
-        signal: stop,
-        onProgress: ({ tokens }) => reporter.onTokens(tokens),
-      });
+      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress: ({ tokens }) => reporter.onTokens(tokens) });
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
-      await deps.statuses.complete(requestId, { reply: result.text.trim(), tokens: result.tokens, promptTokens: result.promptTokens, processingTime });
+      const reply = result.text.trim();
+      await deps.statuses.complete(requestId, { reply, tokens: result.tokens, promptTokens: result.promptTokens, processingTime, droppedMessages });
+      deps.replyLengths.record(model, result.tokens);
       log.info("generation completed", { tokens: result.tokens, promptTokens: result.promptTokens, processingTime });
     } catch (error) {
-      throw stop.aborted ? abortFailure(stop) : error;
+      throw stop.signal.aborted ? abortFailure(stop.signal) : error;
     } finally {
-      clearTimeout(timer);
+      stop.clear();
     }
   };
 }

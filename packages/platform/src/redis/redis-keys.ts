@@ -15,6 +15,8 @@ export interface RedisKeys {
   rateLimit(limiter: string): string;
   /** Pub/sub channel on which gateways tell every worker to stop a job. */
   cancelChannel(): string;
+  /** Hash: model id -> average reply length in tokens, learned by the workers. */
+  replyLengthStats(): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -26,5 +28,6 @@ export function redisKeys(prefix: string): RedisKeys {
     apiKeyNames: () => `${prefix}:apikey-names`,
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
+    replyLengthStats: () => `${prefix}:stats:reply-tokens`,
   };
 }

@@ -14,9 +14,10 @@ export interface Completion {
   tokens: number;
   promptTokens: number;
   processingTime: number;
+  droppedMessages: number;
 }
 
-const NUMERIC_FIELDS = ["tokens", "promptTokens", "progress", "estimatedTimeRemaining", "processingTime"] as const;
+const NUMERIC_FIELDS = ["tokens", "promptTokens", "progress", "estimatedTimeRemaining", "processingTime", "droppedMessages"] as const;
 
 function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   if (!hash.status || !hash.owner) return null;
@@ -63,6 +64,7 @@ export class StatusStore {
       tokens: c.tokens,
       promptTokens: c.promptTokens,
       processingTime: round(c.processingTime, 3),
+      droppedMessages: c.droppedMessages,
     });
   }
 

@@ -1,0 +1,68 @@
+import type { ModelId } from "@chorus/contracts";
+import type { Logger } from "@chorus/platform";
+import type { Character, CharacterCatalog } from "../characters/character-catalog.js";
+import { LlamaLlmEngine } from "../engines/llm/llama.llm-engine.js";
+import type { LlmEngine } from "../engines/llm/llm-engine.js";
+import { resolveModel } from "../engines/llm/model-resolver.js";
+import { OpenAiCompatibleLlmEngine } from "../engines/llm/openai-compatible.llm-engine.js";
+import type { EngineSpec, ModelsConfig } from "./models-config.js";
+
+/** What serves one public model id: its engine and its character (with configured overrides). */
+export interface ServedModel {
+  engine: LlmEngine;
+  character: Character;
+}
+
+export interface EngineRuntime {
+  threads: number;
+  sequences: number;
+  contextSize: number;
+  gpu: "auto" | false;
+  modelsDir: string;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+}
+
+/** The reply stops before the model starts writing the user's next turn by itself. */
+export const STOP_SEQUENCES = ["\nYou:", "\nUser:"];
+
+async function createEngine(name: string, spec: EngineSpec, runtime: EngineRuntime): Promise<LlmEngine> {
+  if (spec.type === "openai-compatible") {
+    const apiKey = spec.apiKeyEnv ? runtime.env[spec.apiKeyEnv] : undefined;
+    runtime.logger.info("engine ready", { engine: name, type: spec.type, baseUrl: spec.baseUrl, model: spec.model });
+    return new OpenAiCompatibleLlmEngine({ ...spec, ...(apiKey ? { apiKey } : {}), stop: STOP_SEQUENCES });
+  }
+  const modelPath = await resolveModel({ model: spec.model, directory: runtime.modelsDir, showProgress: process.stderr.isTTY });
+  const engine = await LlamaLlmEngine.load({ modelPath, threads: runtime.threads, sequences: runtime.sequences, contextSize: runtime.contextSize, gpu: runtime.gpu });
+  runtime.logger.info("engine ready", { engine: name, type: spec.type, modelPath, threads: runtime.threads, sequences: runtime.sequences });
+  return engine;
+}
+
+export interface ModelRegistry {
+  modelFor(model: ModelId): ServedModel;
+  close(): Promise<void>;
+}
+
+/** Builds each configured engine once (models sharing an engine share its loaded weights). */
+export async function createModelRegistry(config: ModelsConfig, characters: CharacterCatalog, runtime: EngineRuntime): Promise<ModelRegistry> {
+  const engines = new Map<string, LlmEngine>();
+  for (const [name, spec] of Object.entries(config.engines)) {
+    if (Object.values(config.models).some((m) => m.engine === name)) engines.set(name, await createEngine(name, spec, runtime));
+  }
+  const served = new Map<ModelId, ServedModel>();
+  for (const [id, settings] of Object.entries(config.models) as [ModelId, ModelsConfig["models"][ModelId]][]) {
+    const base = characters[id];
+    const character: Character = {
+      ...base,
+      persona: settings.persona ?? base.persona,
+      sampling: { ...base.sampling, ...settings.sampling },
+    };
+    served.set(id, { engine: engines.get(settings.engine) as LlmEngine, character });
+  }
+  return {
+    modelFor: (model) => served.get(model) as ServedModel,
+    close: async () => {
+      await Promise.all([...engines.values()].map((e) => e.close()));
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import type { GenerateTextJob, SamplingParams } from "@chorus/contracts";
+import type { SamplingOptions } from "../engines/llm/llm-engine.js";
+
+/**
+ * What the client sent wins; where it sent nothing, the model's configured defaults replace the
+ * spec's (which validation filled in). Jobs from before `clientSampling` existed keep their values.
+ */
+export function resolveSampling(job: GenerateTextJob, modelDefaults: SamplingParams): SamplingOptions {
+  const params = job.clientSampling ? { ...job.request.samplingParams, ...modelDefaults, ...job.clientSampling } : job.request.samplingParams;
+  return { maxTokens: params.max_tokens, temperature: params.temperature, topP: params.top_p };
+}
