@@ -4,6 +4,8 @@ import { loadCharacterCatalog } from "../apps/worker/src/characters/character-ca
 import { LlamaLlmEngine } from "../apps/worker/src/engines/llm/llama.llm-engine.js";
 import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
 import { listenForCancellations } from "../apps/worker/src/cancellation-listener.js";
+import { JobTimeStats } from "../apps/worker/src/progress/job-time-stats.js";
+import { WorkerPresence } from "../apps/worker/src/worker-presence.js";
 import { ReplyLengthStats } from "../apps/worker/src/progress/reply-length-stats.js";
 import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";
 import { FIXTURE_MODEL } from "./fixtures.js";
@@ -32,6 +34,7 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
     statuses: new StatusStore(connection, keys, 3600),
     modelFor: (model) => ({ engine, character: characters[model] }),
     replyLengths: new ReplyLengthStats(connection, keys.replyLengthStats()),
+    jobTimes: new JobTimeStats(connection, keys.textJobStats()),
     concurrency: 2,
     lockDurationMs: 30_000,
     progressIntervalMs: 20,
@@ -42,11 +45,14 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
   const workers = createWorkers(deps);
   const subscriber = connection.duplicate();
   await listenForCancellations(subscriber, keys.cancelChannel(), workers, deps.logger);
+  const presence = new WorkerPresence(connection, keys.workerSlots(), deps.concurrency);
+  await presence.start();
   return {
     deps,
     workers,
     close: async () => {
       subscriber.disconnect();
+      await presence.stop();
       await Promise.all(workers.map((w) => w.close()));
       connection.disconnect();
     },

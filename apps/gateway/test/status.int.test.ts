@@ -21,7 +21,7 @@ describe("status", () => {
   it.each(["/api/v2/status/", "/api/status/"])("when the owner polls %s{id} of a queued job, then it is processing", async (path) => {
     const res = await poll(path + id, owner);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: "processing", progress: 0 });
+    expect(res.body).toEqual({ status: "processing", progress: 0, queuePosition: 0 });
   });
 
   it("when the job completes, then both paths show the same completed record", async () => {

@@ -3,6 +3,7 @@ import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import type { WorkerConfig } from "./config.js";
 import { loadModelsConfigFile, modelsConfigFromEnv } from "./models/load-models-config.js";
 import { createModelRegistry } from "./models/model-registry.js";
+import { JobTimeStats } from "./progress/job-time-stats.js";
 import { ReplyLengthStats } from "./progress/reply-length-stats.js";
 import type { WorkerDeps } from "./worker.js";
 
@@ -30,6 +31,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS),
     modelFor: registry.modelFor,
     replyLengths,
+    jobTimes: new JobTimeStats(connection, keys.textJobStats()),
     concurrency: config.WORKER_CONCURRENCY,
     lockDurationMs: config.JOB_LOCK_MS,
     progressIntervalMs: config.PROGRESS_INTERVAL_MS,

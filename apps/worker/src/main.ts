@@ -2,6 +2,7 @@ import { createLogger, loadOrExit, onShutdownSignal, redactRedisUrl } from "@cho
 import { loadWorkerConfig } from "./config.js";
 import { createWorkerDeps } from "./dependencies.js";
 import { listenForCancellations } from "./cancellation-listener.js";
+import { WorkerPresence } from "./worker-presence.js";
 import { createWorkers } from "./worker.js";
 
 const config = loadOrExit(() => loadWorkerConfig(process.env));
@@ -12,10 +13,13 @@ try {
   const workers = createWorkers(deps);
   const subscriber = deps.connection.duplicate();
   await listenForCancellations(subscriber, deps.keys.cancelChannel(), workers, logger);
+  const presence = new WorkerPresence(deps.connection, deps.keys.workerSlots(), config.WORKER_CONCURRENCY);
+  await presence.start();
   logger.info("worker ready", { redis: redactRedisUrl(config.REDIS_URL), concurrency: config.WORKER_CONCURRENCY });
   onShutdownSignal(logger, 30_000, async () => {
     // Stop taking jobs and let running ones finish; what cannot finish in time is retried elsewhere.
     subscriber.disconnect();
+    await presence.stop();
     await Promise.all(workers.map((w) => w.close()));
     await deps.close();
   });

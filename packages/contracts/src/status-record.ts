@@ -15,6 +15,8 @@ export interface StatusRecord {
   error?: string;
   /** While `processing`: 0..1, never decreasing. */
   progress?: number;
+  /** While waiting in the queue: jobs ahead of this one (0: next to start). */
+  queuePosition?: number;
   /** While `processing`: seconds until the reply is expected. */
   estimatedTimeRemaining?: number;
   /** When `completed`: seconds the worker spent on the job (a number, millisecond precision). */

@@ -30,7 +30,8 @@ export class TextJobs {
     if (!(await this.statuses.fail(requestId, CANCELLED_ERROR))) return false;
     await this.redis.publish(this.keys.cancelChannel(), requestId);
     // An active job is locked and stays; its worker aborts it on the message above.
-    await this.queue.remove(requestId).catch(() => 0);
+    const removed = await this.queue.remove(requestId).catch(() => 0);
+    if (removed === 1) await this.statuses.markLeftQueue();
     return true;
   }
 }

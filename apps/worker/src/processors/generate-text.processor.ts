@@ -6,6 +6,7 @@ import { buildChatTurns } from "../prompt/build-chat-turns.js";
 import { trimToContext } from "../prompt/trim-to-context.js";
 import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
+import type { JobTimeStats } from "../progress/job-time-stats.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { resolveSampling } from "./sampling.js";
 
@@ -13,6 +14,7 @@ export interface GenerateTextDeps {
   modelFor: (model: ModelId) => ServedModel;
   statuses: StatusStore;
   replyLengths: ReplyLengthStats;
+  jobTimes: JobTimeStats;
   logger: Logger;
   progressIntervalMs: number;
   /** Assumed token rate for the ETA before the first token arrives. */
@@ -41,7 +43,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
     // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
-    if (!(await deps.statuses.isProcessing(requestId))) return void log.info("skipped: record already final");
+    if ((await deps.statuses.markStarted(requestId)) !== "processing") return void log.info("skipped: record already final");
 
     const startedAt = Date.now();
     const { engine, character } = deps.modelFor(model);
@@ -64,6 +66,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       const reply = result.text.trim();
       await deps.statuses.complete(requestId, { reply, tokens: result.tokens, promptTokens: result.promptTokens, processingTime, droppedMessages });
       deps.replyLengths.record(model, result.tokens);
+      deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens: result.tokens, promptTokens: result.promptTokens, processingTime });
     } catch (error) {
       throw stop.signal.aborted ? abortFailure(stop.signal) : error;

@@ -17,6 +17,13 @@ export interface RedisKeys {
   cancelChannel(): string;
   /** Hash: model id -> average reply length in tokens, learned by the workers. */
   replyLengthStats(): string;
+  /** Counters of text jobs accepted and of those that left the queue (queue position). */
+  textJobsAccepted(): string;
+  textJobsLeftQueue(): string;
+  /** Hash: avgJobSeconds of text jobs, learned by the workers. */
+  textJobStats(): string;
+  /** Hash: worker id -> "concurrency:expiresAtMs", refreshed by each live worker. */
+  workerSlots(): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -29,5 +36,9 @@ export function redisKeys(prefix: string): RedisKeys {
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
+    textJobsAccepted: () => `${prefix}:queue-tickets:text:accepted`,
+    textJobsLeftQueue: () => `${prefix}:queue-tickets:text:left`,
+    textJobStats: () => `${prefix}:stats:text-jobs`,
+    workerSlots: () => `${prefix}:worker-slots`,
   };
 }

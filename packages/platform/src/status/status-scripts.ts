@@ -21,3 +21,44 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
+
+/**
+ * Queue position without scanning the queue: every accepted job takes a ticket (KEYS[2] counter)
+ * and every job leaving the queue (started for the first time, or removed) bumps KEYS[3]. Jobs ahead
+ * of a waiting one = its ticket - jobs that have left - 1.
+ */
+
+/** KEYS status, accepted counter; ARGV ttl, then field/value pairs. */
+export const CREATE = `
+local ticket = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'queueTicket', ticket, unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return ticket
+`;
+
+/** KEYS status, left counter; ARGV now (ms). Counts a job as out of the queue once, on its first start. */
+export const MARK_STARTED = `
+if redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[1]) == 1 then redis.call('INCR', KEYS[2]) end
+return redis.call('HGET', KEYS[1], 'status')
+`;
+
+/**
+ * KEYS status, left counter, text stats, worker slots; ARGV now (ms). Returns the record's flat
+ * field list, and for a job still waiting: jobs ahead, average job seconds, live worker slots.
+ */
+export const READ = `
+local record = redis.call('HGETALL', KEYS[1])
+local fields = {}
+for i = 1, #record, 2 do fields[record[i]] = record[i + 1] end
+if fields.status ~= 'processing' or fields.startedAt or not fields.queueTicket then return {record} end
+local left = tonumber(redis.call('GET', KEYS[2]) or '0')
+local ahead = math.max(tonumber(fields.queueTicket) - left - 1, 0)
+local average = redis.call('HGET', KEYS[3], 'avgJobSeconds') or ''
+local slots = 0
+local workers = redis.call('HGETALL', KEYS[4])
+for i = 2, #workers, 2 do
+  local concurrency, expires = string.match(workers[i], '^(%d+):(%d+)$')
+  if concurrency and tonumber(expires) > tonumber(ARGV[1]) then slots = slots + tonumber(concurrency) end
+end
+return {record, ahead, average, slots}
+`;

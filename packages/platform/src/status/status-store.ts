@@ -1,7 +1,7 @@
 import type { JobState, ModelId, StatusRecord } from "@chorus/contracts";
 import type { Redis } from "ioredis";
 import type { RedisKeys } from "../redis/redis-keys.js";
-import { FINISH, UPDATE_PROGRESS } from "./status-scripts.js";
+import { CREATE, FINISH, MARK_STARTED, READ, UPDATE_PROGRESS } from "./status-scripts.js";
 
 /** A status record with the fields only the service sees (never sent to clients). */
 export interface StoredStatus {
@@ -18,6 +18,18 @@ export interface Completion {
 }
 
 const NUMERIC_FIELDS = ["tokens", "promptTokens", "progress", "estimatedTimeRemaining", "processingTime", "droppedMessages"] as const;
+
+function toHash(flat: string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
+  return hash;
+}
+
+/** A waiting job's place: jobs ahead, and the time to its own completion from measured job times. */
+function addQueueEstimate(record: StatusRecord, ahead: number, averageSeconds: number, slots: number): void {
+  record.queuePosition = ahead;
+  if (averageSeconds > 0 && slots > 0) record.estimatedTimeRemaining = round(Math.ceil((ahead + 1) / slots) * averageSeconds, 1);
+}
 
 function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   if (!hash.status || !hash.owner) return null;
@@ -38,18 +50,30 @@ export class StatusStore {
     private readonly ttlSeconds: number,
   ) {}
 
+  /** A new `processing` record holding its queue ticket; one round trip. */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now()): Promise<void> {
-    const key = this.keys.status(requestId);
-    await this.redis
-      .multi()
-      .hset(key, { status: "processing", owner, model, progress: 0, createdAt: now })
-      .expire(key, this.ttlSeconds)
-      .exec()
-      .then(throwOnFailedTransaction);
+    const fields = { status: "processing", owner, model, progress: 0, createdAt: now };
+    const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
+    await this.redis.eval(CREATE, 2, this.keys.status(requestId), this.keys.textJobsAccepted(), this.ttlSeconds, ...args);
   }
 
-  async get(requestId: string): Promise<StoredStatus | null> {
-    return toStoredStatus(await this.redis.hgetall(this.keys.status(requestId)));
+  /** The record, with queue position and ETA while it waits; one round trip (a Lua script). */
+  async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
+    const keys = [this.keys.status(requestId), this.keys.textJobsLeftQueue(), this.keys.textJobStats(), this.keys.workerSlots()];
+    const [flat, ahead, average, slots] = (await this.redis.eval(READ, keys.length, ...keys, now)) as [string[], number?, string?, number?];
+    const stored = toStoredStatus(toHash(flat));
+    if (stored && ahead !== undefined) addQueueEstimate(stored.record, ahead, Number(average || 0), slots ?? 0);
+    return stored;
+  }
+
+  /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
+  async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
+    return (await this.redis.eval(MARK_STARTED, 2, this.keys.status(requestId), this.keys.textJobsLeftQueue(), now)) as string | null;
+  }
+
+  /** A waiting job removed from the queue (cancelled) no longer counts as ahead of anyone. */
+  async markLeftQueue(): Promise<void> {
+    await this.redis.incr(this.keys.textJobsLeftQueue());
   }
 
   async updateProgress(requestId: string, progress: number, etaSeconds: number): Promise<boolean> {
@@ -68,11 +92,6 @@ export class StatusStore {
     });
   }
 
-  /** Whether the record is still `processing` (one HGET; false when it is gone). */
-  async isProcessing(requestId: string): Promise<boolean> {
-    return (await this.redis.hget(this.keys.status(requestId), "status")) === "processing";
-  }
-
   async fail(requestId: string, error: string): Promise<boolean> {
     return this.finish(requestId, { status: "error", error });
   }
@@ -89,8 +108,3 @@ function round(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
-function throwOnFailedTransaction(results: [Error | null, unknown][] | null): void {
-  const failure = results?.find(([error]) => error !== null)?.[0];
-  if (failure) throw failure;
-  if (results === null) throw new Error("Redis transaction was aborted");
-}

@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+
+const REFRESH_MS = 10_000;
+const TTL_MS = 3 * REFRESH_MS;
+
+/**
+ * Announces this worker's job slots in one Redis hash (with an expiry time per entry, since hash
+ * fields cannot expire), so the gateway can turn a queue position into an ETA. A crashed worker's
+ * entry simply stops counting once its time passes; live workers also sweep such stale entries.
+ */
+export class WorkerPresence {
+  readonly id = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly key: string,
+    private readonly slots: number,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.redis.hdel(this.key, this.id).catch(() => undefined);
+  }
+
+  private async refresh(): Promise<void> {
+    const now = Date.now();
+    await this.redis.hset(this.key, this.id, `${this.slots}:${now + TTL_MS}`);
+    const entries = await this.redis.hgetall(this.key);
+    const stale = Object.entries(entries).filter(([, value]) => Number(value.split(":")[1]) < now).map(([id]) => id);
+    if (stale.length > 0) await this.redis.hdel(this.key, ...stale);
+  }
+}
