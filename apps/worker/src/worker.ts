@@ -32,6 +32,10 @@ export function createWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
     prefix: deps.keys.bullPrefix,
     concurrency: deps.concurrency,
     lockDuration: deps.lockDurationMs,
+    // A job whose worker died is moved back to the queue when its lock lapses; allow it to
+    // survive two such crashes before it is failed (and its record says so).
+    stalledInterval: deps.lockDurationMs,
+    maxStalledCount: 2,
   });
   text.on("error", (error) => deps.logger.error("text worker error", { error: error.message }));
   text.on("failed", (job, error) => {
