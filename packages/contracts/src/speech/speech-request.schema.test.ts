@@ -26,7 +26,8 @@ describe("speechRequestSchema", () => {
   it("when only text is given, then voice, speed and format get their defaults", () => {
     const { valid, value } = check({ text: "Hello" });
     expect(valid).toBe(true);
-    expect(value).toEqual<SpeechRequest>({ text: "Hello", voice: DEFAULT_VOICE, speed: 1.0, format: "mp3" });
+    const expected: SpeechRequest = { text: "Hello", voice: DEFAULT_VOICE, speed: 1.0, format: "mp3" };
+    expect(value).toEqual(expected);
   });
 
   it("when every field is given, then the body is accepted unchanged", () => {

@@ -1,0 +1,55 @@
+/**
+ * Splits text into chunks of whole sentences, each at most `maxChars` UTF-16 units, so that long
+ * texts are synthesized piece by piece (progress, abort between pieces, bounded memory) and pieces
+ * join where a speaker pauses anyway. A sentence longer than `maxChars` is cut at the last clause
+ * mark or space before the limit; text with neither is cut hard.
+ */
+export function splitIntoChunks(text: string, maxChars: number, locale = "en"): string[] {
+  if (maxChars < 1) throw new RangeError(`maxChars must be at least 1, not ${maxChars}`);
+  const segmenter = new Intl.Segmenter(locale, { granularity: "sentence" });
+  const chunks: string[] = [];
+  let current = "";
+  for (const { segment } of segmenter.segment(text)) {
+    for (const piece of splitLongSentence(segment, maxChars)) {
+      if (current.length + piece.length > maxChars && current.trim() !== "") {
+        chunks.push(current.trim());
+        current = "";
+      }
+      current += piece;
+    }
+  }
+  if (current.trim() !== "") chunks.push(current.trim());
+  return chunks;
+}
+
+const CLAUSE_BREAK = /[,;:)\]}\u2013\u2014]\s+|\s+/g;
+
+function splitLongSentence(sentence: string, maxChars: number): string[] {
+  const pieces: string[] = [];
+  let rest = sentence;
+  while (rest.length > maxChars) {
+    const cut = bestCut(rest.slice(0, maxChars + 1));
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  pieces.push(rest);
+  return pieces;
+}
+
+/** Index just after the last clause mark (preferred) or white space in `window`, else a hard cut. */
+function bestCut(window: string): number {
+  let clause = 0;
+  let space = 0;
+  for (const match of window.matchAll(CLAUSE_BREAK)) {
+    const end = match.index + match[0].length;
+    if (end > window.length - 1) continue; // the cut must leave the piece within maxChars
+    if (/^\s/.test(match[0])) space = end;
+    else clause = end;
+  }
+  // A clause mark far from the limit would make tiny chunks: only prefer it in the last third.
+  if (clause > (window.length * 2) / 3) return clause;
+  if (space > 0) return space;
+  const hard = window.length - 1;
+  // Never separate the two halves of a surrogate pair (an emoji, say).
+  return hard > 1 && /[\uD800-\uDBFF]/.test(window.charAt(hard - 1)) ? hard - 1 : hard;
+}

@@ -1,0 +1,45 @@
+import { encodeAudio } from "../../audio/encode-audio.js";
+import { joinWithFades } from "../../audio/join-chunks.js";
+import type { PcmAudio } from "../../audio/pcm-audio.js";
+import { timeStretch } from "../../audio/time-stretch.js";
+import { synthesizeWithEspeak } from "./espeak.synthesizer.js";
+import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";
+import { serveTasks, type TaskOutcome } from "./thread-pool.protocol.js";
+
+// A speech thread: synthesis, joining and encoding all block, so all of it happens here, never on
+// the worker's event loop.
+
+/** eSpeak NG's output rate, used when there is nothing to speak. */
+const ESPEAK_SAMPLE_RATE = 22050;
+
+async function speak(job: EspeakJob, reportProgress: (fraction: number) => void): Promise<PcmAudio> {
+  const pieces: Int16Array[] = [];
+  let sampleRate = ESPEAK_SAMPLE_RATE;
+  // Encoding counts as one more step, so progress reaches 1 only when the file is ready.
+  const steps = job.chunks.length + 1;
+  for (const [index, chunk] of job.chunks.entries()) {
+    const pcm = await synthesizeWithEspeak(chunk, job.settings);
+    pieces.push(pcm.samples);
+    sampleRate = pcm.sampleRate;
+    reportProgress((index + 1) / steps);
+  }
+  const joined = joinWithFades(pieces, sampleRate);
+  const { tempo } = job.settings;
+  return { samples: tempo > 1 ? timeStretch(joined, sampleRate, tempo) : joined, sampleRate };
+}
+
+/** The bytes in an ArrayBuffer of their own: a Buffer may be a view into Node's shared pool, which must not be transferred. */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  return whole ? (bytes.buffer as ArrayBuffer) : new Uint8Array(bytes).buffer; // a copy (Buffer#slice would be a view)
+}
+
+async function run(job: EspeakJob, reportProgress: (fraction: number) => void): Promise<TaskOutcome<EspeakJobResult>> {
+  const audio = await speak(job, reportProgress);
+  const bytes = ownBuffer(await encodeAudio(audio, job.format));
+  reportProgress(1);
+  const result = { bytes, sampleRate: audio.sampleRate, durationSeconds: audio.samples.length / audio.sampleRate };
+  return { result, transfer: [bytes] };
+}
+
+serveTasks(run);
