@@ -40,6 +40,7 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
     progressIntervalMs: 20,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: 60_000,
+    speech: null,
     ...overrides,
   };
   const workers = createWorkers(deps);

@@ -10,6 +10,7 @@ import { healthRouter } from "./routes/health.route.js";
 import { speechRouter } from "./routes/speech.route.js";
 import { statusRouter } from "./routes/status.route.js";
 import { textRouter } from "./routes/text.route.js";
+import type { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { TextJobs } from "./services/text-jobs.service.js";
 
 export interface GatewayDeps {
@@ -19,6 +20,8 @@ export interface GatewayDeps {
   apiKeys: ApiKeyStore;
   statuses: StatusStore;
   textJobs: TextJobs;
+  /** Null where speech is switched off (the speech routes then answer 503). */
+  speechJobs: SpeechJobs | null;
   limits: OperationLimits;
   rateLimitWindowMs: number;
   authFailureLimit: number;
@@ -45,7 +48,7 @@ export function buildApp(deps: GatewayDeps): Express {
   app.use(authenticate(deps.apiKeys, limiters.authFailure));
   app.use(textRouter(deps.textJobs, limiters.text));
   app.use(statusRouter(deps.statuses, deps.textJobs, limiters.status));
-  app.use(speechRouter(limiters.tts));
+  app.use(speechRouter(deps.speechJobs, limiters.tts));
   app.use((req, _res, next) => next(new ApiError("NOT_FOUND", `no endpoint ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.redis));
   return app;

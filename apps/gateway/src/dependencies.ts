@@ -1,4 +1,8 @@
-import { ApiKeyStore, createGatewayRedis, createTextQueue, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { ApiKeyStore, createGatewayRedis, createSpeechQueue, createTextQueue, createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { QUEUES } from "@chorus/contracts";
+import { QueueEvents } from "bullmq";
+import { setTimeout as delay } from "node:timers/promises";
+import { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { GatewayDeps } from "./app.js";
 import type { GatewayConfig } from "./config.js";
 import { TextJobs } from "./services/text-jobs.service.js";
@@ -16,6 +20,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const statuses = new StatusStore(redis, keys, config.STATUS_TTL_SECONDS);
   const textQueue = createTextQueue(redis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
+  const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, keys, logger) : null;
   return {
     redis,
     keys,
@@ -23,13 +28,36 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     apiKeys: new ApiKeyStore(redis, keys),
     statuses,
     textJobs: new TextJobs(statuses, textQueue, redis, keys),
+    speechJobs: speech?.jobs ?? null,
     limits: { text: config.RATE_LIMIT_TEXT, tts: config.RATE_LIMIT_TTS, status: config.RATE_LIMIT_STATUS },
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     close: async () => {
+      await speech?.close();
       await textQueue.close();
       redis.disconnect();
+    },
+  };
+}
+
+/** Speech waits for its result: QueueEvents reads job completions on its own blocking connection. */
+function createSpeechDeps(config: GatewayConfig, redis: ReturnType<typeof createGatewayRedis>, keys: ReturnType<typeof redisKeys>, logger: Logger) {
+  const queue = createSpeechQueue(redis, keys);
+  queue.on("error", (error: Error) => logger.warn("speech queue error", { error: error.message }));
+  // BullMQ duplicates a connection it is handed for blocking reads; this one is ours to close.
+  const eventsConnection = createWorkerRedis(config.REDIS_URL);
+  eventsConnection.on("error", () => undefined); // reported through `events` below
+  const events = new QueueEvents(QUEUES.speech, { connection: eventsConnection, prefix: keys.bullPrefix });
+  events.on("error", (error: Error) => logger.warn("speech queue events error", { error: error.message }));
+  return {
+    jobs: new SpeechJobs(queue, events, redis, keys, config.TTS_TIMEOUT_MS),
+    close: async () => {
+      // Closing waits for the blocking read to return; after a Redis outage that can take long,
+      // so it is bounded and the connection is then cut.
+      await Promise.race([events.close(), delay(2000, undefined, { ref: false })]);
+      await queue.close();
+      eventsConnection.disconnect();
     },
   };
 }

@@ -79,8 +79,25 @@ describe("submitting text over HTTP", () => {
     expectError(await request(gw.app).get("/api/nothing-here").auth(key, { type: "bearer" }), 404, "NOT_FOUND");
   });
 
-  it("when speech is requested before the speech engine exists, then it is 503 in the envelope", async () => {
-    const res = await post("/api/tts").send({ text: "hello" });
-    expectError(res, 503, "SERVICE_UNAVAILABLE");
+  it("when speech is switched off on this deployment, then a valid request is 503 in the envelope", async () => {
+    const off = await startTestGateway(gw.prefix, { TTS_ENABLED: "false" });
+    try {
+      const res = await request(off.app).post("/api/tts").auth(key, { type: "bearer" }).send({ text: "hello" });
+      expectError(res, 503, "SERVICE_UNAVAILABLE");
+    } finally {
+      await off.close({ keepKeys: true });
+    }
+  });
+
+  it("when no worker synthesizes in time, then speech is 503 with a clear message and the job is dropped", async () => {
+    const impatient = await startTestGateway(gw.prefix, { TTS_TIMEOUT_MS: "1000" });
+    try {
+      const res = await request(impatient.app).post("/api/audio/full").auth(key, { type: "bearer" }).send({ text: "hello" });
+      expectError(res, 503, "SERVICE_UNAVAILABLE");
+      expect(res.body.error.message).toMatch(/did not finish within 1 s/);
+      expect(await impatient.deps.redis.keys(`${gw.prefix}:bull:speech-synthesis:[0-9a-f]*-*`)).toEqual([]);
+    } finally {
+      await impatient.close({ keepKeys: true });
+    }
   });
 });

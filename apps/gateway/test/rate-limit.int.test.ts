@@ -65,10 +65,12 @@ describe("rate limits", () => {
     expect(status.headers["x-ratelimit-limit"]).toBe("2");
   });
 
-  it("when speech is requested, then the budget is 60 per key", async () => {
+  it("when a key sends 61 speech requests, then the 61st is 429 (invalid bodies still count)", async () => {
     const key = await gw.createKey();
-    const res = await request(gw.app).post("/api/audio/full").auth(key, { type: "bearer" }).send({ text: "hi" });
-    expect(res.headers["x-ratelimit-limit"]).toBe("60");
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) statuses.push((await request(gw.app).post(i % 2 ? "/api/tts" : "/api/audio/full").auth(key, { type: "bearer" }).send({ format: "aac" })).status);
+    expect(statuses.slice(0, 60).every((s) => s === 400)).toBe(true);
+    expect(statuses[60]).toBe(429);
   });
 
   it("when two gateways share one Redis, then a key's budget holds exactly across both", async () => {

@@ -17,6 +17,15 @@ export const WORKER_ENV = {
   WORKER_CONCURRENCY: { type: "integer", default: 2, minimum: 1, maximum: 64, description: "text jobs one worker runs at once (one context sequence each)" },
   PROGRESS_INTERVAL_MS: { type: "integer", default: 250, minimum: 50, description: "minimum time between progress writes of one job" },
   JOB_TIME_LIMIT_MS: { type: "integer", default: 300000, minimum: 1000, description: "a generation running longer is stopped and reported as an error" },
+  TTS_ENGINE: { type: "string", default: "espeak", enum: ["espeak", "openai-compatible", "none"], description: "speech engine of this worker (none: text only)" },
+  TTS_CONCURRENCY: { type: "integer", default: 1, minimum: 1, maximum: 32, description: "speech syntheses at once (eSpeak: one thread each)" },
+  TTS_MAX_CHUNK_CHARS: { type: "integer", default: 1000, minimum: 100, description: "long texts are synthesized in sentence-aligned pieces of at most this size" },
+  TTS_OPENAI_BASE_URL: { type: "string", pattern: "^https?://", description: "openai-compatible speech server (POST {base}/v1/audio/speech)" },
+  TTS_OPENAI_MODEL: { type: "string", default: "tts-1", description: "the speech server's model name" },
+  TTS_OPENAI_VOICE_MAP: { type: "string", description: "JSON object: our voice id -> the server's voice name" },
+  TTS_OPENAI_FORMATS: { type: "string", description: "comma-separated formats the server can produce (default mp3,wav,opus,flac,pcm)" },
+  TTS_OPENAI_PCM_SAMPLE_RATE: { type: "integer", default: 24000, minimum: 8000, description: "sample rate of the server's pcm output" },
+  TTS_OPENAI_TIMEOUT_MS: { type: "integer", default: 60000, minimum: 1000, description: "speech server request timeout" },
   JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
 } as const satisfies EnvSchema;
 
@@ -34,12 +43,24 @@ export interface WorkerConfig extends CommonConfig {
   PROGRESS_INTERVAL_MS: number;
   JOB_LOCK_MS: number;
   JOB_TIME_LIMIT_MS: number;
+  TTS_ENGINE: "espeak" | "openai-compatible" | "none";
+  TTS_CONCURRENCY: number;
+  TTS_MAX_CHUNK_CHARS: number;
+  TTS_OPENAI_BASE_URL?: string;
+  TTS_OPENAI_MODEL: string;
+  TTS_OPENAI_VOICE_MAP?: string;
+  TTS_OPENAI_FORMATS?: string;
+  TTS_OPENAI_PCM_SAMPLE_RATE: number;
+  TTS_OPENAI_TIMEOUT_MS: number;
 }
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   const config = loadConfig<WorkerConfig>(WORKER_ENV, env);
   if (config.LLM_ENGINE === "openai-compatible" && !config.MODELS_CONFIG && (!config.LLM_BASE_URL || !env.LLM_MODEL)) {
     throw new ConfigError(["LLM_ENGINE=openai-compatible needs LLM_BASE_URL and LLM_MODEL (the upstream model name)"]);
+  }
+  if (config.TTS_ENGINE === "openai-compatible" && !config.TTS_OPENAI_BASE_URL) {
+    throw new ConfigError(["TTS_ENGINE=openai-compatible needs TTS_OPENAI_BASE_URL"]);
   }
   return config;
 }

@@ -5,6 +5,8 @@ import { loadModelsConfigFile, modelsConfigFromEnv } from "./models/load-models-
 import { createModelRegistry } from "./models/model-registry.js";
 import { JobTimeStats } from "./progress/job-time-stats.js";
 import { ReplyLengthStats } from "./progress/reply-length-stats.js";
+import { speechEngineConfig } from "./engines/tts/speech-engine.config.js";
+import { createSpeechEngine } from "./engines/tts/speech-engine.factory.js";
 import type { WorkerDeps } from "./worker.js";
 
 /** Loads the engines (downloading a model if needed), then builds what the workers need. */
@@ -22,6 +24,9 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
   const connection = createWorkerRedis(config.REDIS_URL);
   connection.on("error", (error: Error) => logger.warn("redis connection error", { error: error.message }));
   const keys = redisKeys(config.REDIS_PREFIX);
+  const speechConfig = speechEngineConfig(config, process.env);
+  const speech = speechConfig ? createSpeechEngine(speechConfig) : null;
+  if (speech) logger.info("speech engine ready", { engine: speech.name, concurrency: config.TTS_CONCURRENCY });
   const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
   await replyLengths.load();
   return {
@@ -37,7 +42,9 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     progressIntervalMs: config.PROGRESS_INTERVAL_MS,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
+    speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
     close: async () => {
+      await speech?.close();
       await registry.close();
       connection.disconnect();
     },

@@ -1,8 +1,9 @@
-import { CANCELLED_ERROR, QUEUES, type GenerateTextJob } from "@chorus/contracts";
+import { CANCELLED_ERROR, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
 import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
+import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
 
 export interface WorkerDeps extends GenerateTextDeps {
   connection: Redis;
@@ -12,6 +13,8 @@ export interface WorkerDeps extends GenerateTextDeps {
   concurrency: number;
   /** How long a job's lock lasts without renewal; a dead worker's job is taken over after it. */
   lockDurationMs: number;
+  /** Null where this worker does no speech. */
+  speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger"> & { concurrency: number }) | null;
 }
 
 /** A job that will not be tried again has failed for good: record the reason for the client. */
@@ -26,7 +29,19 @@ function clientMessage(error: Error): string {
   return `generation failed: ${message}`;
 }
 
-export function createWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
+function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | null {
+  if (!deps.speech) return null;
+  const worker = new Worker<SynthesizeSpeechJob>(QUEUES.speech, synthesizeSpeechProcessor({ ...deps.speech, connection: deps.connection, keys: deps.keys, logger: deps.logger }), {
+    connection: deps.connection,
+    prefix: deps.keys.bullPrefix,
+    concurrency: deps.speech.concurrency,
+  });
+  worker.on("error", (error) => deps.logger.error("speech worker error", { error: error.message }));
+  worker.on("failed", (job, error) => deps.logger.warn("speech failed", { jobId: job?.id, attempt: job?.attemptsMade, error: error.message }));
+  return worker;
+}
+
+export function createWorkers(deps: WorkerDeps): Worker[] {
   const text = new Worker<GenerateTextJob>(QUEUES.text, generateTextProcessor(deps), {
     connection: deps.connection,
     prefix: deps.keys.bullPrefix,
@@ -47,5 +62,6 @@ export function createWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
       deps.logger.error("could not record failure", { jobId: job.id, error: String(e) });
     });
   });
-  return [text];
+  const speech = createSpeechWorker(deps);
+  return speech ? [text, speech] : [text];
 }

@@ -1,4 +1,6 @@
 import type { ModelId } from "./models.js";
+import type { AudioFormat } from "./speech/audio-formats.js";
+import type { SpeechRequest } from "./speech/speech-request.js";
 import type { GenerationRequest, SamplingParams } from "./text/generation-request.js";
 
 /**
@@ -31,3 +33,24 @@ export interface GenerateTextJob {
    */
   clientSampling?: Partial<SamplingParams>;
 }
+
+export interface SynthesizeSpeechJob {
+  /** Also the BullMQ job id and the key of the audio in Redis. */
+  requestId: string;
+  keyId: string;
+  /** Validated, defaults filled. */
+  request: SpeechRequest;
+  acceptedAt: number;
+}
+
+/** What a speech job returns; the audio bytes themselves wait in Redis (deleted once delivered). */
+export interface SpeechJobResult {
+  format: AudioFormat;
+  contentType: string;
+  byteLength: number;
+  sampleRate: number | null;
+  durationSeconds: number | null;
+}
+
+/** Prefix of a speech job's failure reason when the request, not the system, is at fault. */
+export const SPEECH_REQUEST_REJECTED = "REQUEST_REJECTED";

@@ -1,4 +1,4 @@
-import { QUEUES, type GenerateTextJob } from "@chorus/contracts";
+import { QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
 import { Queue, type DefaultJobOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { RedisKeys } from "./redis/redis-keys.js";
@@ -20,5 +20,21 @@ export function createTextQueue(connection: Redis, keys: RedisKeys): Queue<Gener
     connection,
     prefix: keys.bullPrefix,
     defaultJobOptions: TEXT_JOB_OPTIONS,
+  });
+}
+
+/** Someone is waiting on the line for speech: one quick retry, and short retention. */
+export const SPEECH_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 2,
+  backoff: { type: "fixed", delay: 200 },
+  removeOnComplete: { age: 300, count: 1000 },
+  removeOnFail: { age: 3600, count: 1000 },
+};
+
+export function createSpeechQueue(connection: Redis, keys: RedisKeys): Queue<SynthesizeSpeechJob> {
+  return new Queue<SynthesizeSpeechJob>(QUEUES.speech, {
+    connection,
+    prefix: keys.bullPrefix,
+    defaultJobOptions: SPEECH_JOB_OPTIONS,
   });
 }

@@ -7,6 +7,7 @@ export const COMMON_ENV = {
   LOG_LEVEL: { type: "string", default: "info", enum: ["error", "warn", "info", "http", "debug"], description: "winston log level" },
   LOG_FORMAT: { type: "string", default: "json", enum: ["json", "pretty"], description: "json for machines, pretty for people" },
   STATUS_TTL_SECONDS: { type: "integer", default: 86400, minimum: 60, description: "how long status records (and replies) are kept" },
+  AUDIO_TTL_SECONDS: { type: "integer", default: 300, minimum: 10, description: "how long synthesized audio may wait in Redis for its gateway" },
 } as const satisfies EnvSchema;
 
 export interface CommonConfig {
@@ -15,4 +16,5 @@ export interface CommonConfig {
   LOG_LEVEL: string;
   LOG_FORMAT: "json" | "pretty";
   STATUS_TTL_SECONDS: number;
+  AUDIO_TTL_SECONDS: number;
 }

@@ -24,6 +24,8 @@ export interface RedisKeys {
   textJobStats(): string;
   /** Hash: worker id -> "concurrency:expiresAtMs", refreshed by each live worker. */
   workerSlots(): string;
+  /** A speech job's encoded audio, waiting for its gateway (deleted on delivery, TTL as backstop). */
+  audio(requestId: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -40,5 +42,6 @@ export function redisKeys(prefix: string): RedisKeys {
     textJobsLeftQueue: () => `${prefix}:queue-tickets:text:left`,
     textJobStats: () => `${prefix}:stats:text-jobs`,
     workerSlots: () => `${prefix}:worker-slots`,
+    audio: (requestId) => `${prefix}:audio:${requestId}`,
   };
 }

@@ -1,0 +1,112 @@
+import { AUDIO_FORMATS, SPEECH_LIMITS, VOICES, type AudioFormat } from "@chorus/contracts";
+import request from "supertest";
+import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
+import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
+import type { SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
+import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+
+const TEXT = "The witch stirred her cauldron slowly. Green smoke curled up toward the crooked beams, and the cat watched from the windowsill.";
+const CONTENT_TYPES: Record<AudioFormat, RegExp> = { mp3: /^audio\/mpeg$/, wav: /^audio\/wav$/, opus: /^audio\/ogg$/, flac: /^audio\/flac$/, pcm: /^audio\/L16;rate=\d+$/ };
+
+describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)", () => {
+  let gw: TestGateway;
+  let worker: TestWorker;
+  let llm: LlamaLlmEngine;
+  let speech: EspeakSpeechEngine;
+  let key: string;
+  beforeAll(async () => {
+    const prefix = uniquePrefix("speech");
+    gw = await startTestGateway(prefix);
+    llm = await loadFixtureEngine();
+    speech = new EspeakSpeechEngine({ concurrency: 2 });
+    worker = await startTestWorker(prefix, llm, { speech: { speech, concurrency: 2, audioTtlSeconds: 60 } });
+    key = await gw.createKey({ limits: { tts: 1000, status: 100_000 } });
+  }, 120_000);
+  afterAll(async () => {
+    await worker.close();
+    await speech.close();
+    await llm.close();
+    await gw.close();
+  }, 60_000);
+
+  const speak = (body: object, path = "/api/audio/full") =>
+    request(gw.app).post(path).auth(key, { type: "bearer" }).buffer(true).parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => done(null, Buffer.concat(chunks)));
+    }).send(body);
+
+  async function measured(res: request.Response, format: AudioFormat) {
+    const audio = { bytes: res.body as Buffer, format, contentType: res.headers["content-type"] as string } as SynthesizedAudio;
+    return measureAudio(audio);
+  }
+
+  it.each(AUDIO_FORMATS)("when %s is asked for, then the bytes decode as real speech of a plausible length", async (format) => {
+    const res = await speak({ text: TEXT, voice: "Witch", format });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(CONTENT_TYPES[format]);
+    expect(Number(res.headers["content-length"])).toBe((res.body as Buffer).length);
+    const audio = await measured(res, format);
+    // 21 words at ~175 words per minute: about 7 s; allow a wide margin for voices and pauses.
+    expect(audio.durationSeconds).toBeGreaterThan(3);
+    expect(audio.durationSeconds).toBeLessThan(20);
+    expect(audio.loud).toBe(true);
+  });
+
+  it("when the speed is halved, then the audio is longer; doubled, shorter", async () => {
+    const seconds = async (speed: number) => (await measured(await speak({ text: TEXT, format: "wav", speed }, "/api/tts"), "wav")).durationSeconds;
+    const [slow, normal, fast] = [await seconds(0.5), await seconds(1), await seconds(2)];
+    expect(slow).toBeGreaterThan(normal * 1.5);
+    expect(fast).toBeLessThan(normal * 0.75);
+  });
+
+  it("when delivered, then the audio is gone from Redis", async () => {
+    expect((await speak({ text: "Hello there.", format: "pcm" })).status).toBe(200);
+    expect(await gw.deps.redis.keys(`${gw.prefix}:audio:*`)).toEqual([]);
+  });
+
+  it.each([
+    ["no text", {}, "text", "string"],
+    ["empty text", { text: "" }, "text", "string"],
+    ["text over the limit", { text: "x".repeat(SPEECH_LIMITS.textMaxChars + 1) }, "text", "string"],
+    ["an unknown voice", { text: "hi", voice: "Gandalf" }, "voice", "string"],
+    ["an unknown format", { text: "hi", format: "aac" }, "format", "string"],
+    ["speed above 4", { text: "hi", speed: 4.5 }, "speed", "number"],
+    ["speed below 0.25", { text: "hi", speed: 0.1 }, "speed", "number"],
+    ["speed as a string", { text: "hi", speed: "fast" }, "speed", "number"],
+  ])("when the body has %s, then it is 400 naming the parameter", async (_label, body, parameter, expectedType) => {
+    const res = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter, expected_type: expectedType } });
+  });
+
+  it("when voices are listed, then each has its language and a description, and the characters have theirs", async () => {
+    const res = await request(gw.app).get("/api/voices").auth(key, { type: "bearer" });
+    expect(res.status).toBe(200);
+    expect(res.body.voices).toEqual(VOICES);
+    for (const id of ["Witch", "Mage", "Succubus", "Lightning"]) expect(res.body.voices.map((v: { id: string }) => v.id)).toContain(id);
+  });
+
+  it("when several speech requests arrive while a text job streams, then all complete and the text job keeps reporting progress", async () => {
+    const textId = (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ ...defaultRequest(), samplingParams: { max_tokens: 400 } })).body.id;
+    const progress: number[] = [];
+    let done = false;
+    const watcher = (async () => {
+      while (!done) {
+        const record = (await request(gw.app).get(`/api/v2/status/${textId}`).auth(key, { type: "bearer" })).body;
+        if (record.status === "processing") progress.push(record.progress ?? 0);
+        else done = true;
+        await sleep(20);
+      }
+    })();
+    const replies = await Promise.all(["mp3", "opus", "flac", "wav"].map((format) => speak({ text: TEXT, voice: "Mage", format })));
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    for (const [i, format] of (["mp3", "opus", "flac", "wav"] as const).entries()) expect((await measured(replies[i]!, format)).loud).toBe(true);
+    await watcher;
+    expect(progress.every((p, i) => i === 0 || p >= progress[i - 1]!)).toBe(true);
+  });
+});
