@@ -1,0 +1,27 @@
+import type { BenchStack } from "../stack/bench-stack.js";
+import type { LoadSpec } from "./autocannon.js";
+
+/** A small valid request for the `default` model (short reply, so the real worker's jobs are cheap). */
+export const BENCH_REQUEST = {
+  messages: [{ role: "You", content: "Tell me a short story about a brave cat.", index: 0 }],
+  samplingParams: { max_tokens: 16 },
+};
+
+const json = { "content-type": "application/json" };
+const auth = (stack: BenchStack) => ({ authorization: `Bearer ${stack.apiKey}` });
+
+export function gatewaySubmit(stack: BenchStack): LoadSpec {
+  return { url: `${stack.gateway.url}/api/text/default`, method: "POST", headers: { ...auth(stack), ...json }, body: JSON.stringify(BENCH_REQUEST) };
+}
+
+export function baselineSubmit(stack: BenchStack): LoadSpec {
+  return { url: `${stack.minimalEnqueue.url}/enqueue`, method: "POST", headers: json, body: JSON.stringify(BENCH_REQUEST) };
+}
+
+export function gatewayStatus(stack: BenchStack, id: string): LoadSpec {
+  return { url: `${stack.gateway.url}/api/v2/status/${id}`, method: "GET", headers: auth(stack) };
+}
+
+export function baselineStatus(stack: BenchStack, id: string): LoadSpec {
+  return { url: `${stack.minimalStatus.url}/status/${id}`, method: "GET", headers: {} };
+}

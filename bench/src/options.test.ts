@@ -1,0 +1,32 @@
+import { parseBenchOptions, UsageError } from "./options.js";
+
+describe("parseBenchOptions", () => {
+  it("when nothing is given, then the full-scale defaults apply and results go to bench-results/latest.json", () => {
+    const options = parseBenchOptions([], "/repo");
+    expect(options).toEqual(expect.objectContaining({ durationS: 8, connections: 50, rounds: 3, warmupS: 2, queueSamples: 150, quick: false, profileDir: null }));
+    expect(options.out).toBe("/repo/bench-results/latest.json");
+  });
+
+  it("when --quick is given, then every setting shrinks to smoke-test scale", () => {
+    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(expect.objectContaining({ durationS: 1, connections: 4, rounds: 1, warmupS: 0, queueSamples: 10, quick: true }));
+  });
+
+  it("when --quick and an explicit setting are given, then the explicit one wins", () => {
+    expect(parseBenchOptions(["--quick", "--connections", "20"], "/repo").connections).toBe(20);
+  });
+
+  it("when paths are relative, then they resolve against the working directory", () => {
+    const options = parseBenchOptions(["--out", "x/r.json", "--profile", "prof"], "/repo");
+    expect([options.out, options.profileDir]).toEqual(["/repo/x/r.json", "/repo/prof"]);
+  });
+
+  it("when a number is malformed or too small, then it is a usage error naming the option", () => {
+    expect(() => parseBenchOptions(["--duration", "0"])).toThrow(new UsageError("--duration must be a number >= 1, got '0'"));
+    expect(() => parseBenchOptions(["--connections", "2.5"])).toThrow(UsageError);
+    expect(() => parseBenchOptions(["--rounds", "many"])).toThrow(/--rounds/);
+  });
+
+  it("when an unknown option is given, then parsing fails", () => {
+    expect(() => parseBenchOptions(["--fast"])).toThrow(/--fast/);
+  });
+});

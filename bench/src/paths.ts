@@ -1,0 +1,27 @@
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+/** Paths resolved from this file's place in bench/dist/, so the bench runs from any directory. */
+const fromHere = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
+
+export const REPO_ROOT = fromHere("../../");
+
+export type AppName = "gateway" | "worker";
+
+/** The real, compiled entry point of an app (what `npm run gateway` / `npm run worker` run). */
+export function appEntryPoint(app: AppName): string {
+  return fromHere(`../../apps/${app}/dist/main.js`);
+}
+
+/** A compiled script of this package, e.g. `baselines/minimal-enqueue.server.js`. */
+export function benchScript(relative: string): string {
+  return fromHere(`./${relative}`);
+}
+
+/** autocannon's command-line entry point (it prints one JSON result with --json). */
+export function autocannonCli(): string {
+  return createRequire(import.meta.url).resolve("autocannon/autocannon.js");
+}
+
+/** The tiny real model the tests use; the bench's worker loads it (generation cost is not measured). */
+export const DEFAULT_BENCH_MODEL = fromHere("../../../shared/models/stories260K-chatml.gguf");

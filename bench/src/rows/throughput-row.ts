@@ -1,0 +1,36 @@
+import type { LoadSeries } from "../load/compare-loads.js";
+import { makeRow, ratioAtLeast, type BenchRow, type Figure } from "../report/bench-row.js";
+import { round } from "../metrics/stats.js";
+
+function throughputFigure(label: string, series: LoadSeries): Figure {
+  return {
+    label,
+    value: round(series.rps, 1),
+    unit: "req/s",
+    p50Ms: series.p50Ms,
+    p99Ms: series.p99Ms,
+    runs: series.runs.map((r) => round(r.rps, 1)),
+    failures: series.failed,
+  };
+}
+
+export interface ThroughputRowSpec {
+  group: string;
+  name: string;
+  subjectLabel: string;
+  baselineLabel: string;
+  minRatio: number;
+  connections: number;
+}
+
+/** A row comparing two load series: throughput ratio against a minimum, latencies alongside. */
+export function throughputRow(spec: ThroughputRowSpec, loads: { subject: LoadSeries; baseline: LoadSeries }): BenchRow {
+  return makeRow({
+    group: spec.group,
+    name: spec.name,
+    subject: throughputFigure(spec.subjectLabel, loads.subject),
+    baseline: throughputFigure(spec.baselineLabel, loads.baseline),
+    target: ratioAtLeast(spec.minRatio),
+    notes: [`${spec.connections} connections; median of ${loads.subject.runs.length} alternating run(s) each; latencies of 2xx responses in whole ms`],
+  });
+}

@@ -1,0 +1,109 @@
+import { ApiKeyStore, redisKeys } from "@chorus/platform";
+import { Redis } from "ioredis";
+import { appEntryPoint, benchScript } from "../paths.js";
+import { startNode, whileAlive, type BenchChild } from "./child-processes.js";
+import { freePort, waitForHttp } from "./net.js";
+import { startPrivateRedis, type PrivateRedis } from "./redis-server.js";
+
+/** The gateway's prefix; the baselines write under their own so their jobs never mix. */
+export const GATEWAY_PREFIX = "bench";
+export const BASELINE_PREFIX = "bench-baseline";
+
+/** High enough that no load run of the bench is ever rate limited (the limiter still runs). */
+const BENCH_KEY_LIMITS = { text: 1_000_000_000, tts: 1_000_000_000, status: 1_000_000_000 };
+
+export interface HttpServerProcess {
+  child: BenchChild;
+  url: string;
+}
+
+export interface BenchStack {
+  redisUrl: string;
+  /** The bench's own Redis client (keys, queue resets, worker counts); never on a measured path. */
+  redis: Redis;
+  gateway: HttpServerProcess;
+  minimalEnqueue: HttpServerProcess;
+  minimalStatus: HttpServerProcess;
+  /** A real API key of the gateway with raised limits. */
+  apiKey: string;
+  /** Environment every service process gets: a clean one, so the caller's settings do not leak in. */
+  baseEnv: NodeJS.ProcessEnv;
+  /** Deletes every job and status record (not keys or rate-limit counters) so runs start alike. */
+  resetQueues(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  profileDir: string | null;
+}
+
+async function startHttpServer(label: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: string[], ipc: boolean): Promise<HttpServerProcess> {
+  const port = await freePort();
+  const child = startNode(label, script, { env: { ...env, PORT: String(port) }, nodeArgs, ipc });
+  const url = `http://127.0.0.1:${port}`;
+  if (!(await whileAlive(child, waitForHttp(`${url}/healthz`, 20_000)))) {
+    await child.stop(1000);
+    throw new Error(`${label} did not answer on ${url}/healthz within 20 s:\n${child.stderrTail()}`);
+  }
+  return { child, url };
+}
+
+async function deleteMatching(redis: Redis, pattern: string): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 2000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== "0");
+}
+
+function serviceEnv(redisUrl: string): NodeJS.ProcessEnv {
+  const { PATH, HOME, TMPDIR } = process.env;
+  return { PATH, HOME, TMPDIR, NODE_ENV: "production", REDIS_URL: redisUrl, LOG_LEVEL: "info", LOG_FORMAT: "json" };
+}
+
+/**
+ * Private Redis; the real gateway (its real main, production logging to /dev/null); the two minimal
+ * baseline servers, each in its own process; and a gateway key with raised limits.
+ */
+export async function startBenchStack(options: StackOptions): Promise<BenchStack> {
+  const privateRedis: PrivateRedis = await startPrivateRedis();
+  const redis = new Redis(privateRedis.url, { maxRetriesPerRequest: 1 });
+  const services: BenchChild[] = [];
+  const stopAll = async (graceMs: number) => {
+    await Promise.all(services.map((child) => child.stop(graceMs)));
+    redis.disconnect();
+    await privateRedis.child.stop(graceMs);
+  };
+  try {
+    const baseEnv = serviceEnv(privateRedis.url);
+    const profileArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
+    const gatewayEnv = { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, HOST: "127.0.0.1" };
+    const gateway = await startHttpServer("gateway", appEntryPoint("gateway"), gatewayEnv, profileArgs, false);
+    services.push(gateway.child);
+    const minimalEnqueue = await startHttpServer("minimal-enqueue", benchScript("baselines/minimal-enqueue.server.js"), { ...baseEnv, REDIS_PREFIX: BASELINE_PREFIX }, [], true);
+    services.push(minimalEnqueue.child);
+    const minimalStatus = await startHttpServer("minimal-status", benchScript("baselines/minimal-status.server.js"), { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX }, [], true);
+    services.push(minimalStatus.child);
+    const { secret } = await new ApiKeyStore(redis, redisKeys(GATEWAY_PREFIX)).create("bench", ["*"], BENCH_KEY_LIMITS);
+    return {
+      redisUrl: privateRedis.url,
+      redis,
+      gateway,
+      minimalEnqueue,
+      minimalStatus,
+      apiKey: secret,
+      baseEnv,
+      resetQueues: async () => {
+        for (const prefix of [GATEWAY_PREFIX, BASELINE_PREFIX]) {
+          await deleteMatching(redis, `${prefix}:bull:*`);
+          await deleteMatching(redis, `${prefix}:status:*`);
+        }
+      },
+      stop: () => stopAll(10_000),
+    };
+  } catch (error) {
+    await stopAll(2000);
+    throw error;
+  }
+}

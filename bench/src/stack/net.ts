@@ -1,0 +1,65 @@
+import { Agent, request } from "node:http";
+import { createServer } from "node:net";
+import { sleep } from "../metrics/clock.js";
+
+/** A free TCP port on 127.0.0.1 (the bench only ever talks to loopback). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface HttpResult {
+  status: number;
+  body: unknown;
+}
+
+/** Keep-alive, so that the queue row's probes measure requests, not TCP handshakes. */
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+/** One HTTP request with an optional JSON body; resolves with the status and the parsed JSON body. */
+export function httpJson(method: string, url: string, headers: Record<string, string> = {}, body?: unknown): Promise<HttpResult> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const allHeaders = payload === undefined ? headers : { ...headers, "content-type": "application/json" };
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: allHeaders, agent }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: parseJson(text) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Waits until `url` answers 2xx; false after `timeoutMs`. */
+export async function waitForHttp(url: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await httpJson("GET", url).then((r) => r.status >= 200 && r.status < 300, () => false);
+    if (ok) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+/** Lets the bench's process exit promptly at the end (idle keep-alive sockets would hold it). */
+export function closeHttpAgent(): void {
+  agent.destroy();
+}

@@ -1,0 +1,123 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BenchResults } from "../src/report/results-file.js";
+
+/**
+ * Smoke test of `npm run bench` at tiny scale (--quick): the compiled bench starts its own Redis,
+ * gateway, worker and baselines, runs every row, and writes its JSON. Only the structure and that
+ * every figure is a number are asserted, never a speed: timings depend on the machine.
+ */
+const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const GROUPS = ["memory", "submit", "status", "queue"];
+
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runBench(args: string[], timeoutMs: number): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // On a hang, SIGTERM lets the bench stop what it started; SIGKILL only if that hangs too.
+    const term = setTimeout(() => child.kill("SIGTERM"), timeoutMs);
+    const kill = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 5000);
+    child.once("exit", (code) => {
+      clearTimeout(term);
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+
+let dir: string;
+let run: RunResult;
+let results: BenchResults;
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(async () => {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run 'npx tsc -b' first`);
+  dir = mkdtempSync(join(tmpdir(), "chorus-bench-"));
+  const out = join(dir, "results.json");
+  run = await runBench(["--quick", "--out", out], 45_000);
+  if (run.code !== 0) throw new Error(`bench exited with ${String(run.code)}:\n${run.stderr}`);
+  results = JSON.parse(readFileSync(out, "utf8"));
+}, 55_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("npm run bench -- --quick", () => {
+  it("when it runs, then the JSON names the machine and the quick settings", () => {
+    expect(results.machine).toEqual(
+      expect.objectContaining({ cpuModel: expect.any(String), cpuCount: expect.any(Number), totalMemoryMB: expect.any(Number), node: process.version, date: expect.any(String) }),
+    );
+    expect(results.settings).toEqual(expect.objectContaining({ quick: true, durationS: 1, connections: 4 }));
+  });
+
+  it("when it runs, then every row group is present in order", () => {
+    const groups = results.rows.map((row) => row.group);
+    expect([...new Set(groups)]).toEqual(GROUPS);
+    expect(groups.filter((g) => g === "memory")).toHaveLength(4);
+    expect(groups.filter((g) => g === "queue")).toHaveLength(2);
+  });
+
+  it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
+    for (const row of results.rows) {
+      expect({ name: row.name, subject: isNumber(row.subject.value), baseline: isNumber(row.baseline.value), ratio: isNumber(row.ratio) }).toEqual({
+        name: row.name,
+        subject: true,
+        baseline: true,
+        ratio: true,
+      });
+      expect(row.ratio).toBeCloseTo(row.subject.value / row.baseline.value, 6);
+    }
+  });
+
+  it("when a row has a target, then pass is a boolean; otherwise both are null", () => {
+    for (const row of results.rows) {
+      if (row.target === null) expect(row.pass).toBeNull();
+      else expect(typeof row.pass).toBe("boolean");
+    }
+    const withTarget = results.rows.filter((row) => row.target !== null).map((row) => row.group);
+    expect(withTarget).toEqual(["submit", "status", "queue", "queue"]);
+  });
+
+  it("when throughput and latency rows run, then they carry p50 and p99 latencies", () => {
+    for (const row of results.rows.filter((r) => r.group !== "memory")) {
+      for (const figure of [row.subject, row.baseline]) {
+        expect([isNumber(figure.p50Ms), isNumber(figure.p99Ms)]).toEqual([true, true]);
+      }
+    }
+  });
+
+  it("when it exits, then no process it started (Redis, gateway, workers, baselines, autocannon) is left", () => {
+    const listed = /stopped every process it started: (.*)/.exec(run.stderr)?.[1] ?? "";
+    const started = listed.split(", ").map((entry) => ({ entry, pid: Number(entry.split(" ").pop()) }));
+    expect(started.map((p) => p.entry.split(" ")[0])).toEqual(expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon"]));
+    expect(started.filter((p) => isRunning(p.pid))).toEqual([]);
+  });
+
+  it("when it finishes, then the table on stdout has a line per row", () => {
+    for (const row of results.rows) expect(run.stdout).toContain(row.name);
+    expect(run.stdout).toMatch(/targets: \d+ passed, \d+ failed/);
+  });
+});
