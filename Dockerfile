@@ -1,0 +1,73 @@
+# One Dockerfile, one target per app (the dependency and build stages are shared):
+#   docker build --target gateway -t chorus-gateway .
+#   docker build --target worker  -t chorus-worker  .
+# Debian slim, not Alpine: node-llama-cpp's prebuilt linux-x64 llama.cpp binaries need glibc.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS base
+WORKDIR /app
+
+# Only the manifests, so the `npm ci` layers below are rebuilt only when one of them changes.
+# Every workspace's package.json must be here (npm ci checks them against the lock file), and so
+# must tools/empty-package: the npm `overrides` point node-llama-cpp's CUDA/Vulkan packages at it.
+FROM base AS manifests
+COPY package.json package-lock.json ./
+COPY tools/empty-package/package.json tools/empty-package/
+COPY packages/contracts/package.json packages/contracts/
+COPY packages/platform/package.json packages/platform/
+COPY apps/gateway/package.json apps/gateway/
+COPY apps/worker/package.json apps/worker/
+COPY apps/cli/package.json apps/cli/
+COPY bench/package.json bench/
+
+# All dependencies, for the build. It runs only tsc, which needs no install script (and some
+# would probe native binaries or fetch fallbacks).
+FROM manifests AS deps
+RUN npm ci --ignore-scripts --no-audit --no-fund
+
+FROM deps AS build
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages/ packages/
+COPY apps/ apps/
+COPY bench/ bench/
+RUN npm run build
+
+# Production dependencies per app (npm workspaces filter): the gateway does not carry llama.cpp.
+# node-llama-cpp's postinstall only probes its binaries (or compiles llama.cpp when no prebuilt
+# one fits); the prebuilt @node-llama-cpp/linux-x64 is loaded at run time either way, so it is
+# skipped: the build stays deterministic and needs no compiler.
+FROM manifests AS gateway-deps
+RUN NODE_LLAMA_CPP_POSTINSTALL=skip npm ci --omit=dev --workspace=apps/gateway --workspace=apps/cli --no-audit --no-fund
+
+FROM manifests AS worker-deps
+RUN NODE_LLAMA_CPP_POSTINSTALL=skip npm ci --omit=dev --workspace=apps/worker --no-audit --no-fund
+
+# What both app images share. Files copied below stay owned by root, so the app cannot modify
+# itself; only what is compiled (dist/) and the production node_modules go in, never sources.
+FROM base AS runtime
+ENV NODE_ENV=production
+USER node
+
+FROM runtime AS gateway
+COPY --from=gateway-deps /app/ ./
+COPY --from=build /app/packages/contracts/dist packages/contracts/dist
+COPY --from=build /app/packages/platform/dist packages/platform/dist
+COPY --from=build /app/apps/gateway/dist apps/gateway/dist
+# For `docker compose exec gateway node apps/cli/dist/keys.js create --name NAME`.
+COPY --from=build /app/apps/cli/dist apps/cli/dist
+ENV PORT=3000 HOST=0.0.0.0
+EXPOSE 3000
+CMD ["node", "apps/gateway/dist/main.js"]
+
+FROM runtime AS worker
+COPY --from=worker-deps /app/ ./
+COPY --from=build /app/packages/contracts/dist packages/contracts/dist
+COPY --from=build /app/packages/platform/dist packages/platform/dist
+COPY --from=build /app/apps/worker/dist apps/worker/dist
+# The character catalog is read from ../../characters/ relative to apps/worker/dist/characters/.
+COPY --from=build /app/apps/worker/characters apps/worker/characters
+ENV MODELS_DIR=/home/node/.cache/chorus/models WORKER_HTTP_PORT=9100
+EXPOSE 9100
+# Created as node, so a fresh named volume mounted here starts out owned by node.
+RUN mkdir -p "$MODELS_DIR"
+CMD ["node", "apps/worker/dist/main.js"]

