@@ -1,5 +1,5 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import type { ApiKeyStore, Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import type { ApiKeyLookup, ApiKeyStore, Logger, RedisKeys, StatusStore } from "@chorus/platform";
 import express, { type Express } from "express";
 import type { Redis } from "ioredis";
 import { authenticate } from "./middleware/authenticate.js";
@@ -18,6 +18,8 @@ export interface GatewayDeps {
   keys: RedisKeys;
   logger: Logger;
   apiKeys: ApiKeyStore;
+  /** How requests find their key: the store, usually behind a short in-process cache. */
+  keyLookup: ApiKeyLookup;
   statuses: StatusStore;
   textJobs: TextJobs;
   /** Null where speech is switched off (the speech routes then answer 503). */
@@ -45,7 +47,7 @@ export function buildApp(deps: GatewayDeps): Express {
     windowMs: deps.rateLimitWindowMs,
     authFailureLimit: deps.authFailureLimit,
   });
-  app.use(authenticate(deps.apiKeys, limiters.authFailure));
+  app.use(authenticate(deps.keyLookup, limiters.authFailure));
   app.use(textRouter(deps.textJobs, limiters.text));
   app.use(statusRouter(deps.statuses, deps.textJobs, limiters.status));
   app.use(speechRouter(deps.speechJobs, limiters.tts));

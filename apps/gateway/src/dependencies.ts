@@ -1,4 +1,4 @@
-import { ApiKeyStore, createGatewayRedis, createSpeechQueue, createTextQueue, createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
@@ -18,6 +18,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   redis.on("error", (error: Error) => logger.warn("redis connection error", { error: error.message }));
   const keys = redisKeys(config.REDIS_PREFIX);
   const statuses = new StatusStore(redis, keys, config.STATUS_TTL_SECONDS);
+  const apiKeys = new ApiKeyStore(redis, keys);
   const textQueue = createTextQueue(redis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, keys, logger) : null;
@@ -25,7 +26,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     redis,
     keys,
     logger,
-    apiKeys: new ApiKeyStore(redis, keys),
+    apiKeys,
+    keyLookup: new CachedApiKeys(apiKeys, config.KEY_CACHE_TTL_MS),
     statuses,
     textJobs: new TextJobs(statuses, textQueue, redis, keys),
     speechJobs: speech?.jobs ?? null,

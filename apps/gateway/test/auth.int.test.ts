@@ -29,14 +29,21 @@ describe("authentication", () => {
     expectEnvelope(res.body, "UNAUTHORIZED");
   });
 
-  it("when a key is revoked, then it is 401 and says so", async () => {
-    const secret = await gw.createKey();
-    expect((await request(gw.app).get("/api/v2/status/x").auth(secret, { type: "bearer" })).status).toBe(404);
-    const [record] = (await gw.deps.apiKeys.list()).filter((k) => !k.revoked).slice(-1);
-    await gw.deps.apiKeys.revoke(record!.id);
-    const res = await request(gw.app).get("/api/v2/status/x").auth(secret, { type: "bearer" });
-    expect(res.status).toBe(401);
-    expect(res.body.error.message).toMatch(/revoked/);
+  it("when a key is revoked, then within the key-cache time it is 401 and says so", async () => {
+    const cached = await startTestGateway(gw.prefix, { KEY_CACHE_TTL_MS: "300" });
+    try {
+      const secret = await gw.createKey();
+      const poll = () => request(cached.app).get("/api/v2/status/x").auth(secret, { type: "bearer" });
+      expect((await poll()).status).toBe(404);
+      const [record] = (await gw.deps.apiKeys.list()).filter((k) => !k.revoked).slice(-1);
+      await gw.deps.apiKeys.revoke(record!.id);
+      await new Promise((r) => setTimeout(r, 350));
+      const res = await poll();
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/revoked/);
+    } finally {
+      await cached.close({ keepKeys: true });
+    }
   });
 
   it("when a key lacks the model's scope, then text on that model is 403 and on its own model 200", async () => {

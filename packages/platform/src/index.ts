@@ -7,3 +7,4 @@ export * from "./status/status-store.js";
 export * from "./api-keys/api-key-store.js";
 export * from "./queues.js";
 export * from "./process/shutdown.js";
+export * from "./api-keys/cached-api-keys.js";

@@ -1,5 +1,5 @@
 import { ApiError } from "@chorus/contracts";
-import type { ApiKeyRecord, ApiKeyStore } from "@chorus/platform";
+import type { ApiKeyLookup, ApiKeyRecord } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
 const KEY_PROPERTY = Symbol("apiKey");
@@ -28,7 +28,7 @@ function failureMessage(token: string | null, key: ApiKeyRecord | null): string 
  * Bearer-key authentication. Failed attempts count against a per-address budget (`onFailure`, a
  * rate limiter): past it the client gets 429 instead of 401, so keys cannot be guessed at speed.
  */
-export function authenticate(apiKeys: ApiKeyStore, onFailure: RequestHandler): RequestHandler {
+export function authenticate(apiKeys: ApiKeyLookup, onFailure: RequestHandler): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const token = bearerToken(req);
     const key = token === null ? null : await apiKeys.findBySecret(token);

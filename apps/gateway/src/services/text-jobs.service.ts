@@ -13,12 +13,15 @@ export class TextJobs {
     private readonly keys: RedisKeys,
   ) {}
 
-  /** The status record first (so a worker never finds it missing), then the job. */
+  /**
+   * The status record and the job are sent together: both go down the same connection in that
+   * order, so a worker never finds the record missing, and the client waits one round trip, not two.
+   * Should the record fail and the job not, the worker skips a job without a record.
+   */
   async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}): Promise<string> {
     const requestId = randomUUID();
-    await this.statuses.create(requestId, keyId, model);
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
-    await this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId });
+    await Promise.all([this.statuses.create(requestId, keyId, model), this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
     return requestId;
   }
 

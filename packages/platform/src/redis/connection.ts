@@ -6,6 +6,9 @@ import { Redis, type RedisOptions } from "ioredis";
  */
 export function createGatewayRedis(url: string, overrides: RedisOptions = {}): Redis {
   return new Redis(url, {
+    // Commands issued by concurrent requests in one tick share one write: the gateway's largest
+    // single saving under load (see npm run bench).
+    enableAutoPipelining: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: 1500,

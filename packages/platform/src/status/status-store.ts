@@ -42,25 +42,50 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   return { owner: hash.owner, record };
 }
 
-/** Status records live in one Redis hash per request, so a poll is a single HGETALL. */
+type Script = (...args: (string | number)[]) => Promise<unknown>;
+interface StatusScripts {
+  chorusStatusCreate: Script;
+  chorusStatusRead: Script;
+  chorusStatusStarted: Script;
+  chorusStatusProgress: Script;
+  chorusStatusFinish: Script;
+}
+
+/** Registers the scripts once per connection: ioredis then sends EVALSHA, not the whole script text. */
+function statusScripts(redis: Redis): StatusScripts {
+  const scripts = redis as unknown as StatusScripts;
+  if (typeof scripts.chorusStatusRead === "function") return scripts;
+  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 2, lua: CREATE });
+  redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ });
+  redis.defineCommand("chorusStatusStarted", { numberOfKeys: 2, lua: MARK_STARTED });
+  redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
+  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 1, lua: FINISH });
+  return scripts;
+}
+
+/** Status records live in one Redis hash per request; a poll is one script call (one round trip). */
 export class StatusStore {
+  private readonly scripts: StatusScripts;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly ttlSeconds: number,
-  ) {}
+  ) {
+    this.scripts = statusScripts(redis);
+  }
 
   /** A new `processing` record holding its queue ticket; one round trip. */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now()): Promise<void> {
     const fields = { status: "processing", owner, model, progress: 0, createdAt: now };
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
-    await this.redis.eval(CREATE, 2, this.keys.status(requestId), this.keys.textJobsAccepted(), this.ttlSeconds, ...args);
+    await this.scripts.chorusStatusCreate(this.keys.status(requestId), this.keys.textJobsAccepted(), this.ttlSeconds, ...args);
   }
 
   /** The record, with queue position and ETA while it waits; one round trip (a Lua script). */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
     const keys = [this.keys.status(requestId), this.keys.textJobsLeftQueue(), this.keys.textJobStats(), this.keys.workerSlots()];
-    const [flat, ahead, average, slots] = (await this.redis.eval(READ, keys.length, ...keys, now)) as [string[], number?, string?, number?];
+    const [flat, ahead, average, slots] = (await this.scripts.chorusStatusRead(...keys, now)) as [string[], number?, string?, number?];
     const stored = toStoredStatus(toHash(flat));
     if (stored && ahead !== undefined) addQueueEstimate(stored.record, ahead, Number(average || 0), slots ?? 0);
     return stored;
@@ -68,7 +93,7 @@ export class StatusStore {
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
   async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
-    return (await this.redis.eval(MARK_STARTED, 2, this.keys.status(requestId), this.keys.textJobsLeftQueue(), now)) as string | null;
+    return (await this.scripts.chorusStatusStarted(this.keys.status(requestId), this.keys.textJobsLeftQueue(), now)) as string | null;
   }
 
   /** A waiting job removed from the queue (cancelled) no longer counts as ahead of anyone. */
@@ -77,7 +102,7 @@ export class StatusStore {
   }
 
   async updateProgress(requestId: string, progress: number, etaSeconds: number): Promise<boolean> {
-    const written = await this.redis.eval(UPDATE_PROGRESS, 1, this.keys.status(requestId), round(progress, 4), round(etaSeconds, 1));
+    const written = await this.scripts.chorusStatusProgress(this.keys.status(requestId), round(progress, 4), round(etaSeconds, 1));
     return written === 1;
   }
 
@@ -98,7 +123,7 @@ export class StatusStore {
 
   private async finish(requestId: string, fields: Record<string, string | number>): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
-    const written = await this.redis.eval(FINISH, 1, this.keys.status(requestId), this.ttlSeconds, ...args);
+    const written = await this.scripts.chorusStatusFinish(this.keys.status(requestId), this.ttlSeconds, ...args);
     return written === 1;
   }
 }

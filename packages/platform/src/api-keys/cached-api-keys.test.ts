@@ -1,0 +1,48 @@
+import type { ApiKeyRecord, ApiKeyStore } from "./api-key-store.js";
+import { CachedApiKeys } from "./cached-api-keys.js";
+
+const record = (id: string): ApiKeyRecord => ({ id, name: id, scopes: ["*"], limits: {}, createdAt: "", revoked: false });
+
+function fakeStore(keys: Record<string, ApiKeyRecord>) {
+  const lookups: string[] = [];
+  const store = { findBySecret: async (secret: string) => (lookups.push(secret), keys[secret] ?? null) } as unknown as ApiKeyStore;
+  return { store, lookups };
+}
+
+describe("CachedApiKeys", () => {
+  it("when a key is found, then it is served from memory until its time is up, then looked up again", async () => {
+    let now = 0;
+    const { store, lookups } = fakeStore({ ck_a: record("a") });
+    const cache = new CachedApiKeys(store, 1000, 10, () => now);
+    await cache.findBySecret("ck_a");
+    now = 999;
+    expect((await cache.findBySecret("ck_a"))?.id).toBe("a");
+    expect(lookups).toEqual(["ck_a"]);
+    now = 1000;
+    await cache.findBySecret("ck_a");
+    expect(lookups).toEqual(["ck_a", "ck_a"]);
+  });
+
+  it("when a key is unknown, then it is not remembered", async () => {
+    const { store, lookups } = fakeStore({});
+    const cache = new CachedApiKeys(store, 1000);
+    expect(await cache.findBySecret("ck_x")).toBeNull();
+    expect(await cache.findBySecret("ck_x")).toBeNull();
+    expect(lookups).toEqual(["ck_x", "ck_x"]);
+  });
+
+  it("when the map is full, then the oldest entry makes room", async () => {
+    const { store, lookups } = fakeStore({ ck_a: record("a"), ck_b: record("b"), ck_c: record("c") });
+    const cache = new CachedApiKeys(store, 60_000, 2);
+    for (const secret of ["ck_a", "ck_b", "ck_c", "ck_c", "ck_a"]) await cache.findBySecret(secret);
+    expect(lookups).toEqual(["ck_a", "ck_b", "ck_c", "ck_a"]);
+  });
+
+  it("when the time is 0, then every lookup goes to the store", async () => {
+    const { store, lookups } = fakeStore({ ck_a: record("a") });
+    const cache = new CachedApiKeys(store, 0);
+    await cache.findBySecret("ck_a");
+    await cache.findBySecret("ck_a");
+    expect(lookups).toHaveLength(2);
+  });
+});
