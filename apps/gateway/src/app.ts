@@ -11,6 +11,8 @@ import { speechRouter } from "./routes/speech.route.js";
 import { statusRouter } from "./routes/status.route.js";
 import { textRouter } from "./routes/text.route.js";
 import type { SpeechJobs } from "./services/speech-jobs.service.js";
+import type { IdempotencyKeys } from "./services/idempotency.js";
+import type { QueueDepth } from "./services/queue-depth.js";
 import type { TextJobs } from "./services/text-jobs.service.js";
 
 export interface GatewayDeps {
@@ -22,6 +24,9 @@ export interface GatewayDeps {
   keyLookup: ApiKeyLookup;
   statuses: StatusStore;
   textJobs: TextJobs;
+  idempotency: IdempotencyKeys;
+  queueDepth: QueueDepth;
+  maxQueueDepth: number;
   /** Null where speech is switched off (the speech routes then answer 503). */
   speechJobs: SpeechJobs | null;
   limits: OperationLimits;
@@ -48,7 +53,7 @@ export function buildApp(deps: GatewayDeps): Express {
     authFailureLimit: deps.authFailureLimit,
   });
   app.use(authenticate(deps.keyLookup, limiters.authFailure));
-  app.use(textRouter(deps.textJobs, limiters.text));
+  app.use(textRouter({ jobs: deps.textJobs, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth }, limiters.text));
   app.use(statusRouter(deps.statuses, deps.textJobs, limiters.status));
   app.use(speechRouter(deps.speechJobs, limiters.tts));
   app.use((req, _res, next) => next(new ApiError("NOT_FOUND", `no endpoint ${req.method} ${req.path}`)));

@@ -2,6 +2,8 @@ import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, crea
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
+import { IdempotencyKeys } from "./services/idempotency.js";
+import { QueueDepth } from "./services/queue-depth.js";
 import { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { GatewayDeps } from "./app.js";
 import type { GatewayConfig } from "./config.js";
@@ -21,6 +23,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const apiKeys = new ApiKeyStore(redis, keys);
   const textQueue = createTextQueue(redis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
+  const queueDepth = new QueueDepth(redis, keys);
+  queueDepth.start();
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, keys, logger) : null;
   return {
     redis,
@@ -30,12 +34,16 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     keyLookup: new CachedApiKeys(apiKeys, config.KEY_CACHE_TTL_MS),
     statuses,
     textJobs: new TextJobs(statuses, textQueue, redis, keys),
+    idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
+    queueDepth,
+    maxQueueDepth: config.MAX_QUEUE_DEPTH,
     speechJobs: speech?.jobs ?? null,
     limits: { text: config.RATE_LIMIT_TEXT, tts: config.RATE_LIMIT_TTS, status: config.RATE_LIMIT_STATUS },
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     close: async () => {
+      queueDepth.stop();
       await speech?.close();
       await textQueue.close();
       redis.disconnect();

@@ -35,6 +35,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetails,
+    /** Sent as Retry-After (seconds) with a 429 or 503; not part of the body. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "ApiError";

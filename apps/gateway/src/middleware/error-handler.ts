@@ -51,7 +51,7 @@ export function errorHandler(redis: Redis): ErrorRequestHandler {
       res.end();
       return;
     }
-    if (apiError.code === "SERVICE_UNAVAILABLE") res.setHeader("Retry-After", "1");
+    if (apiError.code === "SERVICE_UNAVAILABLE") res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
     res.status(apiError.httpStatus).json(apiError.toEnvelope());
   };
 }

@@ -1,9 +1,19 @@
-import { ApiError, grants, isModelId, MODEL_IDS, sentSamplingParams, validateGenerationRequest, type SubmitResponse } from "@chorus/contracts";
+import { ApiError, grants, isModelId, MODEL_IDS, sentSamplingParams, validateGenerationRequest, type ModelId, type SubmitResponse } from "@chorus/contracts";
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
+import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
+import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+
+export interface TextRouteDeps {
+  jobs: TextJobs;
+  idempotency: IdempotencyKeys;
+  queueDepth: QueueDepth;
+  /** Waiting jobs beyond which new submissions get 503 (0: no limit). */
+  maxQueueDepth: number;
+}
 
 function knownModel(req: Request, _res: Response, next: NextFunction): void {
   const model = String(req.params.model);
@@ -17,17 +27,33 @@ function modelScope(req: Request, _res: Response, next: NextFunction): void {
   next(new ApiError("FORBIDDEN", `this API key has no access to model '${model}' (scope text:${model})`));
 }
 
-export function textRouter(jobs: TextJobs, limit: RequestHandler): Router {
+function refuseWhenQueueFull(deps: TextRouteDeps): void {
+  const waiting = deps.queueDepth.current;
+  if (deps.maxQueueDepth > 0 && waiting !== null && waiting >= deps.maxQueueDepth) {
+    throw new ApiError("SERVICE_UNAVAILABLE", `the service is at capacity (${waiting} requests waiting); retry later`, undefined, 5);
+  }
+}
+
+export function textRouter(deps: TextRouteDeps, limit: RequestHandler): Router {
   const router = Router();
   router.post("/api/text/:model", knownModel, modelScope, limit, jsonBody(), async (req, res) => {
-    const model = String(req.params.model);
-    if (!isModelId(model)) throw new Error("unreachable: knownModel ran first");
+    const model = String(req.params.model) as ModelId;
+    const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const clientSampling = sentSamplingParams(req.body);
     const request = validateGenerationRequest(model, req.body);
-    const id = await jobs.submit(authenticatedKey(req).id, model, request, clientSampling);
+    const keyId = authenticatedKey(req).id;
+    let id: string;
+    if (idempotencyKey) {
+      const claim = await deps.idempotency.claim(keyId, idempotencyKey, { model, request, clientSampling });
+      if (!claim.fresh) return void res.status(200).json({ id: claim.requestId, tokens: -1 } satisfies SubmitResponse);
+      refuseWhenQueueFull(deps);
+      id = await deps.jobs.submit(keyId, model, request, clientSampling, claim.requestId);
+    } else {
+      refuseWhenQueueFull(deps);
+      id = await deps.jobs.submit(keyId, model, request, clientSampling);
+    }
     requestLogger(req).info("text request accepted", { jobId: id, model, messages: request.messages.length });
-    const response: SubmitResponse = { id, tokens: -1 };
-    res.status(200).json(response);
+    res.status(200).json({ id, tokens: -1 } satisfies SubmitResponse);
   });
   return router;
 }

@@ -18,8 +18,7 @@ export class TextJobs {
    * order, so a worker never finds the record missing, and the client waits one round trip, not two.
    * Should the record fail and the job not, the worker skips a job without a record.
    */
-  async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}): Promise<string> {
-    const requestId = randomUUID();
+  async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
     await Promise.all([this.statuses.create(requestId, keyId, model), this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
     return requestId;

@@ -26,6 +26,8 @@ export interface RedisKeys {
   workerSlots(): string;
   /** A speech job's encoded audio, waiting for its gateway (deleted on delivery, TTL as backstop). */
   audio(requestId: string): string;
+  /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
+  idempotency(keyId: string, idempotencyKey: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -43,5 +45,6 @@ export function redisKeys(prefix: string): RedisKeys {
     textJobStats: () => `${prefix}:stats:text-jobs`,
     workerSlots: () => `${prefix}:worker-slots`,
     audio: (requestId) => `${prefix}:audio:${requestId}`,
+    idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:${keyId}:${idempotencyKey}`,
   };
 }

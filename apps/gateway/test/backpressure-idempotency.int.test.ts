@@ -1,0 +1,72 @@
+import request from "supertest";
+import { defaultRequest } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+
+let gw: TestGateway;
+let key: string;
+beforeAll(async () => {
+  gw = await startTestGateway(uniquePrefix("idem"));
+  key = await gw.createKey();
+});
+afterAll(() => gw.close());
+
+const submit = (body: object, idempotencyKey?: string, k = key) => {
+  const req = request(gw.app).post("/api/text/default").auth(k, { type: "bearer" });
+  return (idempotencyKey ? req.set("Idempotency-Key", idempotencyKey) : req).send(body);
+};
+const queued = async () => Number(await gw.deps.redis.get(gw.deps.keys.textJobsAccepted()));
+
+describe("Idempotency-Key on POST /api/text", () => {
+  it("when a request is retried with the same key and body, then it gets the same id and nothing is queued twice", async () => {
+    const first = await submit(defaultRequest("retry me"), "order-42");
+    const before = await queued();
+    const retry = await submit(defaultRequest("retry me"), "order-42");
+    expect(first.status).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ id: first.body.id, tokens: -1 });
+    expect(await queued()).toBe(before);
+  });
+
+  it("when the same key comes with a different body, then it is 409 CONFLICT", async () => {
+    await submit(defaultRequest("one thing"), "order-43");
+    const res = await submit(defaultRequest("another thing"), "order-43");
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("CONFLICT");
+  });
+
+  it("when another API key uses the same Idempotency-Key, then it is its own request", async () => {
+    const other = await gw.createKey();
+    const mine = await submit(defaultRequest("shared key"), "order-44");
+    const theirs = await submit(defaultRequest("shared key"), "order-44", other);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it("when the header is malformed, then it is 400 naming it", async () => {
+    const res = await submit(defaultRequest(), "has spaces in it");
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ parameter: "Idempotency-Key", expected_type: "string" });
+  });
+});
+
+describe("backpressure", () => {
+  it("when the queue holds MAX_QUEUE_DEPTH waiting jobs, then new submissions get 503 with Retry-After, and pass again once it drains", async () => {
+    const bp = await startTestGateway(uniquePrefix("backpressure"), { MAX_QUEUE_DEPTH: "3" });
+    try {
+      const k = await bp.createKey();
+      const post = () => request(bp.app).post("/api/text/default").auth(k, { type: "bearer" }).send(defaultRequest());
+      for (let i = 0; i < 3; i++) expect((await post()).status).toBe(200);
+      await bp.deps.queueDepth.refresh();
+      const refused = await post();
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe("SERVICE_UNAVAILABLE");
+      expect(refused.headers["retry-after"]).toBe("5");
+      await bp.deps.redis.incrby(bp.deps.keys.textJobsLeftQueue(), 3); // as if workers had started them
+      await bp.deps.queueDepth.refresh();
+      expect((await post()).status).toBe(200);
+    } finally {
+      await bp.close();
+    }
+  });
+});
