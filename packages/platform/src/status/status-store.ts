@@ -82,13 +82,19 @@ export class StatusStore {
     await this.scripts.chorusStatusCreate(this.keys.status(requestId), this.keys.textJobsAccepted(), this.ttlSeconds, ...args);
   }
 
-  /** The record, with queue position and ETA while it waits; one round trip (a Lua script). */
+  /**
+   * The record: one HGETALL, the hot path of every poll. Only a job still waiting in the queue
+   * costs a second call, for its position and ETA.
+   */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
+    const hash = await this.redis.hgetall(this.keys.status(requestId));
+    const stored = toStoredStatus(hash);
+    if (!stored || stored.record.status !== "processing" || hash.startedAt !== undefined || hash.queueTicket === undefined) return stored;
     const keys = [this.keys.status(requestId), this.keys.textJobsLeftQueue(), this.keys.textJobStats(), this.keys.workerSlots()];
     const [flat, ahead, average, slots] = (await this.scripts.chorusStatusRead(...keys, now)) as [string[], number?, string?, number?];
-    const stored = toStoredStatus(toHash(flat));
-    if (stored && ahead !== undefined) addQueueEstimate(stored.record, ahead, Number(average || 0), slots ?? 0);
-    return stored;
+    const fresh = toStoredStatus(toHash(flat));
+    if (fresh && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
+    return fresh;
   }
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
