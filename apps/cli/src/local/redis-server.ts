@@ -49,9 +49,11 @@ export async function startPrivateRedis(extraArgs: string[] = [], port?: number)
     child.once("error", (e) => reject(new Error(`could not start redis-server (${e.message}); install Redis or set REDIS_URL`))),
   );
   const url = `redis://127.0.0.1:${port}`;
+  const password = extraArgs[extraArgs.indexOf("--requirepass") + 1];
+  const probeUrl = extraArgs.includes("--requirepass") && password ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}` : url;
   const ready = (async () => {
     for (let i = 0; i < 100; i++) {
-      if (await redisAnswers(url, 200)) return;
+      if (await redisAnswers(probeUrl, 200)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error("redis-server did not answer within 5 s");

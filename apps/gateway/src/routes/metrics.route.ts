@@ -9,7 +9,7 @@ import { Router } from "express";
  * hides exactly `/metrics` (deploy/nginx/nginx.conf) and reach this handler.
  */
 export function metricsRouter(metrics: Pick<GatewayMetrics, "render" | "contentType">, token: string | undefined): Router {
-  const router = Router({ caseSensitive: true, strict: true });
+  const router = Router();
   router.get("/metrics", async (req, res) => {
     if (!metricsRequestAllowed(req.headers.authorization, token)) {
       throw new ApiError("UNAUTHORIZED", "metrics need 'Authorization: Bearer <METRICS_TOKEN>'");

@@ -1,0 +1,114 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { freePort, startPrivateRedis, type PrivateRedis } from "../src/local/redis-server.js";
+import { defaultRequest, describeWithModel, FIXTURE_MODEL, sleep } from "../../../test-support/fixtures.js";
+
+const START = fileURLToPath(new URL("../dist/start.js", import.meta.url));
+
+/** `npm start -- --gateways G --workers W` as a real process tree on a private Redis. */
+async function startService(redisUrl: string, gateways: number, workers: number) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [START, "--gateways", String(gateways), "--workers", String(workers)], {
+    env: { PATH: process.env.PATH ?? "", REDIS_URL: redisUrl, PORT: String(port), LLM_MODEL: FIXTURE_MODEL, LLM_THREADS: "1", WORKER_CONCURRENCY: "1", JOB_LOCK_MS: "5000", LOG_LEVEL: "warn", TTS_ENGINE: "none" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  for (const deadline = Date.now() + 60_000; (output.match(/gateway listening on/g) ?? []).length < gateways; await sleep(100)) {
+    if (Date.now() > deadline) throw new Error(`service did not start:\n${output}`);
+  }
+  const urls = Array.from({ length: gateways }, (_, i) => `http://127.0.0.1:${port + i}`);
+  return { urls, output: () => output, stop: async () => (child.kill("SIGTERM"), exited) };
+}
+
+async function createKey(redisUrl: string, limits = {}): Promise<string> {
+  const redis = createWorkerRedis(redisUrl);
+  try {
+    return (await new ApiKeyStore(redis, redisKeys("chorus")).create(`k${Math.random()}`, ["*"], limits)).secret;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const post = (url: string, key: string, body: object) =>
+  fetch(`${url}/api/text/default`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+async function waitForAll(url: string, key: string, ids: string[], budgetMs: number): Promise<string[]> {
+  const giveUpAt = Date.now() + budgetMs; // a hang guard, not a timing
+  const finals: string[] = [];
+  for (const id of ids) {
+    let status = "processing";
+    while (status === "processing" && Date.now() < giveUpAt) {
+      const res = await fetch(`${url}/api/v2/status/${id}`, { headers: { Authorization: `Bearer ${key}` } }).catch(() => null);
+      status = res?.ok ? ((await res.json()) as { status: string }).status : "processing";
+      if (status === "processing") await sleep(100);
+    }
+    finals.push(status);
+  }
+  return finals;
+}
+
+describeWithModel("the service as real processes on one private Redis", () => {
+  let redis: PrivateRedis;
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "chorus-redis-"));
+    redis = await startPrivateRedis(["--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir]);
+  });
+  afterEach(async () => {
+    await redis.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("when 150 requests are spread over 2 gateways, then exactly 100 are accepted and 2 workers complete every one", async () => {
+    const service = await startService(redis.url, 2, 2);
+    try {
+      const key = await createKey(redis.url, { status: 1_000_000 });
+      const body = { ...defaultRequest(), samplingParams: { max_tokens: 4 } };
+      const responses = await Promise.all(Array.from({ length: 150 }, (_, i) => post(service.urls[i % 2]!, key, body)));
+      const accepted = responses.filter((r) => r.status === 200);
+      expect(accepted).toHaveLength(100);
+      expect(responses.filter((r) => r.status === 429)).toHaveLength(50);
+      const ids = await Promise.all(accepted.map(async (r) => ((await r.json()) as { id: string }).id));
+      const finals = await waitForAll(service.urls[1]!, key, ids, 240_000);
+      expect(finals.filter((s) => s === "completed")).toHaveLength(100);
+    } finally {
+      await service.stop();
+    }
+  }, 300_000);
+
+  it("when Redis restarts mid-run, then the gateway answers 503 meanwhile, recovers, and no accepted job is lost", async () => {
+    const service = await startService(redis.url, 1, 1);
+    try {
+      const key = await createKey(redis.url, { status: 1_000_000 });
+      const url = service.urls[0]!;
+      const body = { ...defaultRequest(), samplingParams: { max_tokens: 150 } };
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push(((await (await post(url, key, body)).json()) as { id: string }).id);
+
+      const port = Number(new URL(redis.url).port);
+      await redis.stop();
+      const during = await post(url, key, body);
+      expect(during.status).toBe(503);
+      redis = await startPrivateRedis(["--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir], port);
+
+      let after = await post(url, key, body);
+      for (let i = 0; i < 50 && after.status !== 200; i++) {
+        await sleep(200);
+        after = await post(url, key, body);
+      }
+      expect(after.status).toBe(200);
+      ids.push(((await after.json()) as { id: string }).id);
+      const finals = await waitForAll(url, key, ids, 240_000);
+      expect(finals).toEqual(ids.map(() => "completed"));
+    } finally {
+      await service.stop();
+    }
+  }, 300_000);
+});
