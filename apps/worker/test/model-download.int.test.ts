@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative as relativePath } from "node:path";
 import { ModelUnavailableError, resolveModel } from "../src/engines/llm/model-resolver.js";
 import { describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 
@@ -59,6 +59,12 @@ describeWithModel("downloading a model by hf: URI", () => {
     const failing = resolveModel({ model: "hf:nobody/missing/model.gguf", directory: cache, huggingFaceEndpoint: host.url, showProgress: false });
     await expect(failing).rejects.toThrow(ModelUnavailableError);
     await expect(failing).rejects.toThrow(/Set LLM_MODEL to the path of a local \.gguf file/);
+  });
+
+  it("when LLM_MODEL is a relative path, then it is read from the working directory, not the cache", async () => {
+    const relative = relativePath(process.cwd(), FIXTURE_MODEL);
+    expect(relative.startsWith("..") || !relative.startsWith("/")).toBe(true);
+    expect(await resolveModel({ model: relative, directory: cache, showProgress: false })).toBe(FIXTURE_MODEL);
   });
 
   it("when LLM_MODEL is a path that does not exist, then the error names it", async () => {

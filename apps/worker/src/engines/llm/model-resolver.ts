@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from "node:path";
 import { resolveModelFile } from "node-llama-cpp";
 
 /** A small real instruct model (~400 MB, Apache-2.0) used when LLM_MODEL is not set. */
@@ -22,8 +23,10 @@ const isRemote = (model: string) => /^(hf:|https?:\/\/)/.test(model);
 
 /** Returns a local path to the model, downloading it once into `directory` when it is remote. */
 export async function resolveModel(options: ResolveOptions): Promise<string> {
+  // node-llama-cpp reads a relative path against `directory`; people mean their working directory.
+  const model = isRemote(options.model) ? options.model : resolvePath(options.model);
   try {
-    return await resolveModelFile(options.model, {
+    return await resolveModelFile(model, {
       directory: options.directory,
       download: "auto",
       cli: options.showProgress,
@@ -37,7 +40,7 @@ export async function resolveModel(options: ResolveOptions): Promise<string> {
       ? `Could not download the model ${options.model} into ${options.directory} (${reason}). ` +
         "Set LLM_MODEL to the path of a local .gguf file, or make the download reachable " +
         "(HF_ENDPOINT for a mirror, HF_TOKEN for gated models)."
-      : `The model file ${options.model} could not be used (${reason}). Set LLM_MODEL to an existing .gguf file or an hf: URI.`;
+      : `The model file ${model} could not be used (${reason}). Set LLM_MODEL to an existing .gguf file or an hf: URI.`;
     throw new ModelUnavailableError(advice);
   }
 }
