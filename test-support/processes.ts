@@ -17,7 +17,7 @@ export interface AppProcess {
 export function startApp(app: "gateway" | "worker", env: Record<string, string>): AppProcess {
   let output = "";
   const child = spawn(process.execPath, [appEntry(app)], {
-    env: { PATH: process.env.PATH ?? "", LLM_MODEL: FIXTURE_MODEL, LOG_LEVEL: "info", LOG_FORMAT: "json", ...env },
+    env: { PATH: process.env.PATH ?? "", LLM_MODEL: FIXTURE_MODEL, LOG_LEVEL: "info", LOG_FORMAT: "json", WORKER_HTTP_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -30,7 +30,9 @@ const redis = await resolveRedis();
 say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
 const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };
 const children: Child[] = [];
-for (let i = 0; i < workers; i++) children.push(startChild("worker", `worker ${i + 1}`, env));
+// Each worker its own health/metrics port (WORKER_HTTP_PORT + i); 0 keeps "any free port" for all.
+const workerPort = Number(process.env.WORKER_HTTP_PORT || 9100);
+for (let i = 0; i < workers; i++) children.push(startChild("worker", `worker ${i + 1}`, { ...env, WORKER_HTTP_PORT: String(workerPort === 0 ? 0 : workerPort + i) }));
 for (let i = 0; i < gateways; i++) children.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
 
 let stopping = false;

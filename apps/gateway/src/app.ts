@@ -1,12 +1,14 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import type { ApiKeyLookup, ApiKeyStore, Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import type { ApiKeyLookup, ApiKeyStore, GatewayMetrics, Logger, RedisKeys, StatusStore } from "@chorus/platform";
 import express, { type Express } from "express";
 import type { Redis } from "ioredis";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler } from "./middleware/error-handler.js";
+import { httpMetrics } from "./middleware/http-metrics.js";
 import { createRateLimiters } from "./middleware/rate-limit.js";
 import { requestContext } from "./middleware/request-context.js";
 import { healthRouter } from "./routes/health.route.js";
+import { metricsRouter } from "./routes/metrics.route.js";
 import { speechRouter } from "./routes/speech.route.js";
 import { statusRouter } from "./routes/status.route.js";
 import { textRouter } from "./routes/text.route.js";
@@ -33,6 +35,9 @@ export interface GatewayDeps {
   rateLimitWindowMs: number;
   authFailureLimit: number;
   trustProxy: boolean | number | string;
+  metrics: GatewayMetrics;
+  /** METRICS_TOKEN: when set, GET /metrics needs it as a Bearer token. */
+  metricsToken: string | undefined;
 }
 
 /** The whole HTTP surface; never listens (main.ts does), so tests drive it with supertest. */
@@ -42,7 +47,9 @@ export function buildApp(deps: GatewayDeps): Express {
   app.set("etag", false);
   app.set("trust proxy", deps.trustProxy);
   app.use(requestContext(deps.logger));
+  app.use(httpMetrics(deps.metrics));
   app.use(healthRouter(deps.redis));
+  app.use(metricsRouter(deps.metrics, deps.metricsToken));
 
   const limiters = createRateLimiters({
     redis: deps.redis,
@@ -51,6 +58,7 @@ export function buildApp(deps: GatewayDeps): Express {
     limits: deps.limits,
     windowMs: deps.rateLimitWindowMs,
     authFailureLimit: deps.authFailureLimit,
+    metrics: deps.metrics,
   });
   app.use(authenticate(deps.keyLookup, limiters.authFailure));
   app.use(textRouter({ jobs: deps.textJobs, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth }, limiters.text));

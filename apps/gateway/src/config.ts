@@ -14,6 +14,7 @@ export const GATEWAY_ENV = {
   KEY_CACHE_TTL_MS: { type: "integer", default: 5000, minimum: 0, description: "how long a gateway remembers a found API key (a revocation takes effect within it; 0: no cache)" },
   TTS_ENABLED: { type: "boolean", default: true, description: "serve text-to-speech (needs workers with a speech engine)" },
   TTS_TIMEOUT_MS: { type: "integer", default: 120000, minimum: 1000, description: "longest wait for a speech job before 503" },
+  METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
   TRUST_PROXY: { type: "string", default: "loopback", description: "Express 'trust proxy' setting: which proxies may set X-Forwarded-For" },
 } as const satisfies EnvSchema;
 
@@ -26,6 +27,7 @@ export interface GatewayConfig extends CommonConfig {
   RATE_LIMIT_WINDOW_MS: number;
   AUTH_FAILURE_LIMIT: number;
   TRUST_PROXY: string;
+  METRICS_TOKEN?: string;
   KEY_CACHE_TTL_MS: number;
   MAX_QUEUE_DEPTH: number;
   IDEMPOTENCY_TTL_SECONDS: number;

@@ -1,4 +1,4 @@
-import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createMetrics, createWorkerRedis, readQueueDepths, redisKeys, StatusStore, type Logger } from "@chorus/platform";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
@@ -26,6 +26,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const queueDepth = new QueueDepth(redis, keys);
   queueDepth.start();
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, keys, logger) : null;
+  const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(speech ? [textQueue, speech.queue] : [textQueue]) });
   return {
     redis,
     keys,
@@ -42,6 +43,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    metrics,
+    metricsToken: config.METRICS_TOKEN,
     close: async () => {
       queueDepth.stop();
       await speech?.close();
@@ -61,6 +64,7 @@ function createSpeechDeps(config: GatewayConfig, redis: ReturnType<typeof create
   const events = new QueueEvents(QUEUES.speech, { connection: eventsConnection, prefix: keys.bullPrefix });
   events.on("error", (error: Error) => logger.warn("speech queue events error", { error: error.message }));
   return {
+    queue,
     jobs: new SpeechJobs(queue, events, redis, keys, config.TTS_TIMEOUT_MS),
     close: async () => {
       // Closing waits for the blocking read to return; after a Redis outage that can take long,

@@ -26,6 +26,9 @@ export const WORKER_ENV = {
   TTS_OPENAI_FORMATS: { type: "string", description: "comma-separated formats the server can produce (default mp3,wav,opus,flac,pcm)" },
   TTS_OPENAI_PCM_SAMPLE_RATE: { type: "integer", default: 24000, minimum: 8000, description: "sample rate of the server's pcm output" },
   TTS_OPENAI_TIMEOUT_MS: { type: "integer", default: 60000, minimum: 1000, description: "speech server request timeout" },
+  WORKER_HTTP_PORT: { type: "integer", default: 9100, minimum: 0, maximum: 65535, description: "port of the worker's /healthz, /readyz and /metrics (0: any free port, logged at start)" },
+  WORKER_HTTP_HOST: { type: "string", default: "0.0.0.0", description: "address the worker's health and metrics port binds" },
+  METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
   JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
 } as const satisfies EnvSchema;
 
@@ -52,6 +55,9 @@ export interface WorkerConfig extends CommonConfig {
   TTS_OPENAI_FORMATS?: string;
   TTS_OPENAI_PCM_SAMPLE_RATE: number;
   TTS_OPENAI_TIMEOUT_MS: number;
+  WORKER_HTTP_PORT: number;
+  WORKER_HTTP_HOST: string;
+  METRICS_TOKEN?: string;
 }
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {

@@ -1,6 +1,8 @@
-import { createLogger, loadOrExit, onShutdownSignal, redactRedisUrl } from "@chorus/platform";
+import { createLogger, createMetrics, createSpeechQueue, createTextQueue, loadOrExit, onShutdownSignal, readQueueDepths, redactRedisUrl } from "@chorus/platform";
 import { loadWorkerConfig } from "./config.js";
 import { createWorkerDeps } from "./dependencies.js";
+import { createHealthServer } from "./health-server.js";
+import { instrumentWorkers } from "./worker-metrics.js";
 import { listenForCancellations } from "./cancellation-listener.js";
 import { WorkerPresence } from "./worker-presence.js";
 import { createWorkers } from "./worker.js";
@@ -11,6 +13,12 @@ const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT
 try {
   const deps = await createWorkerDeps(config, logger);
   const workers = createWorkers(deps);
+  // Queues only to count jobs for queue_depth (a Worker cannot); they share the worker connection.
+  const depthQueues = deps.speech ? [createTextQueue(deps.connection, deps.keys), createSpeechQueue(deps.connection, deps.keys)] : [createTextQueue(deps.connection, deps.keys)];
+  const metrics = createMetrics("worker", { queueDepth: readQueueDepths(depthQueues) });
+  instrumentWorkers(workers, metrics);
+  const health = createHealthServer({ host: config.WORKER_HTTP_HOST, port: config.WORKER_HTTP_PORT, connection: deps.connection, workers, metrics, metricsToken: config.METRICS_TOKEN, logger });
+  await health.start();
   const subscriber = deps.connection.duplicate();
   await listenForCancellations(subscriber, deps.keys.cancelChannel(), workers, logger);
   const presence = new WorkerPresence(deps.connection, deps.keys.workerSlots(), config.WORKER_CONCURRENCY);
@@ -21,6 +29,8 @@ try {
     subscriber.disconnect();
     await presence.stop();
     await Promise.all(workers.map((w) => w.close()));
+    await health.close();
+    await Promise.all(depthQueues.map((q) => q.close()));
     await deps.close();
   });
 } catch (error) {

@@ -8,3 +8,4 @@ export * from "./api-keys/api-key-store.js";
 export * from "./queues.js";
 export * from "./process/shutdown.js";
 export * from "./api-keys/cached-api-keys.js";
+export * from "./metrics/metrics.js";

@@ -30,10 +30,26 @@ function isRedisUnavailable(error: unknown, redis: Redis): boolean {
   return error instanceof Error && REDIS_ERRORS.test(`${error.name} ${error.message}`);
 }
 
+/**
+ * Express and body-parser raise http-errors for what the client sent wrong without a `type` we
+ * know: a route parameter with a broken percent-escape, a body whose Content-Encoding lies. Their
+ * 4xx status is trusted; they become envelope errors instead of falling through to a 500.
+ */
+function fromClientHttpError(error: { status?: unknown; message?: string }): ApiError | null {
+  if (typeof error.status !== "number" || error.status < 400 || error.status > 499) return null;
+  if (error instanceof URIError || /Failed to decode param/.test(error.message ?? "")) {
+    return ApiError.invalidParameter("path", "percent-encoded UTF-8", "the URL path contains an invalid percent-escape");
+  }
+  if (error.status === 404) return new ApiError("NOT_FOUND", "not found");
+  if (error.status === 413) return new ApiError("PAYLOAD_TOO_LARGE", "the request body is too large");
+  if (error.status === 415) return new ApiError("UNSUPPORTED_MEDIA_TYPE", "unsupported body encoding");
+  return ApiError.invalidParameter("body", "object", "the request body could not be read (is its Content-Encoding right?)");
+}
+
 function toApiError(error: unknown, req: Request, redis: Redis): ApiError {
   if (error instanceof ApiError) return error;
-  const fromParser = typeof error === "object" && error !== null ? fromBodyParser(error) : null;
-  if (fromParser) return fromParser;
+  const fromRequest = typeof error === "object" && error !== null ? (fromBodyParser(error) ?? fromClientHttpError(error)) : null;
+  if (fromRequest) return fromRequest;
   if (isRedisUnavailable(error, redis)) {
     requestLogger(req).warn("redis unavailable", { error: String(error) });
     return new ApiError("SERVICE_UNAVAILABLE", "the service is temporarily unavailable; retry with exponential backoff");

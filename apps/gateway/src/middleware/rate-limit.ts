@@ -1,5 +1,5 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import type { Logger, RedisKeys } from "@chorus/platform";
+import type { GatewayMetrics, Logger, RedisKeys } from "@chorus/platform";
 import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import type { Redis } from "ioredis";
@@ -13,6 +13,7 @@ export interface RateLimitDeps {
   limits: OperationLimits;
   windowMs: number;
   authFailureLimit: number;
+  metrics?: Pick<GatewayMetrics, "recordRateLimitRejection">;
 }
 
 export interface RateLimiters {
@@ -36,7 +37,10 @@ function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => num
       prefix: deps.keys.rateLimit(name),
       sendCommand: (command: string, ...args: string[]) => deps.redis.call(command, ...args) as never,
     }),
-    handler: (_req, _res, next) => next(new ApiError("RATE_LIMITED", `rate limit exceeded for ${name}; retry after the time in Retry-After (seconds)`)),
+    handler: (_req, _res, next) => {
+      deps.metrics?.recordRateLimitRejection(name);
+      next(new ApiError("RATE_LIMITED", `rate limit exceeded for ${name}; retry after the time in Retry-After (seconds)`));
+    },
     logger: {
       error: (error: unknown, message?: string) => deps.logger.warn(message ?? "rate limiter error", { error: String(error) }),
       warn: (warning: unknown, message?: string) => deps.logger.warn(message ?? "rate limiter warning", { warning: String(warning) }),

@@ -38,7 +38,7 @@ function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; cle
 
 /** Generates one reply, streaming progress into the status record, and stores the result. */
 export function generateTextProcessor(deps: GenerateTextDeps) {
-  return async (job: Job<GenerateTextJob>, _token?: string, signal?: AbortSignal): Promise<void> => {
+  return async (job: Job<GenerateTextJob>, _token?: string, signal?: AbortSignal): Promise<{ tokens: number; processingTime: number; model: string } | undefined> => {
     const { requestId, model, request } = job.data;
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
@@ -68,6 +68,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens: result.tokens, promptTokens: result.promptTokens, processingTime });
+      return { tokens: result.tokens, processingTime, model };
     } catch (error) {
       throw stop.signal.aborted ? abortFailure(stop.signal) : error;
     } finally {

@@ -1,0 +1,23 @@
+import { ApiError } from "@chorus/contracts";
+import { metricsRequestAllowed, type GatewayMetrics } from "@chorus/platform";
+import { Router } from "express";
+
+/**
+ * `GET /metrics` in Prometheus text format. Mounted before authentication: Prometheus has no API
+ * key. When `token` (METRICS_TOKEN) is set, the scrape must send `Authorization: Bearer <token>`.
+ * Case-sensitive and strict, so `/METRICS` or `/metrics/` cannot slip past a proxy rule that
+ * hides exactly `/metrics` (deploy/nginx/nginx.conf) and reach this handler.
+ */
+export function metricsRouter(metrics: Pick<GatewayMetrics, "render" | "contentType">, token: string | undefined): Router {
+  const router = Router({ caseSensitive: true, strict: true });
+  router.get("/metrics", async (req, res) => {
+    if (!metricsRequestAllowed(req.headers.authorization, token)) {
+      throw new ApiError("UNAUTHORIZED", "metrics need 'Authorization: Bearer <METRICS_TOKEN>'");
+    }
+    const text = await metrics.render();
+    res.setHeader("Content-Type", metrics.contentType);
+    res.setHeader("Cache-Control", "no-store");
+    res.send(text);
+  });
+  return router;
+}

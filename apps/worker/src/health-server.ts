@@ -1,0 +1,90 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ApiError } from "@chorus/contracts";
+import { metricsRequestAllowed, type Logger, type WorkerMetrics } from "@chorus/platform";
+import type { Worker } from "bullmq";
+import type { Redis } from "ioredis";
+
+export interface HealthServerOptions {
+  host: string;
+  /** 0: any free port (the bound one is logged and returned by `start()`). */
+  port: number;
+  connection: Pick<Redis, "status">;
+  workers: readonly Pick<Worker, "name" | "isRunning" | "closing">[];
+  metrics: Pick<WorkerMetrics, "render" | "contentType">;
+  /** METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string | undefined;
+  logger?: Logger;
+}
+
+export interface HealthServer {
+  /** Resolves with the bound port once listening. */
+  start(): Promise<number>;
+  close(): Promise<void>;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+const sendError = (res: ServerResponse, error: ApiError) => sendJson(res, error.httpStatus, error.toEnvelope());
+
+/**
+ * Ready while Redis is connected and every BullMQ worker is running; a worker that has begun to
+ * close reports not ready at once, so orchestrators stop counting on it during its drain.
+ */
+function readiness(options: HealthServerOptions) {
+  const workers = options.workers.map((w) => ({ queue: w.name, running: w.isRunning() && !w.closing }));
+  const ready = options.connection.status === "ready" && workers.length > 0 && workers.every((w) => w.running);
+  return { ready, body: { status: ready ? "ready" : "unavailable", redis: options.connection.status, workers } };
+}
+
+async function handle(options: HealthServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? "/").split("?")[0];
+  if (req.method !== "GET" && req.method !== "HEAD") return sendError(res, new ApiError("METHOD_NOT_ALLOWED", `${req.method ?? "?"} is not served here; use GET`));
+  if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
+  if (path === "/readyz") {
+    const { ready, body } = readiness(options);
+    return sendJson(res, ready ? 200 : 503, body);
+  }
+  if (path === "/metrics") {
+    if (!metricsRequestAllowed(req.headers.authorization, options.metricsToken)) {
+      return sendError(res, new ApiError("UNAUTHORIZED", "metrics need 'Authorization: Bearer <METRICS_TOKEN>'"));
+    }
+    const text = await options.metrics.render();
+    res.writeHead(200, { "Content-Type": options.metrics.contentType, "Cache-Control": "no-store" });
+    return void res.end(text);
+  }
+  sendError(res, new ApiError("NOT_FOUND", `no endpoint ${path ?? ""}; try /healthz, /readyz or /metrics`));
+}
+
+/** The worker's own small HTTP port: probes for orchestrators and /metrics for Prometheus. No Express: three paths. */
+export function createHealthServer(options: HealthServerOptions): HealthServer {
+  const server: Server = createServer((req, res) => {
+    handle(options, req, res).catch((error: unknown) => {
+      options.logger?.error("health server error", { error: String(error) });
+      if (!res.headersSent) sendError(res, new ApiError("INTERNAL_ERROR", "internal error"));
+      else res.end();
+    });
+  });
+  return {
+    start: () =>
+      new Promise<number>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(options.port, options.host, () => {
+          server.off("error", reject);
+          const { port } = server.address() as AddressInfo;
+          options.logger?.info(`worker health server listening on http://${options.host}:${port}`, { port });
+          resolve(port);
+        });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        // Prometheus keeps connections alive; without this close() would wait for them to time out.
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,97 @@
+import { QUEUES } from "@chorus/contracts";
+import { createMetrics, createTextQueue, createWorkerRedis, readQueueDepths, redisKeys, waitUntilReady } from "@chorus/platform";
+import { Worker, type Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { testLogger } from "../../../test-support/logger.js";
+import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { createHealthServer, type HealthServer } from "../src/health-server.js";
+
+const TOKEN = "worker-metrics-token-0123456789";
+const prefix = uniquePrefix("health");
+const keys = redisKeys(prefix);
+
+let connection: Redis;
+let worker: Worker;
+let queue: Queue;
+let server: HealthServer;
+let base: string;
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
+
+beforeAll(async () => {
+  connection = createWorkerRedis(TEST_REDIS_URL);
+  await waitUntilReady(connection, 5000);
+  worker = new Worker(QUEUES.text, async () => undefined, { connection, prefix: keys.bullPrefix });
+  await worker.waitUntilReady();
+  queue = createTextQueue(connection, keys);
+  const metrics = createMetrics("worker", { queueDepth: readQueueDepths([queue]) });
+  server = createHealthServer({ host: "127.0.0.1", port: 0, connection, workers: [worker], metrics, metricsToken: TOKEN, logger: testLogger("worker") });
+  base = `http://127.0.0.1:${await server.start()}`;
+});
+afterAll(async () => {
+  await server.close();
+  await worker.close();
+  await queue.close();
+  connection.disconnect();
+  await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
+});
+
+describe("worker health server", () => {
+  it("when the process runs, then /healthz answers 200 {status: ok}", async () => {
+    const res = await get("/healthz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+  });
+
+  it("when Redis is connected and the worker runs, then /readyz answers 200", async () => {
+    const res = await get("/readyz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ready", redis: "ready", workers: [{ queue: QUEUES.text, running: true }] });
+  });
+
+  it("when METRICS_TOKEN is set, then /metrics answers 401 in the error envelope without it and the worker's metrics with it", async () => {
+    const missing = await get("/metrics");
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toMatchObject({ error: { code: "UNAUTHORIZED" }, status: "error" });
+    expect((await get("/metrics", { Authorization: "Bearer wrong" })).status).toBe(401);
+
+    const res = await get("/metrics", { Authorization: `Bearer ${TOKEN}` });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    for (const name of ["jobs_total", "generation_tokens_total", "generation_tokens_per_second", "generation_duration_seconds", "speech_audio_seconds_total", "speech_synthesis_duration_seconds", "queue_depth"]) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+    expect(text).toContain(`queue_depth{queue="${QUEUES.text}",state="waiting"} 0`);
+    expect(text).not.toContain("http_requests_total");
+  });
+
+  it("when a path is unknown or the method is not GET, then the answer is a JSON error (404, 405)", async () => {
+    const missing = await get("/nope");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: "NOT_FOUND" }, status: "error" });
+    expect((await fetch(`${base}/readyz`, { method: "POST" })).status).toBe(405);
+  });
+
+  it("when Redis is not connected, then /readyz answers 503 and names the connection state", async () => {
+    const idle = createWorkerRedis(TEST_REDIS_URL, { lazyConnect: true });
+    const probe = createHealthServer({ host: "127.0.0.1", port: 0, connection: idle, workers: [worker], metrics: createMetrics("worker") });
+    try {
+      const res = await fetch(`http://127.0.0.1:${await probe.start()}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ status: "unavailable", redis: "wait" });
+    } finally {
+      await probe.close();
+      idle.disconnect();
+    }
+  });
+
+  // Last: it closes the shared worker.
+  it("when the worker is closed, then /readyz answers 503 while /healthz still answers 200", async () => {
+    await worker.close();
+    const res = await get("/readyz");
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ status: "unavailable", workers: [{ queue: QUEUES.text, running: false }] });
+    expect((await get("/healthz")).status).toBe(200);
+  });
+});

@@ -1,0 +1,110 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { registerQueueDepth, type QueueDepthReader } from "./queue-depth.js";
+
+export { QUEUE_DEPTH_STATES, readQueueDepths, type CountableQueue, type QueueDepthReader, type QueueDepths, type QueueDepthState } from "./queue-depth.js";
+export { metricsRequestAllowed } from "./metrics-token.js";
+
+export type ServiceName = "gateway" | "worker";
+/** `retried`: an attempt failed and BullMQ will try the job again; the others are final. */
+export type JobOutcome = "completed" | "failed" | "cancelled" | "retried";
+
+export interface MetricsOptions {
+  /** Called on each scrape for `queue_depth`; without it the gauge has no series. */
+  queueDepth?: QueueDepthReader;
+  /** Longest a scrape waits for `queueDepth` (default 1000 ms). */
+  queueDepthTimeoutMs?: number;
+}
+
+interface ServiceMetrics {
+  /** This service's own registry: never prom-client's global one, so apps and tests in one process do not clash. */
+  readonly registry: Registry;
+  /** The Content-Type of `render()`'s text. */
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric in `registry`. */
+  render(): Promise<string>;
+}
+
+export interface GatewayMetrics extends ServiceMetrics {
+  readonly service: "gateway";
+  /** `route` must be a route pattern (or "unmatched"), never a raw URL: every value is a new series. */
+  recordHttpRequest(method: string, route: string, status: number, seconds: number): void;
+  recordRateLimitRejection(operation: string): void;
+}
+
+export interface WorkerMetrics extends ServiceMetrics {
+  readonly service: "worker";
+  recordJob(queue: string, outcome: JobOutcome): void;
+  /** One finished generation: tokens generated and the seconds the worker spent on it. */
+  recordGeneration(model: string, tokens: number, seconds: number): void;
+  /** One finished synthesis; unknown durations (null) are left out rather than counted as 0. */
+  recordSpeech(format: string, audioSeconds: number | null, synthesisSeconds: number | null): void;
+}
+
+// 1 ms to 10 s: status polls take a millisecond or two, submissions a few, speech waits seconds.
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+// From a CPU-bound small model (a few tokens/s) to a GPU server (hundreds).
+const TOKEN_RATE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+// Up to JOB_TIME_LIMIT_MS's default of 300 s.
+const GENERATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const SYNTHESIS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+function baseMetrics(options: MetricsOptions): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const readErrors = new Counter({ name: "queue_depth_read_errors_total", help: "Scrapes whose queue depth read failed or timed out", registers: [registry] });
+  registerQueueDepth(registry, options.queueDepth, options.queueDepthTimeoutMs ?? 1000, readErrors);
+  return { registry, contentType: registry.contentType, render: () => registry.metrics() };
+}
+
+function gatewayMetrics(options: MetricsOptions): GatewayMetrics {
+  const base = baseMetrics(options);
+  const registers = [base.registry];
+  const labelNames = ["method", "route", "status"] as const;
+  const requests = new Counter({ name: "http_requests_total", help: "HTTP requests answered, by method, route pattern and status", labelNames, registers });
+  const duration = new Histogram({ name: "http_request_duration_seconds", help: "Time to answer an HTTP request, by method, route pattern and status", labelNames, buckets: HTTP_BUCKETS, registers });
+  const rejections = new Counter({ name: "rate_limit_rejections_total", help: "Requests refused with 429 because a rate-limit budget was spent, by operation", labelNames: ["operation"] as const, registers });
+  return {
+    ...base,
+    service: "gateway",
+    recordHttpRequest: (method, route, status, seconds) => {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    recordRateLimitRejection: (operation) => rejections.inc({ operation }),
+  };
+}
+
+function workerMetrics(options: MetricsOptions): WorkerMetrics {
+  const base = baseMetrics(options);
+  const registers = [base.registry];
+  const model = ["model"] as const;
+  const format = ["format"] as const;
+  const jobs = new Counter({ name: "jobs_total", help: "Job attempts by queue and outcome (completed, failed, cancelled, retried)", labelNames: ["queue", "outcome"] as const, registers });
+  const tokens = new Counter({ name: "generation_tokens_total", help: "Tokens generated, by model", labelNames: model, registers });
+  const tokenRate = new Histogram({ name: "generation_tokens_per_second", help: "Tokens per second of each finished generation, by model", labelNames: model, buckets: TOKEN_RATE_BUCKETS, registers });
+  const generation = new Histogram({ name: "generation_duration_seconds", help: "Time the worker spent on each finished generation, by model", labelNames: model, buckets: GENERATION_BUCKETS, registers });
+  const audio = new Counter({ name: "speech_audio_seconds_total", help: "Seconds of audio synthesized, by format", labelNames: format, registers });
+  const synthesis = new Histogram({ name: "speech_synthesis_duration_seconds", help: "Time to synthesize and encode each speech job, by format", labelNames: format, buckets: SYNTHESIS_BUCKETS, registers });
+  return {
+    ...base,
+    service: "worker",
+    recordJob: (queue, outcome) => jobs.inc({ queue, outcome }),
+    recordGeneration: (name, count, seconds) => {
+      tokens.inc({ model: name }, count);
+      generation.observe({ model: name }, seconds);
+      if (seconds > 0) tokenRate.observe({ model: name }, count / seconds);
+    },
+    recordSpeech: (name, audioSeconds, synthesisSeconds) => {
+      if (audioSeconds !== null) audio.inc({ format: name }, audioSeconds);
+      if (synthesisSeconds !== null) synthesis.observe({ format: name }, synthesisSeconds);
+    },
+  };
+}
+
+/** Prometheus metrics of one service, in a registry of its own, with Node's process metrics. */
+export function createMetrics(service: "gateway", options?: MetricsOptions): GatewayMetrics;
+export function createMetrics(service: "worker", options?: MetricsOptions): WorkerMetrics;
+export function createMetrics(service: ServiceName, options: MetricsOptions = {}): GatewayMetrics | WorkerMetrics {
+  return service === "gateway" ? gatewayMetrics(options) : workerMetrics(options);
+}
