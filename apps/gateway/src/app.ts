@@ -29,6 +29,8 @@ export interface GatewayDeps {
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
   maxQueueDepth: number;
+  /** How long delivered speech is kept for retries with the same Idempotency-Key. */
+  audioKeepSeconds: number;
   /** Null where speech is switched off (the speech routes then answer 503). */
   speechJobs: SpeechJobs | null;
   limits: OperationLimits;
@@ -63,7 +65,7 @@ export function buildApp(deps: GatewayDeps): Express {
   app.use(authenticate(deps.keyLookup, limiters.authFailure));
   app.use(textRouter({ jobs: deps.textJobs, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth }, limiters.text));
   app.use(statusRouter(deps.statuses, deps.textJobs, limiters.status));
-  app.use(speechRouter(deps.speechJobs, limiters.tts));
+  app.use(speechRouter({ speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, limiters.tts));
   app.use((req, _res, next) => next(new ApiError("NOT_FOUND", `no endpoint ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.redis));
   return app;

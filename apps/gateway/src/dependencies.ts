@@ -38,6 +38,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
     maxQueueDepth: config.MAX_QUEUE_DEPTH,
+    audioKeepSeconds: config.AUDIO_TTL_SECONDS,
     speechJobs: speech?.jobs ?? null,
     limits: { text: config.RATE_LIMIT_TEXT, tts: config.RATE_LIMIT_TTS, status: config.RATE_LIMIT_STATUS },
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,

@@ -1,4 +1,5 @@
-import { AUDIO_FORMATS, SPEECH_LIMITS, VOICES, type AudioFormat } from "@chorus/contracts";
+import { AUDIO_FORMATS, QUEUES, SPEECH_LIMITS, VOICES, type AudioFormat } from "@chorus/contracts";
+import { Queue } from "bullmq";
 import request from "supertest";
 import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
@@ -84,6 +85,22 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
     expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter, expected_type: expectedType } });
   });
 
+  it("when a speech request is retried with the same Idempotency-Key, then the same audio comes back without a second synthesis", async () => {
+    const queue = new Queue(QUEUES.speech, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix });
+    const jobsBefore = (await queue.getJobCounts("completed")).completed ?? 0;
+    const body = { text: "Once, twice, but made only once.", format: "opus" };
+    const first = await speak(body).set("Idempotency-Key", "speech-1");
+    const retry = await speak(body).set("Idempotency-Key", "speech-1");
+    expect(first.status).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(Buffer.compare(retry.body as Buffer, first.body as Buffer)).toBe(0);
+    expect(retry.headers["content-type"]).toBe(first.headers["content-type"]);
+    expect((await queue.getJobCounts("completed")).completed).toBe(jobsBefore + 1);
+    const other = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).set("Idempotency-Key", "speech-1").send({ text: "Something else.", format: "opus" });
+    expect(other.status).toBe(409);
+    await queue.close();
+  });
+
   it("when voices are listed, then each has its language and a description, and the characters have theirs", async () => {
     const res = await request(gw.app).get("/api/voices").auth(key, { type: "bearer" });
     expect(res.status).toBe(200);
@@ -92,7 +109,7 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
   });
 
   it("when several speech requests arrive while a text job streams, then all complete and the text job keeps reporting progress", async () => {
-    const textId = (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ ...defaultRequest(), samplingParams: { max_tokens: 400 } })).body.id;
+    const textId = (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ ...defaultRequest(), samplingParams: { max_tokens: 200 } })).body.id;
     const progress: number[] = [];
     let done = false;
     const watcher = (async () => {
@@ -108,5 +125,5 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
     for (const [i, format] of (["mp3", "opus", "flac", "wav"] as const).entries()) expect((await measured(replies[i]!, format)).loud).toBe(true);
     await watcher;
     expect(progress.every((p, i) => i === 0 || p >= progress[i - 1]!)).toBe(true);
-  });
+  }, 240_000); // a hang guard for loaded machines, not a timing
 });

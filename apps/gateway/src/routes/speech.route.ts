@@ -3,6 +3,7 @@ import { Router, type NextFunction, type Request, type RequestHandler, type Resp
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
+import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { SpeechJobs } from "../services/speech-jobs.service.js";
 
 const validateSpeechRequest = compileValidator<SpeechRequest>(speechRequestSchema);
@@ -12,16 +13,44 @@ function speechScope(req: Request, _res: Response, next: NextFunction): void {
   next(new ApiError("FORBIDDEN", "this API key has no access to text-to-speech (scope tts)"));
 }
 
+export interface SpeechRouteDeps {
+  /** Null where speech is switched off (the routes then answer 503). */
+  speech: SpeechJobs | null;
+  idempotency: IdempotencyKeys;
+  /** How long delivered audio is kept for retries with the same Idempotency-Key. */
+  keepSeconds: number;
+}
+
+/**
+ * With an Idempotency-Key, the first request synthesizes and keeps its audio for `keepSeconds`; a
+ * retry with the same body gets those bytes (waiting if the first is still running); a failed first
+ * request frees the key so the retry does the work.
+ */
+async function speakOnce(deps: SpeechRouteDeps & { speech: SpeechJobs }, keyId: string, request: SpeechRequest, idempotencyKey: string | null) {
+  if (!idempotencyKey) return deps.speech.synthesize(keyId, request);
+  const scopedKey = `speech:${idempotencyKey}`;
+  const claim = await deps.idempotency.claim(keyId, scopedKey, request, deps.keepSeconds);
+  if (!claim.fresh) return deps.speech.replay(claim.requestId);
+  try {
+    return await deps.speech.synthesize(keyId, request, claim.requestId, deps.keepSeconds);
+  } catch (error) {
+    await deps.idempotency.release(keyId, scopedKey).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** POST /api/audio/full and POST /api/tts are the same operation; GET /api/voices lists the voices. */
-export function speechRouter(speech: SpeechJobs | null, limit: RequestHandler): Router {
+export function speechRouter(deps: SpeechRouteDeps, limit: RequestHandler): Router {
   const router = Router();
   router.get("/api/voices", (_req, res) => {
     res.json({ voices: VOICES });
   });
   router.post(["/api/audio/full", "/api/tts"], speechScope, limit, jsonBody(), async (req: Request, res: Response) => {
+    const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const request = validateSpeechRequest(req.body);
+    const speech = deps.speech;
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
-    const { audio, meta } = await speech.synthesize(authenticatedKey(req).id, request);
+    const { audio, meta } = await speakOnce({ ...deps, speech }, authenticatedKey(req).id, request, idempotencyKey);
     requestLogger(req).info("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
     res.status(200);
     res.setHeader("Content-Type", meta.contentType);

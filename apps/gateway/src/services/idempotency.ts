@@ -27,16 +27,21 @@ export class IdempotencyKeys {
     private readonly ttlSeconds: number,
   ) {}
 
-  async claim(apiKeyId: string, idempotencyKey: string, request: unknown): Promise<Claim> {
+  async claim(apiKeyId: string, idempotencyKey: string, request: unknown, ttlSeconds = this.ttlSeconds): Promise<Claim> {
     const hash = createHash("sha256").update(JSON.stringify(request)).digest("base64url");
     const requestId = randomUUID();
     const key = this.keys.idempotency(apiKeyId, idempotencyKey);
-    const previous = await this.redis.set(key, `${hash}:${requestId}`, "EX", this.ttlSeconds, "NX", "GET");
+    const previous = await this.redis.set(key, `${hash}:${requestId}`, "EX", ttlSeconds, "NX", "GET");
     if (previous === null) return { fresh: true, requestId };
     const [previousHash, previousId] = previous.split(":");
     if (previousHash !== hash || !previousId) {
       throw new ApiError("CONFLICT", "this Idempotency-Key was already used with a different request body");
     }
     return { fresh: false, requestId: previousId };
+  }
+
+  /** Frees a key whose first request failed, so that a retry does the work instead of waiting for it. */
+  async release(apiKeyId: string, idempotencyKey: string): Promise<void> {
+    await this.redis.del(this.keys.idempotency(apiKeyId, idempotencyKey));
   }
 }

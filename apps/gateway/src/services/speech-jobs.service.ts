@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import { ApiError, JOB_NAMES, SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SpeechRequest, type SynthesizeSpeechJob } from "@chorus/contracts";
 import type { RedisKeys } from "@chorus/platform";
 import type { Queue, QueueEvents } from "bullmq";
@@ -30,8 +31,8 @@ export class SpeechJobs {
     private readonly timeoutMs: number,
   ) {}
 
-  async synthesize(keyId: string, request: SpeechRequest): Promise<SynthesizedSpeech> {
-    const requestId = randomUUID();
+  /** With `keepSeconds`, the delivered audio is also kept that long for idempotent retries. */
+  async synthesize(keyId: string, request: SpeechRequest, requestId: string = randomUUID(), keepSeconds = 0): Promise<SynthesizedSpeech> {
     const job = await this.queue.add(JOB_NAMES.synthesizeSpeech, { requestId, keyId, request, acceptedAt: Date.now() }, { jobId: requestId });
     let meta: SpeechJobResult;
     try {
@@ -41,7 +42,24 @@ export class SpeechJobs {
     }
     const audio = await this.redis.getdelBuffer(this.keys.audio(requestId));
     if (!audio) throw new ApiError("INTERNAL_ERROR", "the synthesized audio was lost before delivery; retry the request");
+    if (keepSeconds > 0) {
+      const kept = this.keys.keptAudio(requestId);
+      await this.redis.multi().hset(kept, { audio, meta: JSON.stringify(meta) }).expire(kept, keepSeconds).exec();
+    }
     return { audio, meta };
+  }
+
+  /**
+   * The audio of an earlier request with the same Idempotency-Key: at once when it was delivered,
+   * else once it is (the first request may still be running), within the usual time limit.
+   */
+  async replay(requestId: string): Promise<SynthesizedSpeech> {
+    const kept = this.keys.keptAudio(requestId);
+    for (const giveUpAt = Date.now() + this.timeoutMs; Date.now() < giveUpAt; await delay(100)) {
+      const [audio, meta] = await this.redis.hmgetBuffer(kept, "audio", "meta");
+      if (audio && meta) return { audio, meta: JSON.parse(meta.toString()) as SpeechJobResult };
+    }
+    throw new ApiError("SERVICE_UNAVAILABLE", `the first request with this Idempotency-Key did not deliver within ${this.timeoutMs / 1000} s; retry later`);
   }
 
   private async failure(requestId: string, reason: string): Promise<ApiError> {

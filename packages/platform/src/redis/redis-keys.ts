@@ -26,6 +26,8 @@ export interface RedisKeys {
   workerSlots(): string;
   /** A speech job's encoded audio, waiting for its gateway (deleted on delivery, TTL as backstop). */
   audio(requestId: string): string;
+  /** Hash {audio, meta}: delivered speech kept for retries that carry the same Idempotency-Key. */
+  keptAudio(requestId: string): string;
   /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
   idempotency(keyId: string, idempotencyKey: string): string;
 }
@@ -45,6 +47,7 @@ export function redisKeys(prefix: string): RedisKeys {
     textJobStats: () => `${prefix}:stats:text-jobs`,
     workerSlots: () => `${prefix}:worker-slots`,
     audio: (requestId) => `${prefix}:audio:${requestId}`,
+    keptAudio: (requestId) => `${prefix}:kept-audio:${requestId}`,
     idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:${keyId}:${idempotencyKey}`,
   };
 }
