@@ -4,9 +4,11 @@ import type { BenchRow } from "./report/bench-row.js";
 import { formatMachine, formatTable } from "./report/format-table.js";
 import { machineInfo } from "./report/machine-info.js";
 import { summarise, writeResults, type BenchResults } from "./report/results-file.js";
+import { generationRows } from "./rows/generation.rows.js";
 import { memoryRows } from "./rows/memory.rows.js";
 import { queueRows } from "./rows/queue.rows.js";
 import type { RowGroup } from "./rows/row-group.js";
+import { speechRows } from "./rows/speech.rows.js";
 import { statusRows } from "./rows/status.rows.js";
 import { submitRows } from "./rows/submit.rows.js";
 import { startBenchStack, type BenchStack } from "./stack/bench-stack.js";
@@ -14,7 +16,7 @@ import { startedProcesses, stopAllChildren } from "./stack/child-processes.js";
 import { closeHttpAgent } from "./stack/net.js";
 
 /** Memory first: its idle figures need processes that have not served anything yet. */
-const GROUPS: RowGroup[] = [memoryRows, submitRows, statusRows, queueRows];
+const GROUPS: RowGroup[] = [memoryRows, submitRows, statusRows, queueRows, speechRows, generationRows];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

@@ -26,6 +26,22 @@ describe("parseBenchOptions", () => {
     expect(() => parseBenchOptions(["--rounds", "many"])).toThrow(/--rounds/);
   });
 
+  it("when nothing or --quick is given, then the speech and generation rows get full or smoke-test scale", () => {
+    expect(parseBenchOptions([], "/repo")).toEqual(expect.objectContaining({ formats: ["mp3", "wav", "opus", "flac", "pcm"], speechRuns: 5, generations: 5, maxTokens: 256, threads: 1, largerModel: true }));
+    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(expect.objectContaining({ formats: ["wav"], speechRuns: 1, generations: 1, maxTokens: 32, threads: 1, largerModel: false }));
+  });
+
+  it("when --larger-model or --no-larger-model is given, then it overrides the scale's choice", () => {
+    expect(parseBenchOptions(["--quick", "--larger-model"], "/repo").largerModel).toBe(true);
+    expect(parseBenchOptions(["--no-larger-model"], "/repo").largerModel).toBe(false);
+  });
+
+  it("when --formats lists formats, then those are measured once each; an unknown one is a usage error", () => {
+    expect(parseBenchOptions(["--formats", "opus, wav,opus"], "/repo").formats).toEqual(["opus", "wav"]);
+    expect(() => parseBenchOptions(["--formats", "wav,aac"])).toThrow(/--formats .* got 'wav,aac'/);
+    expect(() => parseBenchOptions(["--formats", ","])).toThrow(UsageError);
+  });
+
   it("when an unknown option is given, then parsing fails", () => {
     expect(() => parseBenchOptions(["--fast"])).toThrow(/--fast/);
   });

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { AUDIO_FORMATS, type AudioFormat } from "@chorus/contracts";
 import { DEFAULT_BENCH_MODEL } from "./paths.js";
 
 export interface BenchOptions {
@@ -18,12 +19,26 @@ export interface BenchOptions {
   quick: boolean;
   /** When set, the gateway runs with --cpu-prof and writes its profile here when it stops. */
   profileDir: string | null;
-  /** The GGUF model of the real worker (memory row); generation cost is not measured. */
+  /** The GGUF model of the real worker (memory and generation rows) and of the direct llama.cpp baseline. */
   model: string;
+  /** Speech rows: the audio formats measured, one row each. */
+  formats: AudioFormat[];
+  /** Speech rows: recorded requests per format and side (after one unrecorded warm-up each). */
+  speechRuns: number;
+  /** Generation rows: recorded jobs per side (after one unrecorded warm-up each). */
+  generations: number;
+  /** Generation rows: max_tokens of each job. */
+  maxTokens: number;
+  /** Generation rows: llama.cpp threads of the bench's worker (LLM_THREADS) and of the direct baseline. */
+  threads: number;
+  /** Generation rows: also measure a larger model shape made offline from the model's tokenizer. */
+  largerModel: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--rounds N] [--warmup S]
                         [--samples N] [--out FILE] [--quick] [--profile DIR] [--model FILE]
+                        [--formats LIST] [--speech-runs N] [--generations N] [--max-tokens N] [--threads N]
+                        [--larger-model | --no-larger-model]
   --duration S      seconds per load run (default 8; --quick: 1)
   --connections N   concurrent connections per load run (default 50; --quick: 4)
   --rounds N        subject/baseline pairs per throughput row, median reported (default 3; --quick: 1)
@@ -32,12 +47,19 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
   --out FILE        JSON results (default bench-results/latest.json)
   --quick           smoke-test scale: every row, a few seconds in all
   --profile DIR     run the gateway with --cpu-prof, profile written to DIR at the end
-  --model FILE      GGUF model for the worker (default: the shared stories260K fixture)`;
+  --model FILE      GGUF model for the worker (default: the shared stories260K fixture)
+  --formats LIST    speech formats, comma-separated (default mp3,wav,opus,flac,pcm; --quick: wav)
+  --speech-runs N   speech requests per format and side, median reported (default 5; --quick: 1)
+  --generations N   generation jobs per side, median reported (default 5; --quick: 1)
+  --max-tokens N    max_tokens of each generation job (default 256; --quick: 32)
+  --threads N       LLM_THREADS of the worker and of the direct llama.cpp baseline (default 1)
+  --larger-model    also measure generation on a larger model shape made offline (default; --quick: off)
+  --no-larger-model skip it`;
 
 export class UsageError extends Error {}
 
-const FULL = { durationS: 8, connections: 50, rounds: 3, warmupS: 2, queueSamples: 150 };
-const QUICK = { durationS: 1, connections: 4, rounds: 1, warmupS: 0, queueSamples: 10 };
+const FULL = { durationS: 8, connections: 50, rounds: 3, warmupS: 2, queueSamples: 150, formats: [...AUDIO_FORMATS] as AudioFormat[], speechRuns: 5, generations: 5, maxTokens: 256 };
+const QUICK = { durationS: 1, connections: 4, rounds: 1, warmupS: 0, queueSamples: 10, formats: ["wav"] as AudioFormat[], speechRuns: 1, generations: 1, maxTokens: 32 };
 
 function number(name: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
@@ -52,11 +74,25 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return value;
 }
 
+function formats(raw: string | undefined, fallback: AudioFormat[]): AudioFormat[] {
+  if (raw === undefined) return fallback;
+  const listed = raw.split(",").map((f) => f.trim()).filter(Boolean);
+  const unknown = listed.filter((f) => !(AUDIO_FORMATS as readonly string[]).includes(f));
+  if (listed.length === 0 || unknown.length > 0) throw new UsageError(`--formats takes a comma-separated list of ${AUDIO_FORMATS.join(", ")}; got '${raw}'`);
+  return [...new Set(listed as AudioFormat[])];
+}
+
 export function parseBenchOptions(argv: string[], cwd = process.cwd()): BenchOptions {
   const text = { type: "string" } as const;
   const { values } = parseArgs({
     args: argv,
-    options: { duration: text, connections: text, rounds: text, warmup: text, samples: text, out: text, profile: text, model: text, quick: { type: "boolean", default: false } },
+    options: {
+      ...{ duration: text, connections: text, rounds: text, warmup: text, samples: text, out: text, profile: text, model: text },
+      ...{ formats: text, "speech-runs": text, generations: text, "max-tokens": text, threads: text },
+      quick: { type: "boolean", default: false },
+      "larger-model": { type: "boolean" },
+      "no-larger-model": { type: "boolean" },
+    },
   });
   const quick = values.quick === true;
   const scale = quick ? QUICK : FULL;
@@ -70,5 +106,11 @@ export function parseBenchOptions(argv: string[], cwd = process.cwd()): BenchOpt
     quick,
     profileDir: values.profile ? resolve(cwd, values.profile) : null,
     model: resolve(cwd, values.model ?? DEFAULT_BENCH_MODEL),
+    formats: formats(values.formats, scale.formats),
+    speechRuns: integer("speech-runs", values["speech-runs"], scale.speechRuns, 1),
+    generations: integer("generations", values.generations, scale.generations, 1),
+    maxTokens: integer("max-tokens", values["max-tokens"], scale.maxTokens, 1),
+    threads: integer("threads", values.threads, 1, 1),
+    largerModel: values["no-larger-model"] === true ? false : (values["larger-model"] ?? !quick),
   };
 }

@@ -23,5 +23,5 @@ export function autocannonCli(): string {
   return createRequire(import.meta.url).resolve("autocannon/autocannon.js");
 }
 
-/** The tiny real model the tests use; the bench's worker loads it (generation cost is not measured). */
+/** The tiny real model the tests use; the bench's worker loads it, and the generation rows measure it. */
 export const DEFAULT_BENCH_MODEL = fromHere("../../../shared/models/stories260K-chatml.gguf");

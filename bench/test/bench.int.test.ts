@@ -7,11 +7,12 @@ import type { BenchResults } from "../src/report/results-file.js";
 
 /**
  * Smoke test of `npm run bench` at tiny scale (--quick): the compiled bench starts its own Redis,
- * gateway, worker and baselines, runs every row, and writes its JSON. Only the structure and that
- * every figure is a number are asserted, never a speed: timings depend on the machine.
+ * gateway, worker and baselines, runs every row (speech: wav only; generation: one 32-token job
+ * per side), and writes its JSON. Only the structure and that every figure is a number are
+ * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "queue"];
+const GROUPS = ["memory", "submit", "status", "queue", "speech", "generation"];
 
 interface RunResult {
   code: number | null;
@@ -70,7 +71,7 @@ describe("npm run bench -- --quick", () => {
     expect(results.machine).toEqual(
       expect.objectContaining({ cpuModel: expect.any(String), cpuCount: expect.any(Number), totalMemoryMB: expect.any(Number), node: process.version, date: expect.any(String) }),
     );
-    expect(results.settings).toEqual(expect.objectContaining({ quick: true, durationS: 1, connections: 4 }));
+    expect(results.settings).toEqual(expect.objectContaining({ quick: true, durationS: 1, connections: 4, formats: ["wav"], generations: 1, maxTokens: 32 }));
   });
 
   it("when it runs, then every row group is present in order", () => {
@@ -78,6 +79,8 @@ describe("npm run bench -- --quick", () => {
     expect([...new Set(groups)]).toEqual(GROUPS);
     expect(groups.filter((g) => g === "memory")).toHaveLength(4);
     expect(groups.filter((g) => g === "queue")).toHaveLength(2);
+    expect(groups.filter((g) => g === "speech")).toHaveLength(1);
+    expect(groups.filter((g) => g === "generation")).toHaveLength(2);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
@@ -102,17 +105,28 @@ describe("npm run bench -- --quick", () => {
   });
 
   it("when throughput and latency rows run, then they carry p50 and p99 latencies", () => {
-    for (const row of results.rows.filter((r) => r.group !== "memory")) {
+    for (const row of results.rows.filter((r) => r.subject.unit === "req/s" || r.subject.unit === "ms")) {
       for (const figure of [row.subject, row.baseline]) {
         expect([isNumber(figure.p50Ms), isNumber(figure.p99Ms)]).toEqual([true, true]);
       }
     }
   });
 
-  it("when it exits, then no process it started (Redis, gateway, workers, baselines, autocannon) is left", () => {
+  it("when the speech and generation rows run, then they compare the service with the engine alone, per run", () => {
+    const speech = results.rows.filter((r) => r.group === "speech");
+    expect(speech.map((r) => [r.name, r.subject.unit, r.baseline.unit])).toEqual([["speech wav, 200 words, request → last byte", "ms", "ms"]]);
+    const generation = results.rows.filter((r) => r.group === "generation");
+    expect(generation.map((r) => [r.subject.unit, r.baseline.unit])).toEqual([
+      ["tok/s", "tok/s"],
+      ["tok/s", "tok/s"],
+    ]);
+    for (const row of [...speech, ...generation]) expect([row.subject.runs, row.baseline.runs]).toEqual([[expect.any(Number)], [expect.any(Number)]]);
+  });
+
+  it("when it exits, then no process it started (Redis, gateway, workers, baselines, engines, autocannon) is left", () => {
     const listed = /stopped every process it started: (.*)/.exec(run.stderr)?.[1] ?? "";
     const started = listed.split(", ").map((entry) => ({ entry, pid: Number(entry.split(" ").pop()) }));
-    expect(started.map((p) => p.entry.split(" ")[0])).toEqual(expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon"]));
+    expect(started.map((p) => p.entry.split(" ")[0])).toEqual(expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon", "espeak-direct", "llama-direct"]));
     expect(started.filter((p) => isRunning(p.pid))).toEqual([]);
   });
 

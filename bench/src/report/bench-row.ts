@@ -1,14 +1,14 @@
 /**
  * One line of the benchmark: a figure of the real service (subject) next to the same figure of a
  * minimal equivalent measured in the same run (baseline), because on shared, noisy machines only
- * the ratio is comparable between runs. New row groups (speech, tokens/s) produce more of these.
+ * the ratio is comparable between runs.
  */
 export interface Figure {
   /** What was measured, e.g. "full gateway" or "Express 5 + Queue.add". */
   label: string;
   /** The headline number the ratio compares (the median over repeated runs where there are several). */
   value: number;
-  unit: "req/s" | "ms" | "MB";
+  unit: "req/s" | "ms" | "MB" | "tok/s";
   /** Latency percentiles where the figure has them (medians over runs for load tests). */
   p50Ms?: number;
   p99Ms?: number;
@@ -30,14 +30,14 @@ export interface Target {
 }
 
 export interface BenchRow {
-  /** The row group that produced it: "submit", "status", "queue", "memory", ... */
+  /** The row group that produced it: "submit", "status", "queue", "memory", "speech", "generation". */
   group: string;
   name: string;
   subject: Figure;
   baseline: Figure;
   /** subject.value / baseline.value. */
   ratio: number;
-  /** null for rows that report without a target (memory). */
+  /** null for rows that report without a target (memory, speech, generation). */
   target: Target | null;
   pass: boolean | null;
   /** Method notes and warnings (e.g. failed requests during a load). */

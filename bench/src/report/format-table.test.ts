@@ -10,6 +10,14 @@ describe("formatFigure", () => {
     expect(formatFigure({ label: "g", value: 1.234, unit: "ms", p50Ms: 1.234, p99Ms: 4.5 })).toBe("p50 1.23 / p99 4.50 ms");
   });
 
+  it("when a latency is 100 ms or more, then it shows whole milliseconds", () => {
+    expect(formatFigure({ label: "g", value: 812.4, unit: "ms", p50Ms: 812.4, p99Ms: 1033.6 })).toBe("p50 812 / p99 1,034 ms");
+  });
+
+  it("when the figure is a token rate, then it shows tok/s with one decimal", () => {
+    expect(formatFigure({ label: "g", value: 312.46, unit: "tok/s" })).toBe("312.5 tok/s");
+  });
+
   it("when a number is missing, then it shows n/a", () => {
     expect(formatFigure({ label: "g", value: Number.NaN, unit: "MB" })).toBe("n/a MB");
   });

@@ -8,15 +8,20 @@ function num(value: number | undefined, digits: number): string {
   return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-/** Throughput with its latencies, a latency as p50/p99, memory in MB. */
+/** Throughput with its latencies, a latency as p50/p99 (whole ms from 100 ms up), memory in MB, tokens/s. */
 export function formatFigure(figure: Figure): string {
   switch (figure.unit) {
     case "req/s":
       return `${num(figure.value, 0)} req/s (p50 ${num(figure.p50Ms, 0)} / p99 ${num(figure.p99Ms, 0)} ms)`;
-    case "ms":
-      return `p50 ${num(figure.p50Ms ?? figure.value, 2)} / p99 ${num(figure.p99Ms, 2)} ms`;
+    case "ms": {
+      const p50 = figure.p50Ms ?? figure.value;
+      const digits = p50 >= 100 ? 0 : 2;
+      return `p50 ${num(p50, digits)} / p99 ${num(figure.p99Ms, digits)} ms`;
+    }
     case "MB":
       return `${num(figure.value, 1)} MB`;
+    case "tok/s":
+      return `${num(figure.value, 1)} tok/s`;
   }
 }
 

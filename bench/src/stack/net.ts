@@ -1,6 +1,6 @@
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
-import { sleep } from "../metrics/clock.js";
+import { nowMs, sleep } from "../metrics/clock.js";
 
 /** A free TCP port on 127.0.0.1 (the bench only ever talks to loopback). */
 export async function freePort(): Promise<number> {
@@ -33,6 +33,39 @@ export function httpJson(method: string, url: string, headers: Record<string, st
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (text += chunk));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: parseJson(text) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+export interface TimedDownload {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Bytes of the body as received (the body itself is dropped). */
+  bytes: number;
+  /** nowMs() when the request was handed to the socket layer and when the body's last byte arrived. */
+  sentAt: number;
+  lastByteAt: number;
+  /** The body as text when the status is not 2xx (an error to show). */
+  errorText: string;
+}
+
+/** A JSON POST whose response body is counted rather than kept, timed to its last byte. */
+export function timedPost(url: string, headers: Record<string, string>, body: unknown): Promise<TimedDownload> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const sentAt = nowMs();
+    const req = request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, agent }, (res) => {
+      const status = res.statusCode ?? 0;
+      let bytes = 0;
+      let errorText = "";
+      res.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (status >= 300 && errorText.length < 2000) errorText += chunk.toString("utf8");
+      });
+      res.on("end", () => resolve({ status, headers: res.headers, bytes, sentAt, lastByteAt: nowMs(), errorText }));
       res.on("error", reject);
     });
     req.on("error", reject);

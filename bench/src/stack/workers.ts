@@ -21,9 +21,12 @@ async function untilWorkerConnected(stack: BenchStack, prefix: string, timeoutMs
   }
 }
 
-/** The real worker (its real main, the given model) on the gateway's queue; resolves once it consumes. */
-export async function startRealWorker(stack: BenchStack, model: string): Promise<BenchChild> {
-  const env = { ...stack.baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, LLM_MODEL: model, LLM_GPU: "false" };
+/**
+ * The real worker (its real main, the given model) on the gateway's queue; resolves once it consumes.
+ * `settings` are more of its environment variables (LLM_THREADS, TTS_CONCURRENCY, ...).
+ */
+export async function startRealWorker(stack: BenchStack, model: string, settings: Record<string, string> = {}): Promise<BenchChild> {
+  const env = { ...stack.baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, LLM_MODEL: model, LLM_GPU: "false", ...settings };
   const child = startNode("worker", appEntryPoint("worker"), { env });
   try {
     await whileAlive(child, untilWorkerConnected(stack, GATEWAY_PREFIX, 60_000));

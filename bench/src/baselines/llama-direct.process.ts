@@ -1,0 +1,40 @@
+import { sentSamplingParams, validateGenerationRequest, type GenerateTextJob } from "@chorus/contracts";
+import { nowMs } from "../metrics/clock.js";
+import { buildChatTurns, LlamaLlmEngine, loadCharacterCatalog, resolveSampling, trimToContext } from "../worker-dist/llm-engine.js";
+import type { GenerationCall, GenerationTiming } from "./direct-engine-messages.js";
+import { serveEngineCalls } from "./engine-call-server.js";
+
+/**
+ * Baseline of the generation rows: the worker's own LlamaLlmEngine, alone in a process, loaded as
+ * the bench's worker loads it (LLM_MODEL, LLM_THREADS, SEQUENCES = the worker's concurrency,
+ * LLM_CONTEXT_SIZE). Each call turns a request body into the prompt the worker would build
+ * (validation, the `default` character, sampling resolution, context trimming), then times
+ * generate() alone. No queue, no status record, no progress writes, no HTTP.
+ */
+const setting = (name: string): number => {
+  const value = Number(process.env[name]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1`);
+  return value;
+};
+
+const engine = await LlamaLlmEngine.load({
+  modelPath: process.env.LLM_MODEL ?? "",
+  threads: setting("LLM_THREADS"),
+  sequences: setting("SEQUENCES"),
+  contextSize: setting("LLM_CONTEXT_SIZE"),
+  gpu: false,
+});
+const character = (await loadCharacterCatalog()).default;
+
+async function generate({ body }: GenerationCall): Promise<GenerationTiming> {
+  const request = validateGenerationRequest("default", body);
+  const job: GenerateTextJob = { requestId: "direct", keyId: "bench", model: "default", request, clientSampling: sentSamplingParams(body), acceptedAt: Date.now() };
+  const sampling = resolveSampling(job, character.sampling);
+  const budget = { contextTokens: engine.contextTokens, replyTokens: sampling.maxTokens, countTokens: (text: string) => engine.countTokens(text) };
+  const { turns } = trimToContext(buildChatTurns(request, character), budget);
+  const started = nowMs();
+  const result = await engine.generate({ turns, sampling, signal: new AbortController().signal, onProgress: () => undefined });
+  return { ms: nowMs() - started, tokens: result.tokens, promptTokens: result.promptTokens };
+}
+
+serveEngineCalls(generate, () => engine.close());

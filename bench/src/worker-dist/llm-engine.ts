@@ -1,0 +1,10 @@
+/**
+ * The worker's own compiled llama.cpp engine and the code that turns a request into its prompt
+ * (default character, chat turns, sampling, context trimming), for the generation rows' direct
+ * baseline. The only module that reaches into apps/worker/dist for text generation.
+ */
+export { loadCharacterCatalog } from "../../../apps/worker/dist/characters/character-catalog.js";
+export { LlamaLlmEngine } from "../../../apps/worker/dist/engines/llm/llama.llm-engine.js";
+export { resolveSampling } from "../../../apps/worker/dist/processors/sampling.js";
+export { buildChatTurns } from "../../../apps/worker/dist/prompt/build-chat-turns.js";
+export { trimToContext } from "../../../apps/worker/dist/prompt/trim-to-context.js";
