@@ -1,19 +1,8 @@
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import { nowMs, sleep } from "../metrics/clock.js";
 
-/** A free TCP port on 127.0.0.1 (the bench only ever talks to loopback). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
+/** A free TCP port on 127.0.0.1 (the bench only ever talks to loopback): the launcher's own helper. */
+export { freePort } from "../../../apps/cli/dist/local/redis-server.js";
 
 export interface HttpResult {
   status: number;

@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { redisAnswers } from "../../../apps/cli/dist/local/redis-server.js";
 import { sleep } from "../metrics/clock.js";
 import { startCommand, whileAlive, type BenchChild } from "./child-processes.js";
 import { freePort } from "./net.js";
@@ -8,23 +8,11 @@ export interface PrivateRedis {
   child: BenchChild;
 }
 
-async function answersPing(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 200, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /**
  * A private `redis-server` (from PATH) on a free loopback port, without persistence, so the bench
  * never touches a Redis that holds someone's data and every run starts from an empty one.
- * (apps/cli has an equivalent for `npm start`; the bench keeps its own so the two can evolve apart.)
+ * (It reuses the launcher's probe; the process itself is started through the bench's registry,
+ * which guarantees it is stopped with everything else the bench started.)
  */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
@@ -33,7 +21,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const url = `redis://127.0.0.1:${port}`;
   const ready = (async () => {
     for (let attempt = 0; attempt < 100; attempt++) {
-      if (await answersPing(url)) return;
+      if (await redisAnswers(url, 200)) return;
       await sleep(50);
     }
     throw new Error("redis-server did not answer within 5 s");
