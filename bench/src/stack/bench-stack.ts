@@ -61,7 +61,9 @@ function serviceEnv(redisUrl: string): NodeJS.ProcessEnv {
   const { PATH, HOME, TMPDIR } = process.env;
   // MAX_QUEUE_DEPTH=0: the submit load queues tens of thousands of jobs on purpose; backpressure
   // would turn the measurement into one of 503s.
-  return { PATH, HOME, TMPDIR, NODE_ENV: "production", REDIS_URL: redisUrl, LOG_LEVEL: "info", LOG_FORMAT: "json", MAX_QUEUE_DEPTH: "0" };
+  // WORKER_HTTP_PORT=0: a free port for each worker's health server, so the bench never collides
+  // with a running service (or another bench) on the default 9100.
+  return { PATH, HOME, TMPDIR, NODE_ENV: "production", REDIS_URL: redisUrl, LOG_LEVEL: "info", LOG_FORMAT: "json", MAX_QUEUE_DEPTH: "0", WORKER_HTTP_PORT: "0" };
 }
 
 /**
