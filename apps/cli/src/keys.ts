@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
-import { ApiKeyError, ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, redisKeys } from "@chorus/platform";
 import { runningLocalRedis } from "./local/local-state.js";
 import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
 
@@ -54,7 +54,7 @@ const redisUrl = process.env.REDIS_URL || runningLocalRedis() || DEFAULT_REDIS_U
 const redis = createWorkerRedis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null });
 redis.on("error", () => undefined);
 try {
-  await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || "chorus")), process.argv.slice(2));
+  await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default)), process.argv.slice(2));
 } catch (error) {
   const known = error instanceof UsageError || error instanceof ApiKeyError;
   process.stderr.write(`keys: ${known ? error.message : `could not reach Redis at ${redisUrl}: ${String(error)}`}\n`);

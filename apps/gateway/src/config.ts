@@ -1,12 +1,13 @@
+import { DEFAULT_LIMITS } from "@chorus/contracts";
 import { COMMON_ENV, loadConfig, type CommonConfig, type EnvSchema } from "@chorus/platform";
 
 export const GATEWAY_ENV = {
   ...COMMON_ENV,
   PORT: { type: "integer", default: 3000, minimum: 0, maximum: 65535, description: "port the gateway listens on" },
   HOST: { type: "string", default: "0.0.0.0", description: "address the gateway binds" },
-  RATE_LIMIT_TEXT: { type: "integer", default: 100, minimum: 1, description: "text requests per key per model per window" },
-  RATE_LIMIT_TTS: { type: "integer", default: 60, minimum: 1, description: "speech requests per key per window" },
-  RATE_LIMIT_STATUS: { type: "integer", default: 200, minimum: 1, description: "status polls per key per window (both status paths)" },
+  RATE_LIMIT_TEXT: { type: "integer", default: DEFAULT_LIMITS.text, minimum: 1, description: "text requests per key per model per window" },
+  RATE_LIMIT_TTS: { type: "integer", default: DEFAULT_LIMITS.tts, minimum: 1, description: "speech requests per key per window" },
+  RATE_LIMIT_STATUS: { type: "integer", default: DEFAULT_LIMITS.status, minimum: 1, description: "status polls per key per window (both status paths)" },
   RATE_LIMIT_WINDOW_MS: { type: "integer", default: 60000, minimum: 1000, description: "rate-limit window in milliseconds" },
   AUTH_FAILURE_LIMIT: { type: "integer", default: 30, minimum: 1, description: "failed authentications per client address per window before 429" },
   MAX_QUEUE_DEPTH: { type: "integer", default: 10000, minimum: 0, description: "waiting text jobs beyond which submissions get 503 with Retry-After (0: no limit)" },

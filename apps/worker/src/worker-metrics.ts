@@ -1,6 +1,7 @@
 import { CANCELLED_ERROR } from "@chorus/contracts";
 import type { JobOutcome, WorkerMetrics } from "@chorus/platform";
-import { UnrecoverableError, type Job, type Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
+import { isFinalFailure } from "./worker.js";
 
 /** What a text job returns once the processor reports it (absent when it skipped a final record). */
 interface GenerationResult {
@@ -23,11 +24,6 @@ function isGenerationResult(value: unknown): value is GenerationResult {
 function isSpeechResult(value: unknown): value is SpeechResult {
   const v = value as Partial<SpeechResult> | null;
   return typeof v === "object" && v !== null && typeof v.format === "string";
-}
-
-/** The same rule as worker.ts: a failure is final when BullMQ will not try the job again. */
-function isFinalFailure(job: Job, error: Error): boolean {
-  return error instanceof UnrecoverableError || error.name === "UnrecoverableError" || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
 /**

@@ -18,7 +18,7 @@ export interface WorkerDeps extends GenerateTextDeps {
 }
 
 /** A job that will not be tried again has failed for good: record the reason for the client. */
-function isFinalFailure(job: Job, error: Error): boolean {
+export function isFinalFailure(job: Job, error: Error): boolean {
   return error instanceof UnrecoverableError || error.name === "UnrecoverableError" || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 

@@ -1,6 +1,6 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+import { startScriptedServer, type ScriptedServer } from "../scripted-server.test-helpers.js";
 
 /**
  * A test double of an OpenAI-compatible chat completions server, on 127.0.0.1 and an ephemeral
@@ -38,12 +38,7 @@ export type ScriptedResponse =
 
 export type PartialEnding = "finish" | "end" | "destroy" | "hang";
 
-export interface FakeOpenAiServer {
-  baseUrl: string;
-  requests: RecordedRequest[];
-  enqueue(...responses: ScriptedResponse[]): void;
-  close(): Promise<void>;
-}
+export type FakeOpenAiServer = ScriptedServer<RecordedRequest, ScriptedResponse>;
 
 const BYTES_PER_WRITE = 5;
 
@@ -148,18 +143,5 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: ServerSt
 
 export async function startFakeOpenAiServer(options: { tokenDelayMs?: number } = {}): Promise<FakeOpenAiServer> {
   const state: ServerState = { requests: [], queue: [], tokenDelayMs: options.tokenDelayMs ?? 0 };
-  const server = createServer((req, res) => {
-    handle(req, res, state).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests: state.requests,
-    enqueue: (...responses) => void state.queue.push(...responses),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return startScriptedServer(state, handle);
 }

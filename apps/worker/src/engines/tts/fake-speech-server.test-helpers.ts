@@ -1,8 +1,8 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { AUDIO_FORMAT_INFO, isAudioFormat } from "@chorus/contracts";
 import { encodeAudio } from "../../audio/encode-audio.js";
 import { voicedSignal } from "../../audio/test-signals.test-helpers.js";
+import { startScriptedServer, type ScriptedServer } from "../scripted-server.test-helpers.js";
 
 /**
  * A test double of an OpenAI-compatible speech server on 127.0.0.1 and an ephemeral port. By
@@ -32,12 +32,7 @@ export type ScriptedSpeechResponse =
   /** Accepts the request and never answers. */
   | { kind: "hang" };
 
-export interface FakeSpeechServer {
-  baseUrl: string;
-  requests: RecordedSpeechRequest[];
-  enqueue(...responses: ScriptedSpeechResponse[]): void;
-  close(): Promise<void>;
-}
+export type FakeSpeechServer = ScriptedServer<RecordedSpeechRequest, ScriptedSpeechResponse>;
 
 export const FAKE_SAMPLE_RATE = 24000;
 
@@ -75,18 +70,5 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: { reques
 
 export async function startFakeSpeechServer(): Promise<FakeSpeechServer> {
   const state = { requests: [] as RecordedSpeechRequest[], queue: [] as ScriptedSpeechResponse[] };
-  const server = createServer((req, res) => {
-    handle(req, res, state).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests: state.requests,
-    enqueue: (...responses) => void state.queue.push(...responses),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return startScriptedServer(state, handle);
 }
