@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { parseBenchOptions, USAGE, type BenchOptions } from "./options.js";
+import { parseBenchOptions, USAGE, type BenchOptions, type RowGroupName } from "./options.js";
 import type { BenchRow } from "./report/bench-row.js";
 import { formatMachine, formatTable } from "./report/format-table.js";
 import { machineInfo } from "./report/machine-info.js";
@@ -15,8 +15,7 @@ import { startBenchStack, type BenchStack } from "./stack/bench-stack.js";
 import { startedProcesses, stopAllChildren } from "./stack/child-processes.js";
 import { closeHttpAgent } from "./stack/net.js";
 
-/** Memory first: its idle figures need processes that have not served anything yet. */
-const GROUPS: RowGroup[] = [memoryRows, submitRows, statusRows, queueRows, speechRows, generationRows];
+const GROUPS: Record<RowGroupName, RowGroup> = { memory: memoryRows, submit: submitRows, status: statusRows, queue: queueRows, speech: speechRows, generation: generationRows };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -31,7 +30,7 @@ function optionsOrExit(): BenchOptions {
 
 async function runGroups(stack: BenchStack, options: BenchOptions): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const group of GROUPS) {
+  for (const group of options.rowGroups.map((name) => GROUPS[name])) {
     const started = Date.now();
     log(`${group.name}...`);
     rows.push(...(await group.run({ stack, options, log })));

@@ -42,6 +42,13 @@ describe("parseBenchOptions", () => {
     expect(() => parseBenchOptions(["--formats", ","])).toThrow(UsageError);
   });
 
+  it("when --rows lists row groups, then only those run, in the bench's own order; an unknown one is a usage error", () => {
+    expect(parseBenchOptions([], "/repo").rowGroups).toEqual(["memory", "submit", "status", "queue", "speech", "generation"]);
+    expect(parseBenchOptions(["--rows", "status, submit"], "/repo").rowGroups).toEqual(["submit", "status"]);
+    expect(() => parseBenchOptions(["--rows", "submit,latency"])).toThrow(/--rows .* got 'submit,latency'/);
+    expect(() => parseBenchOptions(["--rows", ""])).toThrow(UsageError);
+  });
+
   it("when an unknown option is given, then parsing fails", () => {
     expect(() => parseBenchOptions(["--fast"])).toThrow(/--fast/);
   });

@@ -33,12 +33,18 @@ export interface BenchOptions {
   threads: number;
   /** Generation rows: also measure a larger model shape made offline from the model's tokenizer. */
   largerModel: boolean;
+  /** The row groups measured, in the bench's own order (default: all). */
+  rowGroups: RowGroupName[];
 }
+
+/** Row groups in the order they run: memory first, its idle figures need untouched processes. */
+export const ROW_GROUP_NAMES = ["memory", "submit", "status", "queue", "speech", "generation"] as const;
+export type RowGroupName = (typeof ROW_GROUP_NAMES)[number];
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--rounds N] [--warmup S]
                         [--samples N] [--out FILE] [--quick] [--profile DIR] [--model FILE]
                         [--formats LIST] [--speech-runs N] [--generations N] [--max-tokens N] [--threads N]
-                        [--larger-model | --no-larger-model]
+                        [--larger-model | --no-larger-model] [--rows LIST]
   --duration S      seconds per load run (default 8; --quick: 1)
   --connections N   concurrent connections per load run (default 50; --quick: 4)
   --rounds N        subject/baseline pairs per throughput row, median reported (default 3; --quick: 1)
@@ -54,7 +60,8 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
   --max-tokens N    max_tokens of each generation job (default 256; --quick: 32)
   --threads N       LLM_THREADS of the worker and of the direct llama.cpp baseline (default 1)
   --larger-model    also measure generation on a larger model shape made offline (default; --quick: off)
-  --no-larger-model skip it`;
+  --no-larger-model skip it
+  --rows LIST       row groups to measure, comma-separated (default: all of ${ROW_GROUP_NAMES.join(",")})`;
 
 export class UsageError extends Error {}
 
@@ -82,13 +89,21 @@ function formats(raw: string | undefined, fallback: AudioFormat[]): AudioFormat[
   return [...new Set(listed as AudioFormat[])];
 }
 
+function rowGroups(raw: string | undefined): RowGroupName[] {
+  if (raw === undefined) return [...ROW_GROUP_NAMES];
+  const listed = raw.split(",").map((r) => r.trim()).filter(Boolean);
+  const unknown = listed.filter((r) => !(ROW_GROUP_NAMES as readonly string[]).includes(r));
+  if (listed.length === 0 || unknown.length > 0) throw new UsageError(`--rows takes a comma-separated list of ${ROW_GROUP_NAMES.join(", ")}; got '${raw}'`);
+  return ROW_GROUP_NAMES.filter((name) => listed.includes(name));
+}
+
 export function parseBenchOptions(argv: string[], cwd = process.cwd()): BenchOptions {
   const text = { type: "string" } as const;
   const { values } = parseArgs({
     args: argv,
     options: {
       ...{ duration: text, connections: text, rounds: text, warmup: text, samples: text, out: text, profile: text, model: text },
-      ...{ formats: text, "speech-runs": text, generations: text, "max-tokens": text, threads: text },
+      ...{ formats: text, "speech-runs": text, generations: text, "max-tokens": text, threads: text, rows: text },
       quick: { type: "boolean", default: false },
       "larger-model": { type: "boolean" },
       "no-larger-model": { type: "boolean" },
@@ -112,5 +127,6 @@ export function parseBenchOptions(argv: string[], cwd = process.cwd()): BenchOpt
     maxTokens: integer("max-tokens", values["max-tokens"], scale.maxTokens, 1),
     threads: integer("threads", values.threads, 1, 1),
     largerModel: values["no-larger-model"] === true ? false : (values["larger-model"] ?? !quick),
+    rowGroups: rowGroups(values.rows),
   };
 }
