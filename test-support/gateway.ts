@@ -20,7 +20,7 @@ export interface TestGateway {
 export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl = TEST_REDIS_URL): Promise<TestGateway> {
   const config = loadGatewayConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, ...env });
   const deps = createGatewayDeps(config, testLogger("gateway"));
-  await waitUntilReady(deps.redis, 5000);
+  await Promise.all([deps.redis, deps.queueRedis].map((redis) => waitUntilReady(redis, 5000)));
   let counter = 0;
   return {
     app: buildApp(deps),

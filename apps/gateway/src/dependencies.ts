@@ -1,4 +1,5 @@
-import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createMetrics, createWorkerRedis, readQueueDepths, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createMetrics, createWorkerRedis, readQueueDepths, redisKeys, StatusStore, type Logger, type RedisKeys } from "@chorus/platform";
+import type { Redis } from "ioredis";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
@@ -16,25 +17,34 @@ function parseTrustProxy(value: string): boolean | number | string {
 
 /** Builds what the app needs from configuration; `close()` releases it all. */
 export function createGatewayDeps(config: GatewayConfig, logger: Logger): GatewayDeps & { close(): Promise<void> } {
+  // Two connections. BullMQ defines some forty Lua scripts on the client it is given, and ioredis
+  // copies every defined script onto each auto-pipeline batch it builds: measurable per request
+  // (npm run bench). So the per-request commands (keys, limits, status reads) get a lean connection
+  // with auto-pipelining, and BullMQ's connection writes each command as it comes.
   const redis = createGatewayRedis(config.REDIS_URL);
   redis.on("error", (error: Error) => logger.warn("redis connection error", { error: error.message }));
+  const queueRedis = createGatewayRedis(config.REDIS_URL, { enableAutoPipelining: false });
+  queueRedis.on("error", (error: Error) => logger.warn("redis queue connection error", { error: error.message }));
   const keys = redisKeys(config.REDIS_PREFIX);
   const statuses = new StatusStore(redis, keys, config.STATUS_TTL_SECONDS);
   const apiKeys = new ApiKeyStore(redis, keys);
-  const textQueue = createTextQueue(redis, keys);
+  const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
   const queueDepth = new QueueDepth(redis, keys);
   queueDepth.start();
-  const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, keys, logger) : null;
+  const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, queueRedis, keys, logger) : null;
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(speech ? [textQueue, speech.queue] : [textQueue]) });
   return {
     redis,
+    queueRedis,
     keys,
     logger,
     apiKeys,
     keyLookup: new CachedApiKeys(apiKeys, config.KEY_CACHE_TTL_MS),
     statuses,
-    textJobs: new TextJobs(statuses, textQueue, redis, keys),
+    // The record is created on the queue's connection: sent just before the job down one connection,
+    // it is in Redis before any worker can see the job.
+    textJobs: new TextJobs(new StatusStore(queueRedis, keys, config.STATUS_TTL_SECONDS), textQueue, redis, keys),
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
     maxQueueDepth: config.MAX_QUEUE_DEPTH,
@@ -51,13 +61,14 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
       await speech?.close();
       await textQueue.close();
       redis.disconnect();
+      queueRedis.disconnect();
     },
   };
 }
 
 /** Speech waits for its result: QueueEvents reads job completions on its own blocking connection. */
-function createSpeechDeps(config: GatewayConfig, redis: ReturnType<typeof createGatewayRedis>, keys: ReturnType<typeof redisKeys>, logger: Logger) {
-  const queue = createSpeechQueue(redis, keys);
+function createSpeechDeps(config: GatewayConfig, redis: Redis, queueRedis: Redis, keys: RedisKeys, logger: Logger) {
+  const queue = createSpeechQueue(queueRedis, keys);
   queue.on("error", (error: Error) => logger.warn("speech queue error", { error: error.message }));
   // BullMQ duplicates a connection it is handed for blocking reads; this one is ours to close.
   const eventsConnection = createWorkerRedis(config.REDIS_URL);

@@ -9,7 +9,7 @@ import { uniquePrefix } from "../../../test-support/redis.js";
 import { errorHandler } from "../src/middleware/error-handler.js";
 import { httpMetrics } from "../src/middleware/http-metrics.js";
 import { requestContext } from "../src/middleware/request-context.js";
-import { metricsRouter } from "../src/routes/metrics.route.js";
+import { addMetricsRoute } from "../src/routes/metrics.route.js";
 
 const TOKEN = "metrics-token-for-tests-0123456789";
 
@@ -27,9 +27,9 @@ function wrap(token: string | undefined): Express {
   const app = express();
   app.use(requestContext(testLogger("gateway")));
   app.use(httpMetrics(metrics));
-  app.use(metricsRouter(metrics, token));
+  addMetricsRoute(app, metrics, token);
   app.use(gw.app);
-  app.use(errorHandler(gw.deps.redis));
+  app.use(errorHandler([gw.deps.redis, gw.deps.queueRedis]));
   return app;
 }
 
@@ -91,6 +91,8 @@ describe("gateway metrics", () => {
     // Nothing consumes this prefix's queue: both accepted jobs are waiting.
     expect(sample(text, 'queue_depth{queue="text-generation",state="waiting"}')).toBe(2);
     expect(sample(text, 'queue_depth{queue="text-generation",state="active"}')).toBe(0);
+    // The scrape itself (the exact-path RegExp route) is labelled with its path.
+    expect(sample((await request(open).get("/metrics")).text, requests("GET", "/metrics", 200))).toBe(1);
   });
 
   it("when the rate limiter reports a rejection, then rate_limit_rejections_total counts it by operation", async () => {

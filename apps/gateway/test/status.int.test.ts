@@ -22,6 +22,16 @@ describe("status", () => {
     const res = await poll(path + id, owner);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "processing", progress: 0, queuePosition: 0 });
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(res.headers["content-length"]).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("when the owner asks with HEAD, then the headers come without a body", async () => {
+    const res = await request(gw.app).head(`/api/v2/status/${id}`).auth(owner, { type: "bearer" });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(res.text ?? "").toBe("");
   });
 
   it("when the job completes, then both paths show the same completed record", async () => {

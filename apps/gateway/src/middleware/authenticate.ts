@@ -29,17 +29,22 @@ function failureMessage(token: string | null, key: ApiKeyRecord | null): string 
  * rate limiter): past it the client gets 429 instead of 401, so keys cannot be guessed at speed.
  */
 export function authenticate(apiKeys: ApiKeyLookup, onFailure: RequestHandler): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const token = bearerToken(req);
-    const key = token === null ? null : await apiKeys.findBySecret(token);
+  const admit = (req: Request, res: Response, next: NextFunction, token: string | null, key: ApiKeyRecord | null) => {
     if (key && !key.revoked) {
       (req as AuthenticatedRequest)[KEY_PROPERTY] = key;
       next();
       return;
     }
     // The failure limiter calls its callback only while under budget; over it, it answers 429 itself.
-    await onFailure(req, res, (error?: unknown) => {
+    void onFailure(req, res, (error?: unknown) => {
       next(error ?? new ApiError("UNAUTHORIZED", failureMessage(token, key)));
     });
+  };
+  // Not an async function: a cached key (most requests) is admitted in the same tick, no promise.
+  return (req: Request, res: Response, next: NextFunction) => {
+    const token = bearerToken(req);
+    const found = token === null ? null : apiKeys.findBySecret(token);
+    if (found instanceof Promise) found.then((key) => admit(req, res, next, token, key), next);
+    else admit(req, res, next, token, found);
   };
 }

@@ -45,7 +45,7 @@ function run(error: unknown, redisStatus = "ready") {
     },
   } as unknown as Response;
   const redis = { status: redisStatus } as unknown as Redis;
-  errorHandler(redis)(error, req, res, (() => undefined) as NextFunction);
+  errorHandler([redis])(error, req, res, (() => undefined) as NextFunction);
   return { ...sent, logs: transport.lines };
 }
 

@@ -25,8 +25,8 @@ function fromBodyParser(error: { type?: string; message?: string }): ApiError | 
 
 const REDIS_ERRORS = /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|Redis did not|READONLY|LOADING/;
 
-function isRedisUnavailable(error: unknown, redis: Redis): boolean {
-  if (redis.status !== "ready") return true;
+function isRedisUnavailable(error: unknown, connections: Redis[]): boolean {
+  if (connections.some((redis) => redis.status !== "ready")) return true;
   return error instanceof Error && REDIS_ERRORS.test(`${error.name} ${error.message}`);
 }
 
@@ -46,11 +46,11 @@ function fromClientHttpError(error: { status?: unknown; message?: string }): Api
   return ApiError.invalidParameter("body", "object", "the request body could not be read (is its Content-Encoding right?)");
 }
 
-function toApiError(error: unknown, req: Request, redis: Redis): ApiError {
+function toApiError(error: unknown, req: Request, connections: Redis[]): ApiError {
   if (error instanceof ApiError) return error;
   const fromRequest = typeof error === "object" && error !== null ? (fromBodyParser(error) ?? fromClientHttpError(error)) : null;
   if (fromRequest) return fromRequest;
-  if (isRedisUnavailable(error, redis)) {
+  if (isRedisUnavailable(error, connections)) {
     requestLogger(req).warn("redis unavailable", { error: String(error) });
     return new ApiError("SERVICE_UNAVAILABLE", "the service is temporarily unavailable; retry with exponential backoff");
   }
@@ -60,9 +60,9 @@ function toApiError(error: unknown, req: Request, redis: Redis): ApiError {
 }
 
 /** Everything that goes wrong leaves as the spec's error envelope; no stack trace leaves the process. */
-export function errorHandler(redis: Redis): ErrorRequestHandler {
+export function errorHandler(connections: Redis[]): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const apiError = toApiError(error, req, redis);
+    const apiError = toApiError(error, req, connections);
     if (res.headersSent) {
       res.end();
       return;

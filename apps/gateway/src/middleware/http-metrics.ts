@@ -1,33 +1,17 @@
 import type { GatewayMetrics } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
-/** Whether an Express path pattern (`/api/status/:id`) describes `path`; only plain and `:param` segments. */
-function patternMatches(pattern: string, path: string): boolean {
-  if (/[*{}()]/.test(pattern)) return false;
-  const expected = pattern.split("/");
-  const actual = path.split("/");
-  return expected.length === actual.length && expected.every((segment, i) => (segment.startsWith(":") ? actual[i] !== "" : segment.toLowerCase() === actual[i]?.toLowerCase()));
-}
-
 /**
  * The label for a request: the pattern of the route that took it (`/api/text/:model`), never the
- * URL, so a scanner trying a million paths adds one series ("unmatched"), not a million. A route
- * with several paths (`["/api/v2/status/:id", "/api/status/:id"]`) is labelled with the one that
- * matched, which keeps the twin endpoints apart. Requests answered before any route was matched
- * (401 from authentication, 404 for unknown paths) are "unmatched".
+ * URL, so a scanner trying a million paths adds one series ("unmatched"), not a million. Every route
+ * has one path (the twin status endpoints are two routes), so the pattern needs no matching here.
+ * The one RegExp route matches exactly `/metrics`, so its path is its label. Requests answered
+ * before any route was matched (401 from authentication, 404 for unknown paths) are "unmatched".
  */
 export function routeLabel(req: Request): string {
   const route: { path?: unknown } | undefined = req.route;
   if (!route) return "unmatched";
-  const base = req.baseUrl;
-  if (typeof route.path === "string") return base + route.path;
-  if (Array.isArray(route.path)) {
-    const path = (req.originalUrl.split("?")[0] ?? "").replace(/\/$/, "");
-    const patterns = route.path.map(String);
-    const hit = patterns.find((pattern) => patternMatches(base + pattern, path));
-    return hit === undefined ? base + patterns.join("|") : base + hit;
-  }
-  return String(route.path);
+  return route.path instanceof RegExp ? req.path : req.baseUrl + String(route.path);
 }
 
 /**

@@ -1,15 +1,16 @@
-import { Router } from "express";
+import type { IRouter } from "express";
 import type { Redis } from "ioredis";
 
-/** Unauthenticated probes: /healthz says the process serves; /readyz that Redis answers. */
-export function healthRouter(redis: Redis): Router {
-  const router = Router();
+/** Unauthenticated probes: /healthz says the process serves; /readyz that Redis answers on every connection. */
+export function addHealthRoutes(router: IRouter, connections: Redis[]): void {
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
   router.get("/readyz", async (_req, res) => {
-    const ready = redis.status === "ready" && (await redis.ping().then(() => true, () => false));
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", redis: redis.status });
+    const answers = await Promise.all(connections.map((redis) => redis.status === "ready" && redis.ping().then(() => true, () => false)));
+    const ready = answers.every(Boolean);
+    // The first connection that is not ready says why (all share one Redis, so they fail together).
+    const status = connections.find((redis) => redis.status !== "ready")?.status ?? "ready";
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", redis: status });
   });
-  return router;
 }

@@ -1,16 +1,18 @@
 import { ApiError } from "@chorus/contracts";
 import { metricsRequestAllowed, type GatewayMetrics } from "@chorus/platform";
-import { Router } from "express";
+import type { IRouter } from "express";
+
+/** Exactly `/metrics`: a RegExp route is case-sensitive and strict whatever the app's settings. */
+export const METRICS_PATH = /^\/metrics$/;
 
 /**
- * `GET /metrics` in Prometheus text format. Mounted before authentication: Prometheus has no API
+ * `GET /metrics` in Prometheus text format. Added before authentication: Prometheus has no API
  * key. When `token` (METRICS_TOKEN) is set, the scrape must send `Authorization: Bearer <token>`.
  * Case-sensitive and strict, so `/METRICS` or `/metrics/` cannot slip past a proxy rule that
  * hides exactly `/metrics` (deploy/nginx/nginx.conf) and reach this handler.
  */
-export function metricsRouter(metrics: Pick<GatewayMetrics, "render" | "contentType">, token: string | undefined): Router {
-  const router = Router({ caseSensitive: true, strict: true });
-  router.get("/metrics", async (req, res) => {
+export function addMetricsRoute(router: IRouter, metrics: Pick<GatewayMetrics, "render" | "contentType">, token: string | undefined): void {
+  router.get(METRICS_PATH, async (req, res) => {
     if (!metricsRequestAllowed(req.headers.authorization, token)) {
       throw new ApiError("UNAUTHORIZED", "metrics need 'Authorization: Bearer <METRICS_TOKEN>'");
     }
@@ -19,5 +21,4 @@ export function metricsRouter(metrics: Pick<GatewayMetrics, "render" | "contentT
     res.setHeader("Cache-Control", "no-store");
     res.send(text);
   });
-  return router;
 }

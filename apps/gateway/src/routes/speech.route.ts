@@ -1,5 +1,5 @@
 import { ApiError, compileValidator, grants, speechRequestSchema, VOICES, type SpeechRequest } from "@chorus/contracts";
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
@@ -39,13 +39,8 @@ async function speakOnce(deps: SpeechRouteDeps & { speech: SpeechJobs }, keyId: 
   }
 }
 
-/** POST /api/audio/full and POST /api/tts are the same operation; GET /api/voices lists the voices. */
-export function speechRouter(deps: SpeechRouteDeps, limit: RequestHandler): Router {
-  const router = Router();
-  router.get("/api/voices", (_req, res) => {
-    res.json({ voices: VOICES });
-  });
-  router.post(["/api/audio/full", "/api/tts"], speechScope, limit, jsonBody(), async (req: Request, res: Response) => {
+function speechHandler(deps: SpeechRouteDeps) {
+  return async (req: Request, res: Response) => {
     const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const request = validateSpeechRequest(req.body);
     const speech = deps.speech;
@@ -58,6 +53,15 @@ export function speechRouter(deps: SpeechRouteDeps, limit: RequestHandler): Rout
     if (meta.durationSeconds !== null) res.setHeader("X-Audio-Duration", meta.durationSeconds.toFixed(3));
     if (meta.sampleRate !== null) res.setHeader("X-Sample-Rate", String(meta.sampleRate));
     res.end(audio);
+  };
+}
+
+/** POST /api/audio/full and POST /api/tts are the same operation; GET /api/voices lists the voices. */
+export function addSpeechRoutes(router: IRouter, deps: SpeechRouteDeps, limit: RequestHandler): void {
+  router.get("/api/voices", (_req, res) => {
+    res.json({ voices: VOICES });
   });
-  return router;
+  const speak = speechHandler(deps);
+  // Separate routes, not one with two paths, so metrics label each path without matching.
+  for (const path of ["/api/audio/full", "/api/tts"]) router.post(path, speechScope, limit, jsonBody(), speak);
 }

@@ -1,10 +1,12 @@
 import { ApiError } from "@chorus/contracts";
 import type { StatusStore, StoredStatus } from "@chorus/platform";
-import { Router, type Request, type RequestHandler, type Response } from "express";
+import type { IRouter, Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+import { sendJson } from "./send-json.js";
 
 const REQUEST_ID = /^[A-Za-z0-9-]{1,64}$/;
+/** The spec's two status paths; each is its own route so metrics label them apart without matching. */
 const STATUS_PATHS = ["/api/v2/status/:id", "/api/status/:id"];
 
 const PREFETCHED = Symbol("prefetchedStatus");
@@ -37,19 +39,27 @@ async function ownedStatus(req: Request): Promise<{ id: string; stored: StoredSt
   return { id, stored };
 }
 
-/** Both status paths answer from one HGETALL; DELETE cancels (owner only). */
-export function statusRouter(statuses: StatusStore, jobs: TextJobs, limit: RequestHandler): Router {
-  const router = Router();
-  router.get(STATUS_PATHS, prefetchStatus(statuses), limit, async (req: Request, res: Response) => {
-    const { stored } = await ownedStatus(req);
-    res.setHeader("Cache-Control", "no-store");
-    res.json(stored.record);
-  });
-  router.delete(STATUS_PATHS, prefetchStatus(statuses), limit, async (req: Request, res: Response) => {
+async function answerStatus(req: Request, res: Response): Promise<void> {
+  const { stored } = await ownedStatus(req);
+  res.setHeader("Cache-Control", "no-store");
+  sendJson(res, 200, stored.record);
+}
+
+function cancelRequest(statuses: StatusStore, jobs: TextJobs) {
+  return async (req: Request, res: Response) => {
     const { id, stored } = await ownedStatus(req);
     const cancelled = stored.record.status === "processing" && (await jobs.cancel(id));
     if (!cancelled) throw new ApiError("CONFLICT", `request '${id}' has already finished; only a processing request can be cancelled`);
     res.json((await statuses.get(id))?.record);
-  });
-  return router;
+  };
+}
+
+/** Both status paths answer from one HGETALL; DELETE cancels (owner only). */
+export function addStatusRoutes(router: IRouter, statuses: StatusStore, jobs: TextJobs, limit: RequestHandler): void {
+  const prefetch = prefetchStatus(statuses);
+  const cancel = cancelRequest(statuses, jobs);
+  for (const path of STATUS_PATHS) {
+    router.get(path, prefetch, limit, answerStatus);
+    router.delete(path, prefetch, limit, cancel);
+  }
 }

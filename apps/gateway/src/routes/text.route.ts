@@ -1,11 +1,12 @@
 import { ApiError, grants, isModelId, MODEL_IDS, sentSamplingParams, validateGenerationRequest, type ModelId, type SubmitResponse } from "@chorus/contracts";
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+import { sendJson } from "./send-json.js";
 
 export interface TextRouteDeps {
   jobs: TextJobs;
@@ -34,8 +35,7 @@ function refuseWhenQueueFull(deps: TextRouteDeps): void {
   }
 }
 
-export function textRouter(deps: TextRouteDeps, limit: RequestHandler): Router {
-  const router = Router();
+export function addTextRoutes(router: IRouter, deps: TextRouteDeps, limit: RequestHandler): void {
   router.post("/api/text/:model", knownModel, modelScope, limit, jsonBody(), async (req, res) => {
     const model = String(req.params.model) as ModelId;
     const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
@@ -45,7 +45,7 @@ export function textRouter(deps: TextRouteDeps, limit: RequestHandler): Router {
     let id: string;
     if (idempotencyKey) {
       const claim = await deps.idempotency.claim(keyId, idempotencyKey, { model, request, clientSampling });
-      if (!claim.fresh) return void res.status(200).json({ id: claim.requestId, tokens: -1 } satisfies SubmitResponse);
+      if (!claim.fresh) return sendJson(res, 200, { id: claim.requestId, tokens: -1 } satisfies SubmitResponse);
       refuseWhenQueueFull(deps);
       id = await deps.jobs.submit(keyId, model, request, clientSampling, claim.requestId);
     } else {
@@ -53,7 +53,6 @@ export function textRouter(deps: TextRouteDeps, limit: RequestHandler): Router {
       id = await deps.jobs.submit(keyId, model, request, clientSampling);
     }
     requestLogger(req).info("text request accepted", { jobId: id, model, messages: request.messages.length });
-    res.status(200).json({ id, tokens: -1 } satisfies SubmitResponse);
+    sendJson(res, 200, { id, tokens: -1 } satisfies SubmitResponse);
   });
-  return router;
 }

@@ -23,6 +23,15 @@ describe("CachedApiKeys", () => {
     expect(lookups).toEqual(["ck_a", "ck_a"]);
   });
 
+  it("when a key is cached, then it is answered at once, not as a promise; a lookup is a promise", async () => {
+    const { store } = fakeStore({ ck_a: record("a") });
+    const cache = new CachedApiKeys(store, 1000);
+    const first = cache.findBySecret("ck_a");
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    expect(cache.findBySecret("ck_a")).toEqual(record("a"));
+  });
+
   it("when a key is unknown, then it is not remembered", async () => {
     const { store, lookups } = fakeStore({});
     const cache = new CachedApiKeys(store, 1000);

@@ -1,7 +1,8 @@
 import type { ApiKeyRecord, ApiKeyStore } from "./api-key-store.js";
 
 export interface ApiKeyLookup {
-  findBySecret(secret: string): Promise<ApiKeyRecord | null>;
+  /** A cached key is answered at once, without a promise: most requests need no await for their key. */
+  findBySecret(secret: string): ApiKeyRecord | null | Promise<ApiKeyRecord | null>;
 }
 
 /**
@@ -19,10 +20,14 @@ export class CachedApiKeys implements ApiKeyLookup {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async findBySecret(secret: string): Promise<ApiKeyRecord | null> {
+  findBySecret(secret: string): ApiKeyRecord | Promise<ApiKeyRecord | null> {
     if (this.ttlMs <= 0) return this.store.findBySecret(secret);
     const cached = this.entries.get(secret);
     if (cached && cached.expiresAt > this.now()) return cached.record;
+    return this.lookUpAndRemember(secret);
+  }
+
+  private async lookUpAndRemember(secret: string): Promise<ApiKeyRecord | null> {
     const record = await this.store.findBySecret(secret);
     this.entries.delete(secret);
     if (record) {
