@@ -16,15 +16,11 @@ export interface TextRouteDeps {
   maxQueueDepth: number;
 }
 
-function knownModel(req: Request, _res: Response, next: NextFunction): void {
+/** An unknown model is 404; a known one outside the key's scopes is 403. One step, checked in that order. */
+function modelAccess(req: Request, _res: Response, next: NextFunction): void {
   const model = String(req.params.model);
-  if (isModelId(model)) return next();
-  next(new ApiError("NOT_FOUND", `unknown model '${model}'; valid model ids: ${MODEL_IDS.join(", ")}`));
-}
-
-function modelScope(req: Request, _res: Response, next: NextFunction): void {
-  const model = String(req.params.model);
-  if (isModelId(model) && grants(authenticatedKey(req).scopes, { kind: "text", model })) return next();
+  if (!isModelId(model)) return next(new ApiError("NOT_FOUND", `unknown model '${model}'; valid model ids: ${MODEL_IDS.join(", ")}`));
+  if (grants(authenticatedKey(req).scopes, { kind: "text", model })) return next();
   next(new ApiError("FORBIDDEN", `this API key has no access to model '${model}' (scope text:${model})`));
 }
 
@@ -36,7 +32,7 @@ function refuseWhenQueueFull(deps: TextRouteDeps): void {
 }
 
 export function addTextRoutes(router: IRouter, deps: TextRouteDeps, limit: RequestHandler): void {
-  router.post("/api/text/:model", knownModel, modelScope, limit, jsonBody(), async (req, res) => {
+  router.post("/api/text/:model", modelAccess, limit, jsonBody(), async (req, res) => {
     const model = String(req.params.model) as ModelId;
     const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const clientSampling = sentSamplingParams(req.body);

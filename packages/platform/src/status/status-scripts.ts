@@ -28,10 +28,13 @@ return 1
  * of a waiting one = its ticket - jobs that have left - 1.
  */
 
-/** KEYS status, accepted counter; ARGV ttl, then field/value pairs. */
+/**
+ * KEYS status, accepted counter; ARGV ttl, owner, model, createdAt (ms). A new record is always
+ * `processing` at progress 0, so those are written here rather than sent with every submit.
+ */
 export const CREATE = `
 local ticket = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'queueTicket', ticket, unpack(ARGV, 2))
+redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0, 'createdAt', ARGV[4], 'queueTicket', ticket)
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return ticket
 `;

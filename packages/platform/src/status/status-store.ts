@@ -77,9 +77,7 @@ export class StatusStore {
 
   /** A new `processing` record holding its queue ticket; one round trip. */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now()): Promise<void> {
-    const fields = { status: "processing", owner, model, progress: 0, createdAt: now };
-    const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
-    await this.scripts.chorusStatusCreate(this.keys.status(requestId), this.keys.textJobsAccepted(), this.ttlSeconds, ...args);
+    await this.scripts.chorusStatusCreate(this.keys.status(requestId), this.keys.textJobsAccepted(), this.ttlSeconds, owner, model, now);
   }
 
   /**
