@@ -23,6 +23,14 @@ export interface ThroughputRowSpec {
   connections: number;
 }
 
+/** Subject over baseline for each round (runs of the same round ran back to back). */
+export function pairRatios(loads: { subject: LoadSeries; baseline: LoadSeries }): string[] {
+  return loads.subject.runs.map((run, i) => {
+    const baseline = loads.baseline.runs[i]?.rps ?? 0;
+    return baseline > 0 ? `${round(run.rps / baseline, 2).toFixed(2)}×` : "n/a";
+  });
+}
+
 /** A row comparing two load series: throughput ratio against a minimum, latencies alongside. */
 export function throughputRow(spec: ThroughputRowSpec, loads: { subject: LoadSeries; baseline: LoadSeries }): BenchRow {
   return makeRow({
@@ -31,6 +39,9 @@ export function throughputRow(spec: ThroughputRowSpec, loads: { subject: LoadSer
     subject: throughputFigure(spec.subjectLabel, loads.subject),
     baseline: throughputFigure(spec.baselineLabel, loads.baseline),
     target: ratioAtLeast(spec.minRatio),
-    notes: [`${spec.connections} connections; median of ${loads.subject.runs.length} alternating run(s) each; latencies of 2xx responses in whole ms`],
+    notes: [
+      `${spec.connections} connections; median of ${loads.subject.runs.length} alternating run(s) each; latencies of 2xx responses in whole ms`,
+      `ratio of each subject/baseline pair, in run order (the spread is this machine's noise): ${pairRatios(loads).join(", ")}`,
+    ],
   });
 }
