@@ -3,7 +3,7 @@ import { parseBenchOptions, UsageError } from "./options.js";
 describe("parseBenchOptions", () => {
   it("when nothing is given, then the full-scale defaults apply and results go to bench-results/latest.json", () => {
     const options = parseBenchOptions([], "/repo");
-    expect(options).toEqual(expect.objectContaining({ durationS: 8, connections: 50, rounds: 3, warmupS: 2, queueSamples: 150, quick: false, profileDir: null }));
+    expect(options).toEqual(expect.objectContaining({ durationS: 8, connections: 50, rounds: 5, warmupS: 2, queueSamples: 150, quick: false, profileDir: null }));
     expect(options.out).toBe("/repo/bench-results/latest.json");
   });
 

@@ -47,7 +47,7 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
                         [--larger-model | --no-larger-model] [--rows LIST]
   --duration S      seconds per load run (default 8; --quick: 1)
   --connections N   concurrent connections per load run (default 50; --quick: 4)
-  --rounds N        subject/baseline pairs per throughput row, median reported (default 3; --quick: 1)
+  --rounds N        subject/baseline pairs per throughput row, median reported (default 5; --quick: 1)
   --warmup S        unrecorded load per server before measuring (default 2; --quick: 0)
   --samples N       probe jobs per queue-overhead figure (default 150; --quick: 10)
   --out FILE        JSON results (default bench-results/latest.json)
@@ -65,7 +65,7 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
 
 export class UsageError extends Error {}
 
-const FULL = { durationS: 8, connections: 50, rounds: 3, warmupS: 2, queueSamples: 150, formats: [...AUDIO_FORMATS] as AudioFormat[], speechRuns: 5, generations: 5, maxTokens: 256 };
+const FULL = { durationS: 8, connections: 50, rounds: 5, warmupS: 2, queueSamples: 150, formats: [...AUDIO_FORMATS] as AudioFormat[], speechRuns: 5, generations: 5, maxTokens: 256 };
 const QUICK = { durationS: 1, connections: 4, rounds: 1, warmupS: 0, queueSamples: 10, formats: ["wav"] as AudioFormat[], speechRuns: 1, generations: 1, maxTokens: 32 };
 
 function number(name: string, raw: string | undefined, fallback: number, min: number): number {

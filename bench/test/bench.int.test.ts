@@ -104,6 +104,15 @@ describe("npm run bench -- --quick", () => {
     expect(withTarget).toEqual(["submit", "status", "queue", "queue"]);
   });
 
+  it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
+    const throughput = results.rows.filter((r) => r.subject.unit === "req/s");
+    expect(throughput.map((r) => r.group)).toEqual(["submit", "status"]);
+    for (const row of throughput) {
+      for (const figure of [row.subject, row.baseline]) expect(figure.cpuUsPerResponse).toBeGreaterThan(0);
+      expect(row.notes.join("\n")).toMatch(/server CPU per response \(median\): \d+ µs vs \d+ µs/);
+    }
+  });
+
   it("when throughput and latency rows run, then they carry p50 and p99 latencies", () => {
     for (const row of results.rows.filter((r) => r.subject.unit === "req/s" || r.subject.unit === "ms")) {
       for (const figure of [row.subject, row.baseline]) {

@@ -1,3 +1,4 @@
+import { cpuMicrosPerResponse, readCpuSeconds } from "../metrics/cpu.js";
 import { autocannonCli } from "../paths.js";
 import { startNode } from "../stack/child-processes.js";
 
@@ -6,6 +7,8 @@ export interface LoadSpec {
   method: "GET" | "POST";
   headers: Record<string, string>;
   body?: string;
+  /** The process answering, whose CPU time per response is measured alongside. */
+  serverPid?: number;
 }
 
 export interface LoadSettings {
@@ -23,6 +26,8 @@ export interface LoadResult {
   /** Non-2xx responses, socket errors and timeouts. */
   failed: number;
   durationS: number;
+  /** CPU time of the answering process per response (2xx or not), in µs; NaN when unmeasured. */
+  serverCpuUs: number;
 }
 
 interface AutocannonJson {
@@ -41,15 +46,17 @@ function cliArgs(spec: LoadSpec, settings: LoadSettings): string[] {
   return [...args, spec.url];
 }
 
-function toResult(json: AutocannonJson): LoadResult {
+function toResult(json: AutocannonJson, serverCpuSeconds: number): LoadResult {
   const ok = json["2xx"];
+  const failed = json.non2xx + json.errors + json.timeouts;
   return {
     rps: json.duration > 0 ? ok / json.duration : 0,
     p50Ms: json.latency.p50,
     p99Ms: json.latency.p99,
     ok,
-    failed: json.non2xx + json.errors + json.timeouts,
+    failed,
     durationS: json.duration,
+    serverCpuUs: cpuMicrosPerResponse(serverCpuSeconds, ok + json.non2xx),
   };
 }
 
@@ -58,6 +65,7 @@ function toResult(json: AutocannonJson): LoadResult {
  * with anything measured); it prints a single JSON summary, parsed here.
  */
 export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<LoadResult> {
+  const cpuBefore = spec.serverPid === undefined ? Number.NaN : readCpuSeconds(spec.serverPid);
   const child = startNode("autocannon", autocannonCli(), { args: cliArgs(spec, settings), captureStdout: true });
   let stdout = "";
   child.process.stdout?.setEncoding("utf8");
@@ -65,9 +73,10 @@ export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<L
   const watchdog = setTimeout(() => void child.stop(1000), (settings.durationS + 30) * 1000);
   const code = await child.exited;
   clearTimeout(watchdog);
+  const cpuAfter = spec.serverPid === undefined ? Number.NaN : readCpuSeconds(spec.serverPid);
   const line = stdout.trim().split("\n").pop() ?? "";
   if (code !== 0 || !line.startsWith("{")) {
     throw new Error(`autocannon failed (exit ${String(code)}) against ${spec.url}:\n${child.stderrTail() || stdout}`);
   }
-  return toResult(JSON.parse(line) as AutocannonJson);
+  return toResult(JSON.parse(line) as AutocannonJson, cpuAfter - cpuBefore);
 }

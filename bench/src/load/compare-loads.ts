@@ -16,6 +16,8 @@ export interface LoadSeries {
   p50Ms: number;
   p99Ms: number;
   failed: number;
+  /** Median CPU time of the answering process per response, µs (NaN when unmeasured). */
+  serverCpuUs: number;
 }
 
 function series(runs: LoadResult[]): LoadSeries {
@@ -25,8 +27,11 @@ function series(runs: LoadResult[]): LoadSeries {
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     failed: runs.reduce((sum, r) => sum + r.failed, 0),
+    serverCpuUs: median(runs.map((r) => r.serverCpuUs).filter(Number.isFinite)),
   };
 }
+
+const cpuText = (result: LoadResult) => (Number.isFinite(result.serverCpuUs) ? `, server CPU ${Math.round(result.serverCpuUs)} µs/response` : "");
 
 /**
  * Subject and baseline in alternating order (S B, B S, S B, ...) so that drift on a noisy machine
@@ -45,7 +50,7 @@ export async function compareLoads(subject: LoadSpec, baseline: LoadSpec, plan: 
     const order = round % 2 === 0 ? (["subject", "baseline"] as const) : (["baseline", "subject"] as const);
     for (const which of order) {
       const result = await runLoad(which === "subject" ? subject : baseline, settings);
-      plan.log(`  round ${round + 1}/${plan.rounds} ${which}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${result.failed ? `, ${result.failed} failed` : ""}`);
+      plan.log(`  round ${round + 1}/${plan.rounds} ${which}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpuText(result)}${result.failed ? `, ${result.failed} failed` : ""}`);
       runs[which].push(result);
       await plan.between();
     }

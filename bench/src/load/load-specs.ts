@@ -11,17 +11,17 @@ const json = { "content-type": "application/json" };
 const auth = (stack: BenchStack) => ({ authorization: `Bearer ${stack.apiKey}` });
 
 export function gatewaySubmit(stack: BenchStack): LoadSpec {
-  return { url: `${stack.gateway.url}/api/text/default`, method: "POST", headers: { ...auth(stack), ...json }, body: JSON.stringify(BENCH_REQUEST) };
+  return { url: `${stack.gateway.url}/api/text/default`, method: "POST", headers: { ...auth(stack), ...json }, body: JSON.stringify(BENCH_REQUEST), serverPid: stack.gateway.child.pid };
 }
 
 export function baselineSubmit(stack: BenchStack): LoadSpec {
-  return { url: `${stack.minimalEnqueue.url}/enqueue`, method: "POST", headers: json, body: JSON.stringify(BENCH_REQUEST) };
+  return { url: `${stack.minimalEnqueue.url}/enqueue`, method: "POST", headers: json, body: JSON.stringify(BENCH_REQUEST), serverPid: stack.minimalEnqueue.child.pid };
 }
 
 export function gatewayStatus(stack: BenchStack, id: string): LoadSpec {
-  return { url: `${stack.gateway.url}/api/v2/status/${id}`, method: "GET", headers: auth(stack) };
+  return { url: `${stack.gateway.url}/api/v2/status/${id}`, method: "GET", headers: auth(stack), serverPid: stack.gateway.child.pid };
 }
 
 export function baselineStatus(stack: BenchStack, id: string): LoadSpec {
-  return { url: `${stack.minimalStatus.url}/status/${id}`, method: "GET", headers: {} };
+  return { url: `${stack.minimalStatus.url}/status/${id}`, method: "GET", headers: {}, serverPid: stack.minimalStatus.child.pid };
 }

@@ -18,6 +18,8 @@ export interface Figure {
   samples?: number;
   /** Non-2xx responses and socket errors; throughput counts successes only. */
   failures?: number;
+  /** CPU time of the answering process per response, µs (median over runs), for load tests. */
+  cpuUsPerResponse?: number;
 }
 
 /** `of: "ratio"` checks subject/baseline; `of: "subject"` checks the subject's headline value. */

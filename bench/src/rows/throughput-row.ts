@@ -11,6 +11,7 @@ function throughputFigure(label: string, series: LoadSeries): Figure {
     p99Ms: series.p99Ms,
     runs: series.runs.map((r) => round(r.rps, 1)),
     failures: series.failed,
+    cpuUsPerResponse: round(series.serverCpuUs, 0),
   };
 }
 
@@ -31,6 +32,16 @@ export function pairRatios(loads: { subject: LoadSeries; baseline: LoadSeries })
   });
 }
 
+/**
+ * The server CPU each response cost, both sides: other tenants of a shared machine take cores and
+ * move throughput, but hardly what a response costs, so this ratio is the steadier one.
+ */
+export function cpuNote(loads: { subject: LoadSeries; baseline: LoadSeries }): string {
+  const { subject, baseline } = { subject: loads.subject.serverCpuUs, baseline: loads.baseline.serverCpuUs };
+  if (!Number.isFinite(subject) || !Number.isFinite(baseline)) return "server CPU per response: n/a (no /proc here)";
+  return `server CPU per response (median): ${Math.round(subject)} µs vs ${Math.round(baseline)} µs; baseline/subject ${round(baseline / subject, 2).toFixed(2)}×`;
+}
+
 /** A row comparing two load series: throughput ratio against a minimum, latencies alongside. */
 export function throughputRow(spec: ThroughputRowSpec, loads: { subject: LoadSeries; baseline: LoadSeries }): BenchRow {
   return makeRow({
@@ -42,6 +53,7 @@ export function throughputRow(spec: ThroughputRowSpec, loads: { subject: LoadSer
     notes: [
       `${spec.connections} connections; median of ${loads.subject.runs.length} alternating run(s) each; latencies of 2xx responses in whole ms`,
       `ratio of each subject/baseline pair, in run order (the spread is this machine's noise): ${pairRatios(loads).join(", ")}`,
+      cpuNote(loads),
     ],
   });
 }
