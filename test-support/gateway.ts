@@ -1,7 +1,7 @@
 import type { OperationLimits } from "@chorus/contracts";
 import { waitUntilReady } from "@chorus/platform";
 import type { Express } from "express";
-import { buildApp, type GatewayDeps } from "../apps/gateway/src/app.js";
+import { buildApp, redisConnections, type GatewayDeps } from "../apps/gateway/src/app.js";
 import { loadGatewayConfig } from "../apps/gateway/src/config.js";
 import { createGatewayDeps } from "../apps/gateway/src/dependencies.js";
 import { testLogger } from "./logger.js";
@@ -20,7 +20,7 @@ export interface TestGateway {
 export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl = TEST_REDIS_URL): Promise<TestGateway> {
   const config = loadGatewayConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, ...env });
   const deps = createGatewayDeps(config, testLogger("gateway"));
-  await Promise.all([deps.redis, deps.queueRedis].map((redis) => waitUntilReady(redis, 5000)));
+  await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 5000)));
   let counter = 0;
   return {
     app: buildApp(deps),

@@ -45,6 +45,11 @@ export interface GatewayDeps {
   metricsToken: string | undefined;
 }
 
+/** Every Redis connection the gateway holds: start-up, /readyz and the 503 mapping check them all. */
+export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis">): Redis[] {
+  return [deps.redis, deps.queueRedis];
+}
+
 /**
  * The whole HTTP surface; never listens (main.ts does), so tests drive it with supertest.
  * Routes sit in one flat table on the app rather than in a Router per file: every mounted Router is
@@ -58,7 +63,7 @@ export function buildApp(deps: GatewayDeps): Express {
   app.set("trust proxy", deps.trustProxy);
   app.use(requestContext(deps.logger));
   app.use(httpMetrics(deps.metrics));
-  addHealthRoutes(app, [deps.redis, deps.queueRedis]);
+  addHealthRoutes(app, redisConnections(deps));
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
 
   const limiters = createRateLimiters({
@@ -75,6 +80,6 @@ export function buildApp(deps: GatewayDeps): Express {
   addTextRoutes(app, { jobs: deps.textJobs, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth }, limiters.text);
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, limiters.tts);
   app.use((req, _res, next) => next(new ApiError("NOT_FOUND", `no endpoint ${req.method} ${req.path}`)));
-  app.use(errorHandler([deps.redis, deps.queueRedis]));
+  app.use(errorHandler(redisConnections(deps)));
   return app;
 }

@@ -1,5 +1,5 @@
 import { createLogger, loadOrExit, onShutdownSignal, redactRedisUrl, waitUntilReady } from "@chorus/platform";
-import { buildApp } from "./app.js";
+import { buildApp, redisConnections } from "./app.js";
 import { loadGatewayConfig } from "./config.js";
 import { createGatewayDeps } from "./dependencies.js";
 
@@ -7,7 +7,7 @@ const config = loadOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, service: "gateway" });
 const deps = createGatewayDeps(config, logger);
 // Serve even if Redis is down (requests get 503 until it is back), but give it a moment first.
-await Promise.all([deps.redis, deps.queueRedis].map((redis) => waitUntilReady(redis, 3000))).catch(() => logger.warn("Redis is not reachable yet; answering 503 until it is"));
+await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 3000))).catch(() => logger.warn("Redis is not reachable yet; answering 503 until it is"));
 const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;

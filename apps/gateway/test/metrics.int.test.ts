@@ -6,6 +6,7 @@ import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { redisConnections } from "../src/app.js";
 import { errorHandler } from "../src/middleware/error-handler.js";
 import { httpMetrics } from "../src/middleware/http-metrics.js";
 import { requestContext } from "../src/middleware/request-context.js";
@@ -29,7 +30,7 @@ function wrap(token: string | undefined): Express {
   app.use(httpMetrics(metrics));
   addMetricsRoute(app, metrics, token);
   app.use(gw.app);
-  app.use(errorHandler([gw.deps.redis, gw.deps.queueRedis]));
+  app.use(errorHandler(redisConnections(gw.deps)));
   return app;
 }
 

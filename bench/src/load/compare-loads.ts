@@ -20,6 +20,12 @@ export interface LoadSeries {
   serverCpuUs: number;
 }
 
+/** The subject's and the baseline's runs of one row, round by round. */
+export interface LoadPair {
+  subject: LoadSeries;
+  baseline: LoadSeries;
+}
+
 function series(runs: LoadResult[]): LoadSeries {
   return {
     runs,
@@ -37,7 +43,7 @@ const cpuText = (result: LoadResult) => (Number.isFinite(result.serverCpuUs) ? `
  * Subject and baseline in alternating order (S B, B S, S B, ...) so that drift on a noisy machine
  * (another tenant, thermal throttling) falls on both alike; the medians over the rounds are reported.
  */
-export async function compareLoads(subject: LoadSpec, baseline: LoadSpec, plan: ComparePlan): Promise<{ subject: LoadSeries; baseline: LoadSeries }> {
+export async function compareLoads(subject: LoadSpec, baseline: LoadSpec, plan: ComparePlan): Promise<LoadPair> {
   const settings = { connections: plan.connections, durationS: plan.durationS };
   if (plan.warmupS > 0) {
     for (const spec of [subject, baseline]) {

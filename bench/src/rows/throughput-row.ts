@@ -1,4 +1,4 @@
-import type { LoadSeries } from "../load/compare-loads.js";
+import type { LoadPair, LoadSeries } from "../load/compare-loads.js";
 import { makeRow, ratioAtLeast, type BenchRow, type Figure } from "../report/bench-row.js";
 import { round } from "../metrics/stats.js";
 
@@ -25,7 +25,7 @@ export interface ThroughputRowSpec {
 }
 
 /** Subject over baseline for each round (runs of the same round ran back to back). */
-export function pairRatios(loads: { subject: LoadSeries; baseline: LoadSeries }): string[] {
+export function pairRatios(loads: LoadPair): string[] {
   return loads.subject.runs.map((run, i) => {
     const baseline = loads.baseline.runs[i]?.rps ?? 0;
     return baseline > 0 ? `${round(run.rps / baseline, 2).toFixed(2)}×` : "n/a";
@@ -36,14 +36,15 @@ export function pairRatios(loads: { subject: LoadSeries; baseline: LoadSeries })
  * The server CPU each response cost, both sides: other tenants of a shared machine take cores and
  * move throughput, but hardly what a response costs, so this ratio is the steadier one.
  */
-export function cpuNote(loads: { subject: LoadSeries; baseline: LoadSeries }): string {
-  const { subject, baseline } = { subject: loads.subject.serverCpuUs, baseline: loads.baseline.serverCpuUs };
+export function cpuNote(loads: LoadPair): string {
+  const subject = loads.subject.serverCpuUs;
+  const baseline = loads.baseline.serverCpuUs;
   if (!Number.isFinite(subject) || !Number.isFinite(baseline)) return "server CPU per response: n/a (no /proc here)";
   return `server CPU per response (median): ${Math.round(subject)} µs vs ${Math.round(baseline)} µs; baseline/subject ${round(baseline / subject, 2).toFixed(2)}×`;
 }
 
 /** A row comparing two load series: throughput ratio against a minimum, latencies alongside. */
-export function throughputRow(spec: ThroughputRowSpec, loads: { subject: LoadSeries; baseline: LoadSeries }): BenchRow {
+export function throughputRow(spec: ThroughputRowSpec, loads: LoadPair): BenchRow {
   return makeRow({
     group: spec.group,
     name: spec.name,

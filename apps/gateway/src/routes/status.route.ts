@@ -54,7 +54,7 @@ function cancelRequest(statuses: StatusStore, jobs: TextJobs) {
   };
 }
 
-/** Both status paths answer from one HGETALL; DELETE cancels (owner only). */
+/** Both status paths answer from one READ script call; DELETE cancels (owner only). */
 export function addStatusRoutes(router: IRouter, statuses: StatusStore, jobs: TextJobs, limit: RequestHandler): void {
   const prefetch = prefetchStatus(statuses);
   const cancel = cancelRequest(statuses, jobs);
