@@ -1,5 +1,5 @@
 import type { OperationLimits } from "@chorus/contracts";
-import { waitUntilReady } from "@chorus/platform";
+import { waitUntilReady, type Logger } from "@chorus/platform";
 import type { Express } from "express";
 import { buildApp, redisConnections, type GatewayDeps } from "../apps/gateway/src/app.js";
 import { loadGatewayConfig } from "../apps/gateway/src/config.js";
@@ -17,9 +17,9 @@ export interface TestGateway {
 }
 
 /** The real gateway app (as main.ts builds it) on a real Redis, under `prefix`, driven by supertest. */
-export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl = TEST_REDIS_URL): Promise<TestGateway> {
+export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl = TEST_REDIS_URL, logger: Logger = testLogger("gateway")): Promise<TestGateway> {
   const config = loadGatewayConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, ...env });
-  const deps = createGatewayDeps(config, testLogger("gateway"));
+  const deps = createGatewayDeps(config, logger);
   await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 5000)));
   let counter = 0;
   return {

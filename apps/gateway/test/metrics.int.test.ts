@@ -8,7 +8,6 @@ import { testLogger } from "../../../test-support/logger.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { redisConnections } from "../src/app.js";
 import { errorHandler } from "../src/middleware/error-handler.js";
-import { httpMetrics } from "../src/middleware/http-metrics.js";
 import { requestContext } from "../src/middleware/request-context.js";
 import { addMetricsRoute } from "../src/routes/metrics.route.js";
 
@@ -21,13 +20,13 @@ let open: Express;
 let guarded: Express;
 
 /**
- * The real gateway app inside a wrapper that mounts the middleware and route as app.ts will:
- * metrics first, /metrics before authentication, the error handler last.
+ * The real gateway app inside a wrapper that mounts the middleware and route as app.ts does:
+ * the request context (which records the metrics) first, /metrics without an API key, the error
+ * handler last.
  */
 function wrap(token: string | undefined): Express {
   const app = express();
-  app.use(requestContext(testLogger("gateway")));
-  app.use(httpMetrics(metrics));
+  app.use(requestContext(testLogger("gateway"), metrics));
   addMetricsRoute(app, metrics, token);
   app.use(gw.app);
   app.use(errorHandler(redisConnections(gw.deps)));
@@ -69,6 +68,7 @@ describe("gateway metrics", () => {
     expect((await request(open).get("/api/v2/status/abc").auth(key, { type: "bearer" })).status).toBe(404);
     expect((await request(open).get("/api/status/abc").auth(key, { type: "bearer" })).status).toBe(404);
     expect((await request(open).get("/api/voices")).status).toBe(401);
+    expect((await request(open).get("/no/such/path-67890")).status).toBe(401);
     expect((await request(open).get("/healthz")).status).toBe(200);
 
     const res = await request(open).get("/metrics");
@@ -79,13 +79,16 @@ describe("gateway metrics", () => {
     expect(sample(text, requests("POST", "/api/text/:model", 400))).toBe(1);
     expect(sample(text, requests("POST", "/api/text/:model", 404))).toBe(1);
     expect(sample(text, requests("POST", "/api/text/:model", 429))).toBe(1);
-    // The twin status paths stay apart; unknown paths and failed authentication are "unmatched".
+    // The twin status paths stay apart; a failed authentication counts under its route; unknown
+    // paths are "unmatched" whether the caller had a key (404) or not (401).
     expect(sample(text, requests("GET", "/api/v2/status/:id", 404))).toBe(1);
     expect(sample(text, requests("GET", "/api/status/:id", 404))).toBe(1);
+    expect(sample(text, requests("GET", "/api/voices", 401))).toBe(1);
     expect(sample(text, requests("GET", "unmatched", 404))).toBe(1);
     expect(sample(text, requests("GET", "unmatched", 401))).toBe(1);
     expect(sample(text, requests("GET", "/healthz", 200))).toBe(1);
     expect(text).not.toContain("path-12345");
+    expect(text).not.toContain("path-67890");
     expect(text).not.toContain("/abc");
     expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/api/text/:model",status="200"}')).toBe(2);
     expect(sample(text, 'http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/api/text/:model",status="429"}')).toBe(1);

@@ -1,10 +1,11 @@
 import { ApiError, compileValidator, grants, speechRequestSchema, VOICES, type SpeechRequest } from "@chorus/contracts";
-import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
+import type { IRouter, NextFunction, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { SpeechJobs } from "../services/speech-jobs.service.js";
+import type { RouteGuards } from "./route-guards.js";
 
 const validateSpeechRequest = compileValidator<SpeechRequest>(speechRequestSchema);
 
@@ -46,7 +47,7 @@ function speechHandler(deps: SpeechRouteDeps) {
     const speech = deps.speech;
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
     const { audio, meta } = await speakOnce({ ...deps, speech }, authenticatedKey(req).id, request, idempotencyKey);
-    requestLogger(req).info("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
+    requestLogger(req).http("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
     res.status(200);
     res.setHeader("Content-Type", meta.contentType);
     res.setHeader("Content-Length", audio.length);
@@ -57,11 +58,11 @@ function speechHandler(deps: SpeechRouteDeps) {
 }
 
 /** POST /api/audio/full and POST /api/tts are the same operation; GET /api/voices lists the voices. */
-export function addSpeechRoutes(router: IRouter, deps: SpeechRouteDeps, limit: RequestHandler): void {
-  router.get("/api/voices", (_req, res) => {
+export function addSpeechRoutes(router: IRouter, deps: SpeechRouteDeps, guards: RouteGuards): void {
+  router.get("/api/voices", guards.authenticate, (_req, res) => {
     res.json({ voices: VOICES });
   });
   const speak = speechHandler(deps);
   // Separate routes, not one with two paths, so metrics label each path without matching.
-  for (const path of ["/api/audio/full", "/api/tts"]) router.post(path, speechScope, limit, jsonBody(), speak);
+  for (const path of ["/api/audio/full", "/api/tts"]) router.post(path, guards.authenticate, speechScope, guards.limit, jsonBody(), speak);
 }

@@ -1,8 +1,9 @@
 import { ApiError } from "@chorus/contracts";
 import type { StatusStore, StoredStatus } from "@chorus/platform";
-import type { IRouter, Request, RequestHandler, Response } from "express";
+import type { IRouter, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
 
 const REQUEST_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -54,12 +55,17 @@ function cancelRequest(statuses: StatusStore, jobs: TextJobs) {
   };
 }
 
+export interface StatusRouteDeps {
+  statuses: StatusStore;
+  jobs: TextJobs;
+}
+
 /** Both status paths answer from one READ script call; DELETE cancels (owner only). */
-export function addStatusRoutes(router: IRouter, statuses: StatusStore, jobs: TextJobs, limit: RequestHandler): void {
-  const prefetch = prefetchStatus(statuses);
-  const cancel = cancelRequest(statuses, jobs);
+export function addStatusRoutes(router: IRouter, deps: StatusRouteDeps, guards: RouteGuards): void {
+  const prefetch = prefetchStatus(deps.statuses);
+  const cancel = cancelRequest(deps.statuses, deps.jobs);
   for (const path of STATUS_PATHS) {
-    router.get(path, prefetch, limit, answerStatus);
-    router.delete(path, prefetch, limit, cancel);
+    router.get(path, guards.authenticate, prefetch, guards.limit, answerStatus);
+    router.delete(path, guards.authenticate, prefetch, guards.limit, cancel);
   }
 }

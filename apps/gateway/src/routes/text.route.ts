@@ -1,11 +1,12 @@
 import { ApiError, grants, isModelId, MODEL_IDS, sentSamplingParams, validateGenerationRequest, type ModelId, type SubmitResponse } from "@chorus/contracts";
-import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
+import type { IRouter, NextFunction, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
 
 export interface TextRouteDeps {
@@ -31,8 +32,8 @@ function refuseWhenQueueFull(deps: TextRouteDeps): void {
   }
 }
 
-export function addTextRoutes(router: IRouter, deps: TextRouteDeps, limit: RequestHandler): void {
-  router.post("/api/text/:model", modelAccess, limit, jsonBody(), async (req, res) => {
+export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: RouteGuards): void {
+  router.post("/api/text/:model", guards.authenticate, modelAccess, guards.limit, jsonBody(), async (req, res) => {
     const model = String(req.params.model) as ModelId;
     const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const clientSampling = sentSamplingParams(req.body);
@@ -48,7 +49,7 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, limit: Reque
       refuseWhenQueueFull(deps);
       id = await deps.jobs.submit(keyId, model, request, clientSampling);
     }
-    requestLogger(req).info("text request accepted", { jobId: id, model, messages: request.messages.length });
+    requestLogger(req).http("text request accepted", { jobId: id, model, messages: request.messages.length });
     sendJson(res, 200, { id, tokens: -1 } satisfies SubmitResponse);
   });
 }
