@@ -57,7 +57,8 @@ COPY --from=build /app/apps/gateway/dist apps/gateway/dist
 COPY --from=build /app/apps/cli/dist apps/cli/dist
 ENV PORT=3000 HOST=0.0.0.0
 EXPOSE 3000
-CMD ["node", "apps/gateway/dist/main.js"]
+# Node flags as in apps/cli/src/local/app-command.ts (deploy/test keeps the two in step).
+CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/main.js"]
 
 FROM runtime AS worker
 COPY --from=worker-deps /app/ ./

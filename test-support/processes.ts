@@ -1,11 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { appNodeArgs } from "../apps/cli/src/local/app-command.js";
 import { FIXTURE_MODEL } from "./fixtures.js";
-
-/** The compiled entry points (`npm test` builds first), started as real processes. */
-export function appEntry(app: "gateway" | "worker"): string {
-  return fileURLToPath(new URL(`../apps/${app}/dist/main.js`, import.meta.url));
-}
 
 export interface AppProcess {
   child: ChildProcess;
@@ -16,7 +11,8 @@ export interface AppProcess {
 
 export function startApp(app: "gateway" | "worker", env: Record<string, string>): AppProcess {
   let output = "";
-  const child = spawn(process.execPath, [appEntry(app)], {
+  // The compiled entry points (`npm test` builds first), with the Node flags they run with in production.
+  const child = spawn(process.execPath, appNodeArgs(app), {
     env: { PATH: process.env.PATH ?? "", LLM_MODEL: FIXTURE_MODEL, LOG_LEVEL: "info", LOG_FORMAT: "json", WORKER_HTTP_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

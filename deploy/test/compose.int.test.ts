@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "@jest/globals";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { parse as parseYaml } from "yaml";
+import { APP_NODE_FLAGS, type AppName } from "../../apps/cli/src/local/app-command.js";
 
 // Static checks of the container deployment: no Docker engine needed. docker-compose.yml is read
 // the way compose reads it (YAML, then ${VAR} interpolation from .env) and checked against the
@@ -48,7 +49,7 @@ const RAW_COMPOSE = parseYaml(read("docker-compose.yml")) as Json;
 const compose = interpolate(RAW_COMPOSE, ENV_EXAMPLE) as Json;
 const withoutDotEnv = interpolate(RAW_COMPOSE, {}) as Json;
 const services = compose.services as Record<string, Json>;
-const APP_SERVICES = ["gateway", "worker"];
+const APP_SERVICES: AppName[] = ["gateway", "worker"];
 
 /** "1m30s" -> 90 (compose durations). */
 function seconds(duration: string): number {
@@ -206,12 +207,13 @@ describe("Dockerfile", () => {
     expect(external).toEqual(["node:20-bookworm-slim"]);
   });
 
-  it.each(APP_SERVICES)("when the %s image runs, then it runs node as user node with NODE_ENV=production from an exec-form CMD", (name) => {
+  it.each(APP_SERVICES)("when the %s image runs, then it runs node with the app's Node flags as user node with NODE_ENV=production from an exec-form CMD", (name) => {
     const lines = chain(targets[name]!).flatMap((s) => s.lines);
     expect(lines.filter((l) => /^USER\s/.test(l)).at(-1)).toBe("USER node");
     expect(lines).toContain("ENV NODE_ENV=production");
     const cmd = lines.filter((l) => /^CMD\s/.test(l)).at(-1)!;
-    expect(JSON.parse(cmd.slice(4))).toEqual(["node", `apps/${name}/dist/main.js`]);
+    // The app's Node flags as every other launcher passes them (apps/cli/src/local/app-command.ts).
+    expect(JSON.parse(cmd.slice(4))).toEqual(["node", ...APP_NODE_FLAGS[name], `apps/${name}/dist/main.js`]);
   });
 
   it.each(APP_SERVICES)("when the %s image is assembled, then it gets no sources and only production dependencies", (name) => {

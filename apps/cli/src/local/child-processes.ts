@@ -1,12 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
-
-export type AppName = "gateway" | "worker";
-
-/** Compiled entry points of the apps, relative to this file in apps/cli/dist/local/. */
-export function entryPoint(app: AppName): string {
-  return fileURLToPath(new URL(`../../../${app}/dist/main.js`, import.meta.url));
-}
+import { appNodeArgs, type AppName } from "./app-command.js";
 
 export interface Child {
   label: string;
@@ -16,7 +9,7 @@ export interface Child {
 
 /** Runs an app as a child process; its logs go straight to this terminal. */
 export function startChild(app: AppName, label: string, env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [entryPoint(app)], { env, stdio: ["ignore", "inherit", "inherit"] });
+  const child = spawn(process.execPath, appNodeArgs(app), { env, stdio: ["ignore", "inherit", "inherit"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { label, process: child, exited };
 }
