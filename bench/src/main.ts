@@ -9,13 +9,14 @@ import { memoryRows } from "./rows/memory.rows.js";
 import { queueRows } from "./rows/queue.rows.js";
 import type { RowGroup } from "./rows/row-group.js";
 import { speechRows } from "./rows/speech.rows.js";
+import { statusStepRows } from "./rows/status-steps.rows.js";
 import { statusRows } from "./rows/status.rows.js";
 import { submitRows } from "./rows/submit.rows.js";
 import { startBenchStack, type BenchStack } from "./stack/bench-stack.js";
 import { startedProcesses, stopAllChildren } from "./stack/child-processes.js";
 import { closeHttpAgent } from "./stack/net.js";
 
-const GROUPS: Record<RowGroupName, RowGroup> = { memory: memoryRows, submit: submitRows, status: statusRows, queue: queueRows, speech: speechRows, generation: generationRows };
+const GROUPS: Record<RowGroupName, RowGroup> = { memory: memoryRows, submit: submitRows, status: statusRows, "status-steps": statusStepRows, queue: queueRows, speech: speechRows, generation: generationRows };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

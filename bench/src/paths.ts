@@ -6,13 +6,6 @@ const fromHere = (relative: string) => fileURLToPath(new URL(relative, import.me
 
 export const REPO_ROOT = fromHere("../../");
 
-export type AppName = "gateway" | "worker";
-
-/** The real, compiled entry point of an app (what `npm run gateway` / `npm run worker` run). */
-export function appEntryPoint(app: AppName): string {
-  return fromHere(`../../apps/${app}/dist/main.js`);
-}
-
 /** A compiled script of this package, e.g. `baselines/minimal-enqueue.server.js`. */
 export function benchScript(relative: string): string {
   return fromHere(`./${relative}`);

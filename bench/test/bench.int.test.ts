@@ -12,7 +12,7 @@ import type { BenchResults } from "../src/report/results-file.js";
  * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "queue", "speech", "generation"];
+const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "speech", "generation"];
 
 interface RunResult {
   code: number | null;
@@ -57,10 +57,10 @@ beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run 'npx tsc -b' first`);
   dir = mkdtempSync(join(tmpdir(), "chorus-bench-"));
   const out = join(dir, "results.json");
-  run = await runBench(["--quick", "--out", out], 45_000);
+  run = await runBench(["--quick", "--out", out], 75_000);
   if (run.code !== 0) throw new Error(`bench exited with ${String(run.code)}:\n${run.stderr}`);
   results = JSON.parse(readFileSync(out, "utf8"));
-}, 55_000);
+}, 85_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -78,6 +78,7 @@ describe("npm run bench -- --quick", () => {
     const groups = results.rows.map((row) => row.group);
     expect([...new Set(groups)]).toEqual(GROUPS);
     expect(groups.filter((g) => g === "memory")).toHaveLength(4);
+    expect(groups.filter((g) => g === "status-steps")).toHaveLength(6);
     expect(groups.filter((g) => g === "queue")).toHaveLength(2);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
@@ -106,7 +107,7 @@ describe("npm run bench -- --quick", () => {
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
     const throughput = results.rows.filter((r) => r.subject.unit === "req/s");
-    expect(throughput.map((r) => r.group)).toEqual(["submit", "status"]);
+    expect(throughput.map((r) => r.group)).toEqual(["submit", "status", ...Array(6).fill("status-steps")]);
     for (const row of throughput) {
       for (const figure of [row.subject, row.baseline]) expect(figure.cpuUsPerResponse).toBeGreaterThan(0);
       expect(row.notes.join("\n")).toMatch(/server CPU per response \(median\): \d+ µs vs \d+ µs/);
@@ -135,7 +136,7 @@ describe("npm run bench -- --quick", () => {
   it("when it exits, then no process it started (Redis, gateway, workers, baselines, engines, autocannon) is left", () => {
     const listed = /stopped every process it started: (.*)/.exec(run.stderr)?.[1] ?? "";
     const started = listed.split(", ").map((entry) => ({ entry, pid: Number(entry.split(" ").pop()) }));
-    expect(started.map((p) => p.entry.split(" ")[0])).toEqual(expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon", "espeak-direct", "llama-direct"]));
+    expect(started.map((p) => p.entry.split(" ")[0])).toEqual(expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon", "espeak-direct", "llama-direct", "status-step-gateway-limiter"]));
     expect(started.filter((p) => isRunning(p.pid))).toEqual([]);
   });
 

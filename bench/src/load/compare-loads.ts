@@ -44,22 +44,35 @@ const cpuText = (result: LoadResult) => (Number.isFinite(result.serverCpuUs) ? `
  * (another tenant, thermal throttling) falls on both alike; the medians over the rounds are reported.
  */
 export async function compareLoads(subject: LoadSpec, baseline: LoadSpec, plan: ComparePlan): Promise<LoadPair> {
+  const compared = await compareSeveral([subject], baseline, plan);
+  return { subject: compared.subjects[0] as LoadSeries, baseline: compared.baseline };
+}
+
+/**
+ * Several subjects against one baseline, all in one round after another, each round in the reverse
+ * order of the one before (so no load always runs first or last).
+ */
+export async function compareSeveral(subjects: LoadSpec[], baseline: LoadSpec, plan: ComparePlan): Promise<{ subjects: LoadSeries[]; baseline: LoadSeries }> {
   const settings = { connections: plan.connections, durationS: plan.durationS };
+  const specs = [...subjects, baseline];
+  const names = [...subjects.map((_, i) => (subjects.length === 1 ? "subject" : `subject ${i + 1}`)), "baseline"];
   if (plan.warmupS > 0) {
-    for (const spec of [subject, baseline]) {
+    for (const spec of specs) {
       await runLoad(spec, { connections: plan.connections, durationS: plan.warmupS });
       await plan.between();
     }
   }
-  const runs = { subject: [] as LoadResult[], baseline: [] as LoadResult[] };
+  const runs: LoadResult[][] = specs.map(() => []);
   for (let round = 0; round < plan.rounds; round++) {
-    const order = round % 2 === 0 ? (["subject", "baseline"] as const) : (["baseline", "subject"] as const);
-    for (const which of order) {
-      const result = await runLoad(which === "subject" ? subject : baseline, settings);
-      plan.log(`  round ${round + 1}/${plan.rounds} ${which}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpuText(result)}${result.failed ? `, ${result.failed} failed` : ""}`);
-      runs[which].push(result);
+    const order = specs.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const result = await runLoad(specs[i] as LoadSpec, settings);
+      plan.log(`  round ${round + 1}/${plan.rounds} ${names[i] as string}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpuText(result)}${result.failed ? `, ${result.failed} failed` : ""}`);
+      (runs[i] as LoadResult[]).push(result);
       await plan.between();
     }
   }
-  return { subject: series(runs.subject), baseline: series(runs.baseline) };
+  const all = runs.map(series);
+  return { subjects: all.slice(0, -1), baseline: all[all.length - 1] as LoadSeries };
 }

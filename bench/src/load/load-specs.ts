@@ -18,8 +18,14 @@ export function baselineSubmit(stack: BenchStack): LoadSpec {
   return { url: `${stack.minimalEnqueue.url}/enqueue`, method: "POST", headers: json, body: JSON.stringify(BENCH_REQUEST), serverPid: stack.minimalEnqueue.child.pid };
 }
 
-export function gatewayStatus(stack: BenchStack, id: string): LoadSpec {
-  return { url: `${stack.gateway.url}/api/v2/status/${id}`, method: "GET", headers: auth(stack), serverPid: stack.gateway.child.pid };
+/** A server answering the gateway's status path with the bench key: the gateway, or a status step. */
+export interface StatusServer {
+  url: string;
+  pid: number | undefined;
+}
+
+export function gatewayStatus(stack: BenchStack, id: string, server: StatusServer = { url: stack.gateway.url, pid: stack.gateway.child.pid }): LoadSpec {
+  return { url: `${server.url}/api/v2/status/${id}`, method: "GET", headers: auth(stack), serverPid: server.pid };
 }
 
 export function baselineStatus(stack: BenchStack, id: string): LoadSpec {

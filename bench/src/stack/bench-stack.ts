@@ -1,6 +1,7 @@
 import { ApiKeyStore, redisKeys } from "@chorus/platform";
 import { Redis } from "ioredis";
-import { appEntryPoint, benchScript } from "../paths.js";
+import { APP_NODE_FLAGS, appEntryPoint } from "../../../apps/cli/dist/local/app-command.js";
+import { benchScript } from "../paths.js";
 import { startNode, whileAlive, type BenchChild } from "./child-processes.js";
 import { freePort, waitForHttp } from "./net.js";
 import { startPrivateRedis, type PrivateRedis } from "./redis-server.js";
@@ -37,7 +38,7 @@ export interface StackOptions {
   profileDir: string | null;
 }
 
-async function startHttpServer(label: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: string[], ipc: boolean): Promise<HttpServerProcess> {
+export async function startHttpServer(label: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: string[], ipc: boolean): Promise<HttpServerProcess> {
   const port = await freePort();
   const child = startNode(label, script, { env: { ...env, PORT: String(port) }, nodeArgs, ipc });
   const url = `http://127.0.0.1:${port}`;
@@ -82,12 +83,15 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
   try {
     const baseEnv = serviceEnv(privateRedis.url);
     const profileArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
+    // The baselines run on the gateway's runtime (its Node flags), so the ratio is the cost of what
+    // the gateway does, not of how V8 is set up.
+    const runtime = [...APP_NODE_FLAGS.gateway];
     const gatewayEnv = { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, HOST: "127.0.0.1" };
-    const gateway = await startHttpServer("gateway", appEntryPoint("gateway"), gatewayEnv, profileArgs, false);
+    const gateway = await startHttpServer("gateway", appEntryPoint("gateway"), gatewayEnv, [...runtime, ...profileArgs], false);
     services.push(gateway.child);
-    const minimalEnqueue = await startHttpServer("minimal-enqueue", benchScript("baselines/minimal-enqueue.server.js"), { ...baseEnv, REDIS_PREFIX: BASELINE_PREFIX }, [], true);
+    const minimalEnqueue = await startHttpServer("minimal-enqueue", benchScript("baselines/minimal-enqueue.server.js"), { ...baseEnv, REDIS_PREFIX: BASELINE_PREFIX }, runtime, true);
     services.push(minimalEnqueue.child);
-    const minimalStatus = await startHttpServer("minimal-status", benchScript("baselines/minimal-status.server.js"), { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX }, [], true);
+    const minimalStatus = await startHttpServer("minimal-status", benchScript("baselines/minimal-status.server.js"), { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX }, runtime, true);
     services.push(minimalStatus.child);
     const { secret } = await new ApiKeyStore(redis, redisKeys(GATEWAY_PREFIX)).create("bench", ["*"], BENCH_KEY_LIMITS);
     return {

@@ -1,0 +1,83 @@
+import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createLogger, createMetrics, redisKeys, StatusStore, waitUntilReady, type StoredStatus } from "@chorus/platform";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { rateLimit } from "express-rate-limit";
+import { RedisStore } from "rate-limit-redis";
+import { authenticate, authenticatedKey } from "../../../apps/gateway/dist/middleware/authenticate.js";
+import { createRateLimiters } from "../../../apps/gateway/dist/middleware/rate-limit.js";
+import { requestContext } from "../../../apps/gateway/dist/middleware/request-context.js";
+import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
+import { baselineEnv, serveBaseline } from "./baseline-process.js";
+import { STATUS_STEPS, type StatusStep } from "./status-steps.js";
+
+/**
+ * The gateway's status poll built up from its own parts, one step per process (STATUS_STEP), so the
+ * bench can show what each part costs against the minimal HGETALL handler. Limits are set far above
+ * any load, as on the bench's key: every limiter still counts every poll.
+ */
+const env = baselineEnv();
+const step = process.env.STATUS_STEP as StatusStep;
+if (!STATUS_STEPS.includes(step)) throw new Error(`STATUS_STEP must be one of ${STATUS_STEPS.join(", ")}`);
+const at = (from: StatusStep) => STATUS_STEPS.indexOf(step) >= STATUS_STEPS.indexOf(from);
+
+const redis = createGatewayRedis(env.redisUrl);
+redis.on("error", () => undefined);
+// The limiters load their scripts as they are built; the gateway survives a Redis that is not up yet,
+// a bench step need not.
+await waitUntilReady(redis, 5000);
+const keys = redisKeys(env.prefix);
+const statuses = new StatusStore(redis, keys, 3600);
+const logger = createLogger({ level: "info", format: "json", service: "status-steps" });
+const metrics = createMetrics("gateway", {});
+const windowMs = 60_000;
+const limit = 1_000_000_000;
+const limiterName = `steps-${step}`;
+const limiters = createRateLimiters({ redis, keys, logger, limits: { text: limit, tts: limit, status: limit }, windowMs, authFailureLimit: 10, metrics });
+
+/** Step `limit-script`: rate-limit-redis' counting script sent as one more command, without express-rate-limit. */
+function scriptOnly(): RequestHandler {
+  const store = new RedisStore({ prefix: keys.rateLimit(limiterName), sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never });
+  store.init({ windowMs } as never);
+  return (req: Request, res: Response, next: NextFunction) => {
+    store.increment(authenticatedKey(req).id).then(({ totalHits, resetTime }) => {
+      res.setHeader("X-RateLimit-Limit", String(limit));
+      res.setHeader("X-RateLimit-Remaining", String(Math.max(limit - totalHits, 0)));
+      res.setHeader("X-RateLimit-Reset", String(Math.ceil((resetTime?.getTime() ?? Date.now()) / 1000)));
+      next();
+    }, next);
+  };
+}
+
+/** The limiter of each step (none before `limit-memory`). */
+function statusLimiter(): RequestHandler[] {
+  if (step === "limit-memory") return [rateLimit({ windowMs, limit, keyGenerator: (req) => authenticatedKey(req).id, legacyHeaders: true, standardHeaders: false, validate: false })];
+  if (step === "limit-script") return [scriptOnly()];
+  if (step === "gateway-limiter") return [limiters.status];
+  return [];
+}
+
+const READ = Symbol("read");
+type StepRequest = Request & { [READ]?: Promise<StoredStatus | null> };
+
+const app = express();
+app.disable("x-powered-by");
+app.set("etag", false);
+app.get("/healthz", (_req, res) => {
+  res.json({ status: "ok" });
+});
+if (at("context")) app.use(requestContext(logger, metrics));
+const guards = at("auth") ? [authenticate(new CachedApiKeys(new ApiKeyStore(redis, keys), 5000), limiters.authFailure)] : [];
+// As in the gateway, the record is asked for before the limiter runs, so both commands leave together.
+const startRead = (req: Request, _res: Response, next: NextFunction) => {
+  (req as StepRequest)[READ] = statuses.get(String(req.params.id));
+  next();
+};
+app.get("/api/v2/status/:id", ...guards, startRead, ...statusLimiter(), async (req: Request, res: Response) => {
+  const stored = await (req as StepRequest)[READ];
+  if (!stored || (at("auth") && stored.owner !== authenticatedKey(req).id)) return sendJson(res, 404, { status: "error" });
+  res.setHeader("Cache-Control", "no-store");
+  sendJson(res, 200, stored.record);
+});
+
+serveBaseline(app, env.port, async () => {
+  redis.disconnect();
+});
