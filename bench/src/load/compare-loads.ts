@@ -1,3 +1,4 @@
+import type { BenchOptions } from "../options.js";
 import { median } from "../metrics/stats.js";
 import { runLoad, type LoadResult, type LoadSettings, type LoadSpec } from "./autocannon.js";
 
@@ -7,6 +8,11 @@ export interface ComparePlan extends LoadSettings {
   /** Runs after every load (recorded or not), e.g. to empty the queues. */
   between: () => Promise<void>;
   log: (line: string) => void;
+}
+
+/** The plan of a throughput comparison from the bench's options; `between` defaults to nothing. */
+export function comparePlan(options: BenchOptions, log: (line: string) => void, between: () => Promise<void> = async () => undefined): ComparePlan {
+  return { connections: options.connections, durationS: options.durationS, rounds: options.rounds, warmupS: options.warmupS, between, log };
 }
 
 export interface LoadSeries {

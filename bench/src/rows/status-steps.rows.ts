@@ -1,5 +1,5 @@
 import { STATUS_STEP_LABELS, STATUS_STEPS } from "../baselines/status-steps.js";
-import { compareSeveral } from "../load/compare-loads.js";
+import { compareSeveral, comparePlan } from "../load/compare-loads.js";
 import { baselineStatus, gatewayStatus } from "../load/load-specs.js";
 import { startStatusStepServers } from "../stack/status-step-servers.js";
 import type { RowGroup } from "./row-group.js";
@@ -18,14 +18,7 @@ export const statusStepRows: RowGroup = {
     const servers = await startStatusStepServers(stack);
     try {
       const subjects = servers.map((server) => gatewayStatus(stack, id, { url: server.url, pid: server.child.pid }));
-      const { baseline, subjects: series } = await compareSeveral(subjects, baselineStatus(stack, id), {
-        connections: options.connections,
-        durationS: options.durationS,
-        rounds: options.rounds,
-        warmupS: options.warmupS,
-        between: async () => undefined,
-        log,
-      });
+      const { baseline, subjects: series } = await compareSeveral(subjects, baselineStatus(stack, id), comparePlan(options, log));
       return STATUS_STEPS.map((step, i) =>
         throughputRow(
           { group: "status-steps", name: `status step ${i + 1}: ${step}`, subjectLabel: STATUS_STEP_LABELS[step], baselineLabel: "Express 5 + one HGETALL of the same record", connections: options.connections },

@@ -1,5 +1,5 @@
 import type { SubmitResponse } from "@chorus/contracts";
-import { compareLoads } from "../load/compare-loads.js";
+import { compareLoads, comparePlan } from "../load/compare-loads.js";
 import { BENCH_REQUEST, baselineStatus, gatewayStatus } from "../load/load-specs.js";
 import { httpJson } from "../stack/net.js";
 import type { BenchStack } from "../stack/bench-stack.js";
@@ -19,14 +19,7 @@ export const statusRows: RowGroup = {
   name: "status",
   run: async ({ stack, options, log }) => {
     const id = await submitOne(stack);
-    const loads = await compareLoads(gatewayStatus(stack, id), baselineStatus(stack, id), {
-      connections: options.connections,
-      durationS: options.durationS,
-      rounds: options.rounds,
-      warmupS: options.warmupS,
-      between: async () => undefined,
-      log,
-    });
+    const loads = await compareLoads(gatewayStatus(stack, id), baselineStatus(stack, id), comparePlan(options, log));
     const row = throughputRow(
       {
         group: "status",

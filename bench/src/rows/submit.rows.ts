@@ -1,4 +1,4 @@
-import { compareLoads } from "../load/compare-loads.js";
+import { compareLoads, comparePlan } from "../load/compare-loads.js";
 import { baselineSubmit, gatewaySubmit } from "../load/load-specs.js";
 import type { RowGroup } from "./row-group.js";
 import { throughputRow } from "./throughput-row.js";
@@ -11,14 +11,7 @@ import { throughputRow } from "./throughput-row.js";
 export const submitRows: RowGroup = {
   name: "submit",
   run: async ({ stack, options, log }) => {
-    const loads = await compareLoads(gatewaySubmit(stack), baselineSubmit(stack), {
-      connections: options.connections,
-      durationS: options.durationS,
-      rounds: options.rounds,
-      warmupS: options.warmupS,
-      between: () => stack.resetQueues(),
-      log,
-    });
+    const loads = await compareLoads(gatewaySubmit(stack), baselineSubmit(stack), comparePlan(options, log, () => stack.resetQueues()));
     const row = throughputRow(
       {
         group: "submit",

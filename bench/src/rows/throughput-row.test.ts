@@ -25,6 +25,12 @@ describe("throughput rows", () => {
     const row = throughputRow({ group: "status", name: "status", subjectLabel: "s", baselineLabel: "b", minRatio: 0.8, connections: 50 }, { subject: series([80, 45, 90]), baseline: series([100, 90, 90]) });
     expect(row.ratio).toBeCloseTo(80 / 90, 2);
     expect(row.notes.join("\n")).toContain("0.80×, 0.50×, 1.00×");
+    expect([row.target?.value, row.pass]).toEqual([0.8, true]);
+  });
+
+  it("when a row has no minimum ratio (it explains another row), then it has no target and no verdict", () => {
+    const row = throughputRow({ group: "status-steps", name: "step", subjectLabel: "s", baselineLabel: "b", connections: 50 }, { subject: series([10]), baseline: series([100]) });
+    expect([row.target, row.pass]).toEqual([null, null]);
   });
 
   it("when both servers' CPU was measured, then the note compares what a response cost on each side", () => {
