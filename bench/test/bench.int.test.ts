@@ -78,7 +78,7 @@ describe("npm run bench -- --quick", () => {
     const groups = results.rows.map((row) => row.group);
     expect([...new Set(groups)]).toEqual(GROUPS);
     expect(groups.filter((g) => g === "memory")).toHaveLength(4);
-    expect(groups.filter((g) => g === "status-steps")).toHaveLength(6);
+    expect(groups.filter((g) => g === "status-steps")).toHaveLength(7);
     expect(groups.filter((g) => g === "queue")).toHaveLength(2);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
@@ -107,7 +107,7 @@ describe("npm run bench -- --quick", () => {
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
     const throughput = results.rows.filter((r) => r.subject.unit === "req/s");
-    expect(throughput.map((r) => r.group)).toEqual(["submit", "status", ...Array(6).fill("status-steps")]);
+    expect(throughput.map((r) => r.group)).toEqual(["submit", "status", ...Array(7).fill("status-steps")]);
     for (const row of throughput) {
       for (const figure of [row.subject, row.baseline]) expect(figure.cpuUsPerResponse).toBeGreaterThan(0);
       expect(row.notes.join("\n")).toMatch(/server CPU per response \(median\): \d+ µs vs \d+ µs/);

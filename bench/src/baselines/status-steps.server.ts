@@ -7,6 +7,7 @@ import { createRateLimiters } from "../../../apps/gateway/dist/middleware/rate-l
 import { requestContext } from "../../../apps/gateway/dist/middleware/request-context.js";
 import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
 import { baselineEnv, serveBaseline } from "./baseline-process.js";
+import { countInReadRoute } from "./count-in-read.js";
 import { STATUS_STEPS, type StatusStep } from "./status-steps.js";
 
 /**
@@ -71,12 +72,14 @@ const startRead = (req: Request, _res: Response, next: NextFunction) => {
   (req as StepRequest)[READ] = statuses.get(String(req.params.id));
   next();
 };
-app.get("/api/v2/status/:id", ...guards, startRead, ...statusLimiter(), async (req: Request, res: Response) => {
+async function answerRead(req: Request, res: Response): Promise<void> {
   const stored = await (req as StepRequest)[READ];
   if (!stored || (at("auth") && stored.owner !== authenticatedKey(req).id)) return sendJson(res, 404, { status: "error" });
   res.setHeader("Cache-Control", "no-store");
   sendJson(res, 200, stored.record);
-});
+}
+if (step === "count-in-read") app.get("/api/v2/status/:id", ...guards, countInReadRoute(redis, keys, windowMs, limit));
+else app.get("/api/v2/status/:id", ...guards, startRead, ...statusLimiter(), answerRead);
 
 serveBaseline(app, env.port, async () => {
   redis.disconnect();
