@@ -29,6 +29,32 @@ describe("authentication", () => {
     expectEnvelope(res.body, "UNAUTHORIZED");
   });
 
+  // Every API route authenticates in its own chain; this list must name each /api route of the app.
+  const API_ENDPOINTS: [string, string][] = [
+    ["get", "/api/v2/status/:id"],
+    ["delete", "/api/v2/status/:id"],
+    ["get", "/api/status/:id"],
+    ["delete", "/api/status/:id"],
+    ["post", "/api/text/:model"],
+    ["post", "/api/audio/full"],
+    ["post", "/api/tts"],
+    ["get", "/api/voices"],
+  ];
+
+  it("when the app's route table is read, then every /api route is one the next test calls without a key", () => {
+    const routes = (gw.app.router as unknown as { stack: { route?: { path: unknown; methods: Record<string, boolean> } }[] }).stack
+      .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((method) => [method, layer.route!.path]) : []))
+      .filter(([, path]) => String(path).startsWith("/api"));
+    expect(routes.sort()).toEqual([...API_ENDPOINTS].sort());
+  });
+
+  it.each(API_ENDPOINTS)("when %s %s is called without a key, then it is 401 UNAUTHORIZED", async (method, path) => {
+    const url = path.replace(":id", "abc").replace(":model", "default");
+    const res = await (request(gw.app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url).set("X-Forwarded-For", nextAddress()).send({});
+    expect(res.status).toBe(401);
+    expectEnvelope(res.body, "UNAUTHORIZED");
+  });
+
   it("when a key is revoked, then within the key-cache time it is 401 and says so", async () => {
     const cached = await startTestGateway(gw.prefix, { KEY_CACHE_TTL_MS: "300" });
     try {

@@ -16,12 +16,12 @@ function capturingLogger(level: string, lines: Record<string, unknown>[]) {
   return winston.createLogger({ level, format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] });
 }
 
-async function submitAndPoll(gw: TestGateway): Promise<string> {
+async function submitAndPoll(gw: TestGateway): Promise<{ id: string; key: string }> {
   const key = await gw.createKey();
   const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
   expect(submitted.status).toBe(200);
   expect((await request(gw.app).get(`/api/v2/status/${submitted.body.id as string}`).auth(key, { type: "bearer" })).status).toBe(200);
-  return submitted.body.id as string;
+  return { id: submitted.body.id as string, key };
 }
 
 describe("logging on the request path", () => {
@@ -40,7 +40,7 @@ describe("logging on the request path", () => {
     const lines: Record<string, unknown>[] = [];
     const gw = await startTestGateway(uniquePrefix("log-http"), {}, undefined, capturingLogger("http", lines));
     try {
-      const id = await submitAndPoll(gw);
+      const { id, key } = await submitAndPoll(gw);
       expect(lines.filter((l) => l.message === "text request accepted")).toEqual([expect.objectContaining({ level: "http", jobId: id, model: "default", requestId: expect.any(String) })]);
       const access = lines.filter((l) => l.message === "request");
       expect(access.map((l) => [l.method, l.path, l.status])).toEqual([
@@ -48,6 +48,7 @@ describe("logging on the request path", () => {
         ["GET", `/api/v2/status/${id}`, 200],
       ]);
       const text = JSON.stringify(lines);
+      expect(text).not.toContain(key);
       expect(text).not.toMatch(/Bearer|authorization/i);
       expect(text).not.toContain(defaultRequest().messages[0]!.content);
     } finally {

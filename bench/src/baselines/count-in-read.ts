@@ -1,4 +1,4 @@
-import type { RedisKeys } from "@chorus/platform";
+import { storedStatusFromRead, type RedisKeys, type StatusReadReply } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
 import { READ } from "../../../packages/platform/dist/status/status-scripts.js";
@@ -24,15 +24,7 @@ local read = (function(KEYS, ARGV) ${READ} end)({KEYS[2], KEYS[3], KEYS[4], KEYS
 return {hits, ttl, read}
 `;
 
-type CountAndRead = (...args: (string | number)[]) => Promise<[number, number, [string[], ...unknown[]]]>;
-
-function recordOf(flat: string[]): Record<string, string | number> {
-  const hash: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
-  const record: Record<string, string | number> = { status: hash.status ?? "" };
-  if (hash.progress !== undefined) record.progress = Number(hash.progress);
-  return { ...record, owner: hash.owner ?? "" };
-}
+type CountAndRead = (...args: (string | number)[]) => Promise<[number, number, StatusReadReply]>;
 
 /** The whole status route of that step: count, read, headers, 429 over the limit, the record to its owner. */
 export function countInReadRoute(redis: Redis, keys: RedisKeys, windowMs: number, limit: number): RequestHandler {
@@ -41,15 +33,16 @@ export function countInReadRoute(redis: Redis, keys: RedisKeys, windowMs: number
   return (req: Request, res: Response, next: NextFunction) => {
     const keyId = authenticatedKey(req).id;
     const statusKeys = [keys.status(String(req.params.id)), keys.textJobsLeftQueue(), keys.textJobStats(), keys.workerSlots()];
-    countAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, ...statusKeys, windowMs, Date.now()).then(([hits, ttl, [flat]]) => {
+    countAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, ...statusKeys, windowMs, Date.now()).then(([hits, ttl, read]) => {
       res.setHeader("X-RateLimit-Limit", String(limit));
       res.setHeader("X-RateLimit-Remaining", String(Math.max(limit - hits, 0)));
       res.setHeader("X-RateLimit-Reset", String(Math.ceil((Date.now() + ttl) / 1000)));
       if (hits > limit) return sendJson(res, 429, { status: "error" });
-      const { owner, ...record } = recordOf(flat);
-      if (owner !== keyId) return sendJson(res, 404, { status: "error" });
+      // As the gateway answers: the same parser of the READ reply, the same ownership check.
+      const stored = storedStatusFromRead(read);
+      if (!stored || stored.owner !== keyId) return sendJson(res, 404, { status: "error" });
       res.setHeader("Cache-Control", "no-store");
-      sendJson(res, 200, record);
+      sendJson(res, 200, stored.record);
     }, next);
   };
 }

@@ -31,12 +31,12 @@ const logger = createLogger({ level: "info", format: "json", service: "status-st
 const metrics = createMetrics("gateway", {});
 const windowMs = 60_000;
 const limit = 1_000_000_000;
-const limiterName = `steps-${step}`;
-const limiters = createRateLimiters({ redis, keys, logger, limits: { text: limit, tts: limit, status: limit }, windowMs, authFailureLimit: 10, metrics });
+// Counters of their own, apart from the gateway's (which shares this prefix).
+const limiters = createRateLimiters({ redis, keys: redisKeys(`${env.prefix}:${step}`), logger, limits: { text: limit, tts: limit, status: limit }, windowMs, authFailureLimit: 10, metrics });
 
 /** Step `limit-script`: rate-limit-redis' counting script sent as one more command, without express-rate-limit. */
 function scriptOnly(): RequestHandler {
-  const store = new RedisStore({ prefix: keys.rateLimit(limiterName), sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never });
+  const store = new RedisStore({ prefix: keys.rateLimit(`steps-${step}`), sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never });
   store.init({ windowMs } as never);
   return (req: Request, res: Response, next: NextFunction) => {
     store.increment(authenticatedKey(req).id).then(({ totalHits, resetTime }) => {
@@ -69,7 +69,9 @@ if (at("context")) app.use(requestContext(logger, metrics));
 const guards = at("auth") ? [authenticate(new CachedApiKeys(new ApiKeyStore(redis, keys), 5000), limiters.authFailure)] : [];
 // As in the gateway, the record is asked for before the limiter runs, so both commands leave together.
 const startRead = (req: Request, _res: Response, next: NextFunction) => {
-  (req as StepRequest)[READ] = statuses.get(String(req.params.id));
+  const read = statuses.get(String(req.params.id));
+  read.catch(() => undefined); // awaited by the route, unless a limiter fails first
+  (req as StepRequest)[READ] = read;
   next();
 };
 async function answerRead(req: Request, res: Response): Promise<void> {

@@ -19,12 +19,14 @@ export const statusStepRows: RowGroup = {
     try {
       const subjects = servers.map((server) => gatewayStatus(stack, id, { url: server.url, pid: server.child.pid }));
       const { baseline, subjects: series } = await compareSeveral(subjects, baselineStatus(stack, id), comparePlan(options, log));
-      return STATUS_STEPS.map((step, i) =>
-        throughputRow(
+      return STATUS_STEPS.map((step, i) => {
+        const subject = series[i];
+        if (!subject) throw new Error(`no load series for status step ${step}`);
+        return throughputRow(
           { group: "status-steps", name: `status step ${i + 1}: ${step}`, subjectLabel: STATUS_STEP_LABELS[step], baselineLabel: "Express 5 + one HGETALL of the same record", connections: options.connections },
-          { subject: series[i] ?? baseline, baseline },
-        ),
-      );
+          { subject, baseline },
+        );
+      });
     } finally {
       await Promise.all(servers.map((server) => server.child.stop(5000)));
     }

@@ -6,8 +6,8 @@ import type { IRouter } from "express";
 export const METRICS_PATH = /^\/metrics$/;
 
 /**
- * `GET /metrics` in Prometheus text format. Added before authentication: Prometheus has no API
- * key. When `token` (METRICS_TOKEN) is set, the scrape must send `Authorization: Bearer <token>`.
+ * `GET /metrics` in Prometheus text format. Needs no API key (Prometheus has none): it sits in the
+ * route table before the catch-all authentication. When `token` (METRICS_TOKEN) is set, the scrape must send `Authorization: Bearer <token>`.
  * Case-sensitive and strict, so `/METRICS` or `/metrics/` cannot slip past a proxy rule that
  * hides exactly `/metrics` (deploy/nginx/nginx.conf) and reach this handler.
  */

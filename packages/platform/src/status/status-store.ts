@@ -42,6 +42,16 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   return { owner: hash.owner, record };
 }
 
+/** What the READ script returns: the record's flat field list, then for a waiting job its queue figures. */
+export type StatusReadReply = [string[], number?, string?, number?];
+
+/** The stored status behind a READ reply (null for no record), with a waiting job's place and ETA. */
+export function storedStatusFromRead([flat, ahead, average, slots]: StatusReadReply): StoredStatus | null {
+  const fresh = toStoredStatus(toHash(flat));
+  if (fresh && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
+  return fresh;
+}
+
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 interface StatusScripts {
   chorusStatusCreate: Script;
@@ -87,10 +97,7 @@ export class StatusStore {
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
     const keys = [this.keys.status(requestId), this.keys.textJobsLeftQueue(), this.keys.textJobStats(), this.keys.workerSlots()];
-    const [flat, ahead, average, slots] = (await this.scripts.chorusStatusRead(...keys, now)) as [string[], number?, string?, number?];
-    const fresh = toStoredStatus(toHash(flat));
-    if (fresh && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
-    return fresh;
+    return storedStatusFromRead((await this.scripts.chorusStatusRead(...keys, now)) as StatusReadReply);
   }
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
