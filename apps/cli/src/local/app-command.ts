@@ -12,7 +12,8 @@ export type AppName = "gateway" | "worker";
  * with V8's default young generation each scavenge copies that live set, many times a second under
  * load. A 64 MB semi-space makes scavenges several times rarer: ~12 % less gateway CPU per status
  * poll (two gateways side by side under the bench's status load, 14 interleaved rounds), for tens of
- * MB more resident memory under load (the bench's memory row). The worker's time goes to the engines, not to V8's young generation.
+ * MB more resident memory under load (the bench's memory row). The worker's time goes to the
+ * engines, not to V8's young generation.
  */
 export const APP_NODE_FLAGS: Record<AppName, readonly string[]> = {
   gateway: ["--max-semi-space-size=64"],

@@ -7,7 +7,8 @@ export const METRICS_PATH = /^\/metrics$/;
 
 /**
  * `GET /metrics` in Prometheus text format. Needs no API key (Prometheus has none): it sits in the
- * route table before the catch-all authentication. When `token` (METRICS_TOKEN) is set, the scrape must send `Authorization: Bearer <token>`.
+ * route table before the catch-all authentication. When `token` (METRICS_TOKEN) is set, the scrape
+ * must send `Authorization: Bearer <token>`.
  * Case-sensitive and strict, so `/METRICS` or `/metrics/` cannot slip past a proxy rule that
  * hides exactly `/metrics` (deploy/nginx/nginx.conf) and reach this handler.
  */
