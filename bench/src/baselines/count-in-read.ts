@@ -1,9 +1,10 @@
-import { storedStatusFromRead, type RedisKeys, type StatusReadReply } from "@chorus/platform";
+import { statusReadKeys, storedStatusFromRead, type RedisKeys, type StatusReadReply } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
 import { READ } from "../../../packages/platform/dist/status/status-scripts.js";
 import { authenticatedKey } from "../../../apps/gateway/dist/middleware/authenticate.js";
 import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
+import { setLimitHeaders } from "./limit-headers.js";
 
 /**
  * The status-steps prototype of the alternative to express-rate-limit + rate-limit-redis on the
@@ -32,11 +33,9 @@ export function countInReadRoute(redis: Redis, keys: RedisKeys, windowMs: number
   const countAndRead = (redis as unknown as { benchCountAndRead: CountAndRead }).benchCountAndRead.bind(redis);
   return (req: Request, res: Response, next: NextFunction) => {
     const keyId = authenticatedKey(req).id;
-    const statusKeys = [keys.status(String(req.params.id)), keys.textJobsLeftQueue(), keys.textJobStats(), keys.workerSlots()];
-    countAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, ...statusKeys, windowMs, Date.now()).then(([hits, ttl, read]) => {
-      res.setHeader("X-RateLimit-Limit", String(limit));
-      res.setHeader("X-RateLimit-Remaining", String(Math.max(limit - hits, 0)));
-      res.setHeader("X-RateLimit-Reset", String(Math.ceil((Date.now() + ttl) / 1000)));
+    const readKeys = statusReadKeys(keys, String(req.params.id));
+    countAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, ...readKeys, windowMs, Date.now()).then(([hits, ttl, read]) => {
+      setLimitHeaders(res, limit, hits, Date.now() + ttl);
       if (hits > limit) return sendJson(res, 429, { status: "error" });
       // As the gateway answers: the same parser of the READ reply, the same ownership check.
       const stored = storedStatusFromRead(read);

@@ -8,6 +8,7 @@ import { requestContext } from "../../../apps/gateway/dist/middleware/request-co
 import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
 import { baselineEnv, serveBaseline } from "./baseline-process.js";
 import { countInReadRoute } from "./count-in-read.js";
+import { setLimitHeaders } from "./limit-headers.js";
 import { STATUS_STEPS, type StatusStep } from "./status-steps.js";
 
 /**
@@ -40,9 +41,7 @@ function scriptOnly(): RequestHandler {
   store.init({ windowMs } as never);
   return (req: Request, res: Response, next: NextFunction) => {
     store.increment(authenticatedKey(req).id).then(({ totalHits, resetTime }) => {
-      res.setHeader("X-RateLimit-Limit", String(limit));
-      res.setHeader("X-RateLimit-Remaining", String(Math.max(limit - totalHits, 0)));
-      res.setHeader("X-RateLimit-Reset", String(Math.ceil((resetTime?.getTime() ?? Date.now()) / 1000)));
+      setLimitHeaders(res, limit, totalHits, resetTime?.getTime() ?? Date.now());
       next();
     }, next);
   };

@@ -45,6 +45,11 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
 /** What the READ script returns: the record's flat field list, then for a waiting job its queue figures. */
 export type StatusReadReply = [string[], number?, string?, number?];
 
+/** The keys of the READ script, in its order: the record, then what a waiting job's estimate reads. */
+export function statusReadKeys(keys: RedisKeys, requestId: string): string[] {
+  return [keys.status(requestId), keys.textJobsLeftQueue(), keys.textJobStats(), keys.workerSlots()];
+}
+
 /** The stored status behind a READ reply (null for no record), with a waiting job's place and ETA. */
 export function storedStatusFromRead([flat, ahead, average, slots]: StatusReadReply): StoredStatus | null {
   const fresh = toStoredStatus(toHash(flat));
@@ -96,8 +101,7 @@ export class StatusStore {
    * jobs a second command and round trip: measured slower under npm run bench.)
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
-    const keys = [this.keys.status(requestId), this.keys.textJobsLeftQueue(), this.keys.textJobStats(), this.keys.workerSlots()];
-    return storedStatusFromRead((await this.scripts.chorusStatusRead(...keys, now)) as StatusReadReply);
+    return storedStatusFromRead((await this.scripts.chorusStatusRead(...statusReadKeys(this.keys, requestId), now)) as StatusReadReply);
   }
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
