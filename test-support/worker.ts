@@ -18,8 +18,8 @@ export interface TestWorker {
   close(): Promise<void>;
 }
 
-export function loadFixtureEngine(sequences = 2): Promise<LlamaLlmEngine> {
-  return LlamaLlmEngine.load({ modelPath: FIXTURE_MODEL, threads: 2, sequences, contextSize: 1024, gpu: false });
+export function loadFixtureEngine(sequences = 2, contextSize = 1024): Promise<LlamaLlmEngine> {
+  return LlamaLlmEngine.load({ modelPath: FIXTURE_MODEL, threads: 2, sequences, contextSize, gpu: false });
 }
 
 /** The real worker (as main.ts builds it) in this process, on the shared fixture model. */

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startChild, stopChildren, waitForHttp, type Child } from "./local/child-processes.js";
 import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
@@ -26,6 +28,15 @@ async function resolveRedis(): Promise<{ url: string; owned?: PrivateRedis }> {
   return { url: owned.url, owned };
 }
 
+/** The worker's llama.cpp engine is 2-4x faster with a build for this machine: make sure one is there. */
+function ensureLlamaBuild(): void {
+  if (process.env.LLM_ENGINE === "openai-compatible" && !process.env.MODELS_CONFIG) return;
+  const script = fileURLToPath(new URL("../../worker/dist/build-llama.js", import.meta.url));
+  const result = spawnSync(process.execPath, [script], { stdio: "inherit" });
+  if (result.status !== 0) say("continuing with node-llama-cpp's prebuilt llama.cpp, 2-4x slower on CPU (npm run llama:build -- --help)");
+}
+
+ensureLlamaBuild();
 const redis = await resolveRedis();
 say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
 const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };

@@ -182,7 +182,7 @@ async function fuzzContext(): Promise<FuzzContext> {
   await gw.deps.apiKeys.revoke(revoked.record.id);
   const submit = async (key: string) => (await request(server).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body.id as string;
   const [processing, completed, foreign] = [await submit(good), await submit(good), await submit(other)];
-  await gw.deps.statuses.complete(completed, { reply: "done", tokens: 1, promptTokens: 1, processingTime: 0.1, droppedMessages: 0 });
+  await gw.deps.statuses.complete(completed, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });
   return {
     host: `127.0.0.1:${port}`,
     keys: {

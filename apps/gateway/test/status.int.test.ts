@@ -35,10 +35,10 @@ describe("status", () => {
   });
 
   it("when the job completes, then both paths show the same completed record", async () => {
-    await gw.deps.statuses.complete(id, { reply: "Once upon a time.", tokens: 5, promptTokens: 12, processingTime: 0.5, droppedMessages: 0 });
+    await gw.deps.statuses.complete(id, { reply: "Once upon a time.", tokens: 5, promptTokens: 12, cachedTokens: 9, processingTime: 0.5, droppedMessages: 0 });
     const v2 = await poll(`/api/v2/status/${id}`, owner);
     const v1 = await poll(`/api/status/${id}`, owner);
-    expect(v2.body).toEqual({ status: "completed", reply: "Once upon a time.", tokens: 5, promptTokens: 12, processingTime: 0.5, droppedMessages: 0 });
+    expect(v2.body).toEqual({ status: "completed", reply: "Once upon a time.", tokens: 5, promptTokens: 12, cachedTokens: 9, processingTime: 0.5, droppedMessages: 0 });
     expect(v1.body).toEqual(v2.body);
   });
 

@@ -63,7 +63,7 @@ describeWithModel("cancelling and time-limiting generations", () => {
 
   it("when a finished job is cancelled, then it is 409 CONFLICT; another key's job is 404", async () => {
     const id = await submit();
-    await gw.deps.statuses.complete(id, { reply: "done", tokens: 1, promptTokens: 1, processingTime: 0.1, droppedMessages: 0 });
+    await gw.deps.statuses.complete(id, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });
     const res = await cancel(id);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("CONFLICT");

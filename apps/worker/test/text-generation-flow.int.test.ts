@@ -53,6 +53,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       reply: expect.any(String),
       tokens: expect.any(Number),
       promptTokens: expect.any(Number),
+      cachedTokens: expect.any(Number),
       processingTime: expect.any(Number),
       droppedMessages: expect.any(Number),
     });
@@ -92,7 +93,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
   });
 
   it("when the engine fails for good, then the record becomes error with a reason", async () => {
-    const failing = { name: "failing", contextTokens: 4096, countTokens: (t: string) => t.length, generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
+    const failing = { name: "failing", contextTokens: 4096, countPromptTokens: () => 1, generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
     const prefix = uniquePrefix("flow-fail");
     const gw2 = await startTestGateway(prefix);
     const w2 = await startTestWorker(prefix, failing);

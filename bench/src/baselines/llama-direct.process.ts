@@ -30,8 +30,11 @@ async function generate({ body }: GenerationCall): Promise<GenerationTiming> {
   const request = validateGenerationRequest("default", body);
   const job: GenerateTextJob = { requestId: "direct", keyId: "bench", model: "default", request, clientSampling: sentSamplingParams(body), acceptedAt: Date.now() };
   const sampling = resolveSampling(job, character.sampling);
-  const budget = { contextTokens: engine.contextTokens, replyTokens: sampling.maxTokens, countTokens: (text: string) => engine.countTokens(text) };
-  const { turns } = trimToContext(buildChatTurns(request, character), budget);
+  const { turns } = trimToContext(buildChatTurns(request, character), {
+    contextTokens: engine.contextTokens,
+    replyTokens: sampling.maxTokens,
+    countPromptTokens: (all) => engine.countPromptTokens(all),
+  });
   const started = nowMs();
   const result = await engine.generate({ turns, sampling, signal: new AbortController().signal, onProgress: () => undefined });
   return { ms: nowMs() - started, tokens: result.tokens, promptTokens: result.promptTokens };

@@ -30,7 +30,7 @@ function processor(statuses: StatusStore) {
     report({ kind: "started", id, at: nowMs() });
     if (holdMs > 0) await sleep(holdMs);
     const finishedAt = nowMs();
-    await statuses.complete(job.data.requestId, { reply: "", tokens: 0, promptTokens: 0, processingTime: holdMs / 1000, droppedMessages: 0 });
+    await statuses.complete(job.data.requestId, { reply: "", tokens: 0, promptTokens: 0, cachedTokens: 0, processingTime: holdMs / 1000, droppedMessages: 0 });
     report({ kind: "finished", id, at: finishedAt });
   };
 }

@@ -6,6 +6,8 @@ export const SAMPLING_BOUNDS = {
   maxTokens: { min: 1, max: 2048, default: 150 },
   temperature: { min: 0.1, max: 2.0, default: 0.7 },
   topP: { exclusiveMin: 0, max: 1, default: 0.9 },
+  /** An extension of the contract: no default, each job without one draws a random seed. */
+  seed: { min: 0, max: 2 ** 32 - 1 },
 } as const;
 
 export const REQUEST_LIMITS = {

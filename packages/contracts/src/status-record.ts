@@ -11,6 +11,8 @@ export interface StatusRecord {
   tokens?: number;
   /** When `completed`: tokens of the prompt the model read. */
   promptTokens?: number;
+  /** When `completed`: prompt tokens taken from the worker's cache instead of being read again. */
+  cachedTokens?: number;
   /** When `error`: what went wrong. */
   error?: string;
   /** While `processing`: 0..1, never decreasing. */

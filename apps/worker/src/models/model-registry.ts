@@ -5,6 +5,7 @@ import { LlamaLlmEngine } from "../engines/llm/llama.llm-engine.js";
 import type { LlmEngine } from "../engines/llm/llm-engine.js";
 import { resolveModel } from "../engines/llm/model-resolver.js";
 import { OpenAiCompatibleLlmEngine } from "../engines/llm/openai-compatible.llm-engine.js";
+import { STOP_SEQUENCES } from "../engines/llm/stop-sequences.js";
 import type { EngineSpec, ModelsConfig } from "./models-config.js";
 
 /** What serves one public model id: its engine and its character (with configured overrides). */
@@ -22,9 +23,6 @@ export interface EngineRuntime {
   env: NodeJS.ProcessEnv;
   logger: Logger;
 }
-
-/** The reply stops before the model starts writing the user's next turn by itself. */
-export const STOP_SEQUENCES = ["\nYou:", "\nUser:"];
 
 async function createEngine(name: string, spec: EngineSpec, runtime: EngineRuntime): Promise<LlmEngine> {
   if (spec.type === "openai-compatible") {

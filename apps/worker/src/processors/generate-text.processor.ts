@@ -51,7 +51,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     const { turns, droppedMessages } = trimToContext(buildChatTurns(request, character), {
       contextTokens: engine.contextTokens,
       replyTokens: sampling.maxTokens,
-      countTokens: (text) => engine.countTokens(text),
+      countPromptTokens: (turns) => engine.countPromptTokens(turns),
     });
     const expected = deps.replyLengths.expectedTokens(model, sampling.maxTokens);
     const estimator = new ProgressEstimator(expected, sampling.maxTokens, startedAt, deps.fallbackTokensPerSecond);
@@ -64,10 +64,11 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = result.text.trim();
-      await deps.statuses.complete(requestId, { reply, tokens: result.tokens, promptTokens: result.promptTokens, processingTime, droppedMessages });
+      const { tokens, promptTokens, cachedTokens } = result;
+      await deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages });
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
-      log.info("generation completed", { tokens: result.tokens, promptTokens: result.promptTokens, processingTime });
+      log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });
       return { tokens: result.tokens, processingTime, model };
     } catch (error) {
       throw stop.signal.aborted ? abortFailure(stop.signal) : error;

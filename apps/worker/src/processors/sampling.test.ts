@@ -13,14 +13,25 @@ const modelDefaults = { max_tokens: 300, temperature: 1.1, top_p: 0.95 };
 
 describe("resolveSampling", () => {
   it("when the client sent nothing, then the model's configured defaults apply", () => {
-    expect(resolveSampling(job({}), modelDefaults)).toEqual({ maxTokens: 300, temperature: 1.1, topP: 0.95 });
+    expect(resolveSampling(job({}), modelDefaults)).toEqual({ maxTokens: 300, temperature: 1.1, topP: 0.95, seed: expect.any(Number) });
   });
 
   it("when the client sent some fields, then those win and the rest come from the model", () => {
-    expect(resolveSampling(job({ temperature: 0.2 }), modelDefaults)).toEqual({ maxTokens: 300, temperature: 0.2, topP: 0.95 });
+    expect(resolveSampling(job({ temperature: 0.2 }), modelDefaults)).toEqual({ maxTokens: 300, temperature: 0.2, topP: 0.95, seed: expect.any(Number) });
   });
 
   it("when a job predates clientSampling, then its validated values are used as they are", () => {
-    expect(resolveSampling(job(undefined, { max_tokens: 42, temperature: 0.5, top_p: 0.8 }), modelDefaults)).toEqual({ maxTokens: 42, temperature: 0.5, topP: 0.8 });
+    expect(resolveSampling(job(undefined, { max_tokens: 42, temperature: 0.5, top_p: 0.8 }), modelDefaults)).toEqual({ maxTokens: 42, temperature: 0.5, topP: 0.8, seed: expect.any(Number) });
+  });
+
+  it("when the client sent a seed, then it is used as it is", () => {
+    expect(resolveSampling(job({ seed: 0 }), modelDefaults).seed).toBe(0);
+    expect(resolveSampling(job({ seed: 2 ** 32 - 1 }), modelDefaults).seed).toBe(2 ** 32 - 1);
+  });
+
+  it("when no seed was sent, then each job draws its own integer seed from 0 to 2^32-1", () => {
+    const seeds = Array.from({ length: 50 }, () => resolveSampling(job({}), modelDefaults).seed);
+    for (const seed of seeds) expect(Number.isInteger(seed) && seed >= 0 && seed <= 2 ** 32 - 1).toBe(true);
+    expect(new Set(seeds).size).toBeGreaterThan(45);
   });
 });

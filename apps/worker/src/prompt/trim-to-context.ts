@@ -5,11 +5,9 @@ export interface ContextBudget {
   contextTokens: number;
   /** Tokens reserved for the reply (max_tokens). */
   replyTokens: number;
-  countTokens: (text: string) => number;
+  /** Tokens the prompt made from these turns takes (the engine's own count, template included). */
+  countPromptTokens: (turns: ChatTurn[]) => number;
 }
-
-/** Role markers and separators a chat template adds around each turn (a safe over-estimate). */
-const TURN_OVERHEAD_TOKENS = 8;
 
 export interface TrimmedConversation {
   turns: ChatTurn[];
@@ -20,18 +18,21 @@ export interface TrimmedConversation {
 /**
  * Keeps the system turn and as many of the newest messages as fit beside the reply budget,
  * dropping the oldest first. The newest message always stays, even alone over budget: the engine
- * then truncates, which beats answering a conversation without its question.
+ * then truncates, which beats answering a conversation without its question. The prompt is
+ * counted whole, as the engine renders it, so a kept conversation really fits: one that did not
+ * would be shifted by the engine mid-prompt, which also throws away the slot's prompt cache.
  */
 export function trimToContext(turns: ChatTurn[], budget: ContextBudget): TrimmedConversation {
   const system = turns[0]?.role === "system" ? [turns[0]] : [];
   const messages = turns.slice(system.length);
-  const cost = (turn: ChatTurn) => budget.countTokens(turn.content) + TURN_OVERHEAD_TOKENS;
-  let available = budget.contextTokens - budget.replyTokens - system.reduce((sum, t) => sum + cost(t), 0);
-  let kept = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    available -= cost(messages[i] as ChatTurn);
-    if (available < 0 && kept > 0) break;
-    kept++;
+  const newest = (kept: number) => [...system, ...messages.slice(messages.length - kept)];
+  const fits = (kept: number) => budget.countPromptTokens(newest(kept)) + budget.replyTokens <= budget.contextTokens;
+  // The prompt grows with every message kept, so the largest count that fits is found by bisection.
+  let [low, high] = [Math.min(1, messages.length), messages.length];
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
   }
-  return { turns: [...system, ...messages.slice(messages.length - kept)], droppedMessages: messages.length - kept };
+  return { turns: newest(low), droppedMessages: messages.length - low };
 }

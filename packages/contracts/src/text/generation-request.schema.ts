@@ -26,6 +26,7 @@ const samplingParams = {
     max_tokens: { type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max, default: S.maxTokens.default },
     temperature: { type: "number", minimum: S.temperature.min, maximum: S.temperature.max, default: S.temperature.default },
     top_p: { type: "number", exclusiveMinimum: S.topP.exclusiveMin, maximum: S.topP.max, default: S.topP.default },
+    seed: { type: "integer", minimum: S.seed.min, maximum: S.seed.max },
   },
 } as const;
 

@@ -20,6 +20,8 @@ export interface SamplingParams {
   max_tokens: number;
   temperature: number;
   top_p: number;
+  /** Extension: the same seed, request, model and engine give the same reply. Absent: a random seed per job. */
+  seed?: number;
 }
 
 /** A generation request after validation: defaults filled, messages ordered by position. */

@@ -309,7 +309,7 @@ describe("validateGenerationRequest on character models", () => {
       rejects("Witch", body({ messages: [message(0, { [field]: "x" })] }), `messages[0].${field}`, "none (unknown field)");
     });
 
-    it.each(["seed", "topP"])("when samplingParams has the unknown field %j, then it is named", (field) => {
+    it.each(["top_k", "topP", "Seed"])("when samplingParams has the unknown field %j, then it is named", (field) => {
       rejects("Witch", body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");
     });
 

@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.js";
 import { DEFAULT_BOT_NAME, REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
 import type { ModelId } from "../models.js";
-import { validateGenerationRequest } from "./validate-generation-request.js";
+import { sentSamplingParams, validateGenerationRequest } from "./validate-generation-request.js";
 
 // Request validation for the `default` model, plus the rules shared by every model
 // (roles, content, positions, sampling parameters, limits, unknown fields, wrong types).
@@ -354,7 +354,24 @@ describe("validateGenerationRequest on the default model", () => {
         maxTokens: { min: 1, max: 2048, default: 150 },
         temperature: { min: 0.1, max: 2.0, default: 0.7 },
         topP: { exclusiveMin: 0, max: 1, default: 0.9 },
+        seed: { min: 0, max: 4294967295 },
       });
+    });
+
+    it.each([0, 1, 42, 2 ** 32 - 1])("when seed is %d (an extension: an integer from 0 to 2^32-1), then it is kept", (seed) => {
+      expect(accepts(sampling({ seed })).samplingParams.seed).toBe(seed);
+    });
+
+    it("when seed is absent, then none is filled in (each job draws its own)", () => {
+      expect(accepts(body()).samplingParams).not.toHaveProperty("seed");
+    });
+
+    it.each([1.5, -1, 2 ** 32, "7", null, true, [1], {}])("when seed is %j, then it is rejected naming samplingParams.seed", (seed) => {
+      rejects(sampling({ seed }), "samplingParams.seed", "integer");
+    });
+
+    it("when a seed is sent, then it counts among the sampling fields the client chose", () => {
+      expect(sentSamplingParams({ samplingParams: { seed: 9, top_p: 0.5 } })).toEqual({ seed: 9, top_p: 0.5 });
     });
 
     it.each([

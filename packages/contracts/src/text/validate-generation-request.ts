@@ -13,7 +13,7 @@ export function validateGenerationRequest(model: ModelId, body: unknown): Genera
   return { ...request, messages: orderByPosition(request.messages) };
 }
 
-const SAMPLING_FIELDS = ["max_tokens", "temperature", "top_p"] as const;
+const SAMPLING_FIELDS = ["max_tokens", "temperature", "top_p", "seed"] as const;
 
 /** The sampling fields present in a raw body (read before validation fills in the defaults). */
 export function sentSamplingParams(body: unknown): Partial<SamplingParams> {

@@ -13,11 +13,12 @@ export interface Completion {
   reply: string;
   tokens: number;
   promptTokens: number;
+  cachedTokens: number;
   processingTime: number;
   droppedMessages: number;
 }
 
-const NUMERIC_FIELDS = ["tokens", "promptTokens", "progress", "estimatedTimeRemaining", "processingTime", "droppedMessages"] as const;
+const NUMERIC_FIELDS = ["tokens", "promptTokens", "cachedTokens", "progress", "estimatedTimeRemaining", "processingTime", "droppedMessages"] as const;
 
 function toHash(flat: string[]): Record<string, string> {
   const hash: Record<string, string> = {};
@@ -125,6 +126,7 @@ export class StatusStore {
       reply: c.reply,
       tokens: c.tokens,
       promptTokens: c.promptTokens,
+      cachedTokens: c.cachedTokens,
       processingTime: round(c.processingTime, 3),
       droppedMessages: c.droppedMessages,
     });

@@ -1,19 +1,38 @@
-import { getLlama, LlamaChat, LlamaLogLevel, type ChatHistoryItem, type LlamaContext, type LlamaModel } from "node-llama-cpp";
+import {
+  getLlama,
+  LlamaChat,
+  LlamaLogLevel,
+  type ChatHistoryItem,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaModel,
+} from "node-llama-cpp";
+import { STOP_SEQUENCES } from "./stop-sequences.js";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
+import { SlotPool, type CacheSlot } from "./slot-pool.js";
 
 export interface LlamaEngineOptions {
   modelPath: string;
-  /** CPU threads for llama.cpp; must not exceed the cores available (see ENGINES.md). */
+  /** CPU threads for llama.cpp; must not exceed the cores available (see docs/engines.md). */
   threads: number;
-  /** Concurrent generations: one context sequence each. */
+  /** Concurrent generations: one long-lived context sequence (slot) each. */
   sequences: number;
   /** Upper bound on tokens of context per sequence (clamped to what the model was trained on). */
   contextSize: number;
   gpu: "auto" | false;
 }
 
-/** `You:`-style turns the model may start writing on its own; the reply stops before them. */
-const STOP_TRIGGERS = ["\nYou:", "\nUser:", "\n### User"];
+/** One context sequence with its chat driver, kept for the life of the engine. */
+class LlamaSlot implements CacheSlot {
+  constructor(
+    readonly sequence: LlamaContextSequence,
+    readonly chat: LlamaChat,
+  ) {}
+
+  cachedTokens(): readonly number[] {
+    return this.sequence.contextTokens;
+  }
+}
 
 function toHistory(turns: ChatTurn[]): ChatHistoryItem[] {
   return turns.map((turn): ChatHistoryItem => {
@@ -24,58 +43,85 @@ function toHistory(turns: ChatTurn[]): ChatHistoryItem[] {
 }
 
 /**
- * llama.cpp in-process. One model and one context with N sequences serve N jobs at once; each job
- * borrows a sequence and returns it when done. The chat template comes from the GGUF itself.
+ * llama.cpp in-process. One model and one context whose N sequences are N slots, created at
+ * start-up and never disposed while the engine lives: a job borrows a slot and gives it back, so it
+ * never waits on node-llama-cpp reclaiming a sequence id. A slot keeps the tokens it evaluated, and
+ * a job takes the free slot that already holds the longest prefix of its prompt; llama.cpp then
+ * reads only the rest. The chat template comes from the GGUF itself.
  */
 export class LlamaLlmEngine implements LlmEngine {
   readonly name = "llama.cpp";
   readonly contextTokens: number;
+  private readonly pool: SlotPool<LlamaSlot>;
 
   private constructor(
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
+    /** How the llama.cpp binary in use was obtained: a build for this machine, or the prebuilt one. */
+    readonly binary: "localBuild" | "prebuilt",
   ) {
     this.contextTokens = context.contextSize;
-  }
-
-  countTokens(text: string): number {
-    return this.model.tokenize(text).length;
+    const slots = Array.from({ length: context.totalSequences }, () => {
+      const sequence = context.getSequence();
+      return new LlamaSlot(sequence, new LlamaChat({ contextSequence: sequence }));
+    });
+    this.pool = new SlotPool(slots);
   }
 
   static async load(options: LlamaEngineOptions): Promise<LlamaLlmEngine> {
-    const llama = await getLlama({ gpu: options.gpu, maxThreads: options.threads, logLevel: LlamaLogLevel.error });
+    const llama = await getLlama({ gpu: options.gpu, maxThreads: options.threads, logLevel: LlamaLogLevel.error, build: "never" });
     const model = await llama.loadModel({ modelPath: options.modelPath });
     const contextSize = Math.min(options.contextSize, model.trainContextSize);
     const context = await model.createContext({ sequences: options.sequences, contextSize, threads: options.threads });
-    return new LlamaLlmEngine(model, context);
+    return new LlamaLlmEngine(model, context, llama.buildType);
+  }
+
+  countPromptTokens(turns: ChatTurn[]): number {
+    return this.promptTokens(toHistory(turns)).length;
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
-    input.signal.throwIfAborted();
-    const sequence = this.context.getSequence();
-    const chat = new LlamaChat({ contextSequence: sequence });
+    const history = toHistory(input.turns);
+    const prompt = this.promptTokens(history);
+    const { slot, sharedPrefix } = await this.pool.acquire(prompt, input.signal);
     let tokens = 0;
+    let healthy = false;
     try {
-      const result = await chat.generateResponse(toHistory(input.turns), {
+      const result = await slot.chat.generateResponse(history, {
         maxTokens: input.sampling.maxTokens,
         temperature: input.sampling.temperature,
         topP: input.sampling.topP,
+        seed: input.sampling.seed,
         signal: input.signal,
-        customStopTriggers: STOP_TRIGGERS,
+        customStopTriggers: STOP_SEQUENCES,
         onToken: (chunk) => {
           tokens += chunk.length;
           input.onProgress({ tokens });
         },
       });
-      const promptTokens = Math.max(sequence.nextTokenIndex - tokens, 0);
-      return { text: result.response, tokens, promptTokens };
+      healthy = true;
+      // llama.cpp always re-reads the prompt's last token to get the logits the reply starts from.
+      return { text: result.response, tokens, promptTokens: prompt.length, cachedTokens: Math.min(sharedPrefix, prompt.length - 1) };
+    } catch (error) {
+      healthy = input.signal.aborted;
+      throw error;
     } finally {
-      chat.dispose({ disposeSequence: false });
-      sequence.dispose();
+      // After an unexpected failure the slot's cache may not match its tokens: start it empty.
+      if (!healthy) await slot.sequence.clearHistory().catch(() => undefined);
+      this.pool.release(slot);
     }
   }
 
+  /** The prompt exactly as LlamaChat renders it: the history, then an empty model turn to fill. */
+  private promptTokens(history: ChatHistoryItem[]): number[] {
+    const chatWrapper = this.pool.slots[0]?.chat.chatWrapper;
+    if (!chatWrapper) throw new Error("the engine has no slots");
+    const { contextText } = chatWrapper.generateContextState({ chatHistory: [...history, { type: "model", response: [] }] });
+    return contextText.tokenize(this.model.tokenizer);
+  }
+
   async close(): Promise<void> {
+    for (const slot of this.pool.slots) slot.chat.dispose({ disposeSequence: false });
     await this.context.dispose();
     // The Llama bindings are shared by every engine in the process and live as long as it does.
     await this.model.dispose();

@@ -26,7 +26,7 @@ interface Run {
   progress: number[];
 }
 
-type RunOverrides = Partial<Pick<GenerationInput, "signal" | "onProgress">> & { maxTokens?: number };
+type RunOverrides = Partial<Pick<GenerationInput, "signal" | "onProgress">> & { maxTokens?: number; seed?: number };
 
 export function describeLlmEngineContract(
   name: string,
@@ -55,7 +55,7 @@ export function describeLlmEngineContract(
       const progress: number[] = [];
       const result = await engine.generate({
         turns,
-        sampling: { maxTokens: overrides.maxTokens ?? 16, temperature: 0.8, topP: 0.95 },
+        sampling: { maxTokens: overrides.maxTokens ?? 16, temperature: 0.8, topP: 0.95, seed: overrides.seed ?? 42 },
         signal: overrides.signal ?? new AbortController().signal,
         onProgress: (report) => {
           progress.push(report.tokens);
@@ -138,6 +138,36 @@ export function describeLlmEngineContract(
         expect(result.tokens).toBeGreaterThan(0);
         expect(result.tokens).toBeLessThanOrEqual(12 + tolerance);
       }
+    }, timeout);
+
+    it("when generations start one after another with no gap, then every one completes", async () => {
+      for (let i = 0; i < 8; i++) {
+        const { result } = await run({ maxTokens: 4, seed: i });
+        expect(result.tokens).toBeGreaterThan(0);
+      }
+    }, timeout);
+
+    it("when more generations start at once than the engine runs together, then the rest wait and all complete", async () => {
+      const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => run({ maxTokens: 6, seed: i })));
+      for (const { result } of runs) expect(result.tokens).toBeGreaterThan(0);
+    }, timeout);
+
+    it("when one long generation runs while short ones come and go, then all of them complete", async () => {
+      const long = run({ maxTokens: longMaxTokens });
+      for (let i = 0; i < 6; i++) {
+        const { result } = await run({ maxTokens: 3, seed: i });
+        expect(result.tokens).toBeGreaterThan(0);
+      }
+      const { result } = await long;
+      expect(result.tokens).toBeGreaterThan(0);
+      expect(result.tokens).toBeLessThanOrEqual(longMaxTokens + tolerance);
+    }, timeout);
+
+    it("when a generation completes, then it reports the prompt tokens it took from a cache within its prompt", async () => {
+      const { result } = await run({ maxTokens: 4 });
+      expect(Number.isInteger(result.cachedTokens)).toBe(true);
+      expect(result.cachedTokens).toBeGreaterThanOrEqual(0);
+      expect(result.cachedTokens).toBeLessThanOrEqual(result.promptTokens);
     }, timeout);
 
     it("when closed, then close() resolves", async () => {

@@ -8,6 +8,8 @@ export interface SamplingOptions {
   maxTokens: number;
   temperature: number;
   topP: number;
+  /** The sampler's seed: the same seed, input and model give the same reply. */
+  seed: number;
 }
 
 export interface GenerationProgress {
@@ -30,6 +32,8 @@ export interface GenerationResult {
   /** Tokens generated (prompt tokens excluded). */
   tokens: number;
   promptTokens: number;
+  /** Prompt tokens taken from a cache instead of being read again (0 when the engine cannot tell). */
+  cachedTokens: number;
 }
 
 /** A text engine: in-process llama.cpp, or a remote OpenAI-compatible server. */
@@ -37,8 +41,11 @@ export interface LlmEngine {
   readonly name: string;
   /** Tokens one generation can hold: prompt and reply together. */
   readonly contextTokens: number;
-  /** Tokens `text` takes for this engine's model: exact for llama.cpp, an estimate for remote servers. */
-  countTokens(text: string): number;
+  /**
+   * Tokens the prompt made from `turns` takes, chat template included: exact for llama.cpp, an
+   * estimate for remote servers (their tokenizer and template are not at hand).
+   */
+  countPromptTokens(turns: ChatTurn[]): number;
   generate(input: GenerationInput): Promise<GenerationResult>;
   close(): Promise<void>;
 }

@@ -33,7 +33,7 @@ const TURNS: ChatTurn[] = [
 function input(overrides: Partial<GenerationInput> = {}): GenerationInput {
   return {
     turns: TURNS,
-    sampling: { maxTokens: 9, temperature: 0.7, topP: 0.9 },
+    sampling: { maxTokens: 9, temperature: 0.7, topP: 0.9, seed: 7 },
     signal: new AbortController().signal,
     onProgress: () => undefined,
     ...overrides,
@@ -56,6 +56,7 @@ describe("OpenAiCompatibleLlmEngine", () => {
       max_tokens: 9,
       temperature: 0.7,
       top_p: 0.9,
+      seed: 7,
       stream: true,
       stream_options: { include_usage: true },
     });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
+import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import { ChatCompletionAccumulator, SseDataParser } from "./openai-compatible.stream.js";
 import {
   OpenAiCompatibleUpstreamError,
@@ -66,6 +66,9 @@ interface StreamedSoFar {
   tokens: number;
 }
 
+/** Role markers and separators a chat template adds around each turn (a safe over-estimate). */
+const ESTIMATED_TURN_TEMPLATE_TOKENS = 8;
+
 /** A text engine backed by any server speaking OpenAI's streaming chat completions protocol. */
 export class OpenAiCompatibleLlmEngine implements LlmEngine {
   readonly name = "openai-compatible";
@@ -86,9 +89,9 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
-  /** The upstream's tokenizer is not at hand: about four characters a token for English text. */
-  countTokens(text: string): number {
-    return Math.ceil(text.length / 4);
+  /** About four characters a token for English text, and a few tokens of template around each turn. */
+  countPromptTokens(turns: ChatTurn[]): number {
+    return turns.reduce((sum, turn) => sum + Math.ceil(turn.content.length / 4) + ESTIMATED_TURN_TEMPLATE_TOKENS, 0);
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
@@ -155,13 +158,14 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   }
 
   private body(input: GenerationInput): string {
-    const { maxTokens, temperature, topP } = input.sampling;
+    const { maxTokens, temperature, topP, seed } = input.sampling;
     return JSON.stringify({
       model: this.options.model,
       messages: input.turns.map(({ role, content }) => ({ role, content })),
       max_tokens: maxTokens,
       temperature,
       top_p: topP,
+      seed,
       stream: true,
       ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
       ...(this.options.stop?.length ? { stop: this.options.stop } : {}),
@@ -195,7 +199,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     }
     // A count already reported must not shrink, or progress would run ahead of the result.
     const tokens = Math.max(reply.completionTokens ?? 0, streamed.tokens);
-    return { text: reply.text, tokens, promptTokens: reply.promptTokens ?? 0 };
+    return { text: reply.text, tokens, promptTokens: reply.promptTokens ?? 0, cachedTokens: reply.cachedTokens ?? 0 };
   }
 
   /** Deltas beyond maxTokens can only be pieces of tokens, so the count never passes it. */

@@ -92,6 +92,24 @@ describe("ChatCompletionAccumulator", () => {
     expect(reply).toMatchObject({ finishReason: "stop", promptTokens: 12, completionTokens: 5, done: true });
   });
 
+  it("when usage names cached prompt tokens (OpenAI), then they are recorded", () => {
+    const reply = new ChatCompletionAccumulator();
+    reply.apply(JSON.stringify({ choices: [], usage: { prompt_tokens: 40, prompt_tokens_details: { cached_tokens: 32 } } }), undefined);
+    expect(reply.cachedTokens).toBe(32);
+  });
+
+  it("when llama-server's timings name the cached tokens, then they are recorded", () => {
+    const reply = new ChatCompletionAccumulator();
+    reply.apply(JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], timings: { cache_n: 629, prompt_n: 12 } }), undefined);
+    expect(reply.cachedTokens).toBe(629);
+  });
+
+  it("when no cached count is reported, then it stays unknown", () => {
+    const reply = new ChatCompletionAccumulator();
+    reply.apply(JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 5 } }), undefined);
+    expect(reply.cachedTokens).toBeUndefined();
+  });
+
   it("when the upstream reports an error mid-stream, then it throws its message without the key", () => {
     const reply = new ChatCompletionAccumulator();
     const payload = JSON.stringify({ error: { message: "context overflow for key k-123456" } });

@@ -78,6 +78,8 @@ export class ChatCompletionAccumulator {
   finishReason: string | undefined;
   promptTokens: number | undefined;
   completionTokens: number | undefined;
+  /** `usage.prompt_tokens_details.cached_tokens` (OpenAI), or llama.cpp's `timings.cache_n`. */
+  cachedTokens: number | undefined;
   /** `data: [DONE]` was seen. */
   done = false;
 
@@ -88,6 +90,7 @@ export class ChatCompletionAccumulator {
     if (trimmed === "[DONE]" || trimmed === "") return false;
     const chunk = parseChunk(trimmed, apiKey);
     this.readUsage(asRecord(chunk.usage));
+    this.cachedTokens = asCount(asRecord(chunk.timings)?.cache_n) ?? this.cachedTokens;
     const choices = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
     const choice = asRecord(choices.find((c) => (asRecord(c)?.index ?? 0) === 0));
     if (choice === undefined) return false;
@@ -109,6 +112,7 @@ export class ChatCompletionAccumulator {
     if (usage === undefined) return;
     this.promptTokens = asCount(usage.prompt_tokens) ?? this.promptTokens;
     this.completionTokens = asCount(usage.completion_tokens) ?? this.completionTokens;
+    this.cachedTokens = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? this.cachedTokens;
   }
 }
 

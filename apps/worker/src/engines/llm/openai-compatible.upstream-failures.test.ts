@@ -30,7 +30,7 @@ function makeEngine(overrides: Partial<OpenAiCompatibleLlmEngineOptions> = {}): 
 function input(overrides: Partial<GenerationInput> = {}): GenerationInput {
   return {
     turns: [{ role: "user", content: "tell me about retries" }],
-    sampling: { maxTokens: 6, temperature: 0.7, topP: 0.9 },
+    sampling: { maxTokens: 6, temperature: 0.7, topP: 0.9, seed: 7 },
     signal: new AbortController().signal,
     onProgress: () => undefined,
     ...overrides,
@@ -118,7 +118,7 @@ describe("OpenAiCompatibleLlmEngine upstream failures", () => {
 
   it("when a stream outlasts the timeout but never pauses that long, then it completes", async () => {
     server.enqueue({ kind: "stream", tokenDelayMs: 100 });
-    const { result, error } = await attempt(makeEngine({ timeoutMs: 500 }), { sampling: { maxTokens: 8, temperature: 1, topP: 1 } });
+    const { result, error } = await attempt(makeEngine({ timeoutMs: 500 }), { sampling: { maxTokens: 8, temperature: 1, topP: 1, seed: 7 } });
     expect(error).toBeUndefined();
     expect(result?.tokens).toBe(8);
   });

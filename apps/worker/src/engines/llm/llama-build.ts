@@ -1,0 +1,106 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * llama.cpp built on this machine for this machine, through node-llama-cpp's own source build
+ * from the llama.cpp source it ships (offline). Why: node-llama-cpp's prebuilt CPU binaries are
+ * built without OpenMP, so every decode step starts and joins fresh threads; on 2 cores that made
+ * 2 threads slower than 1 and the service 2-4x slower than llama.cpp's own server (docs/engines.md).
+ * The local build uses OpenMP's persistent thread pool and this CPU's instruction set.
+ *
+ * A build takes ~6 min on 2 cores, so it is kept in a cache outside the checkout (keyed by the
+ * node-llama-cpp version and the CPU) and copied into node_modules by every later `npm ci` clone.
+ */
+export type LlamaBuildOutcome = "present" | "restored" | "built";
+
+export interface LlamaBuildOptions {
+  /** Where finished builds are kept across clones; default ~/.cache/chorus/llama-builds. */
+  cacheRoot?: string;
+  log: (line: string) => void;
+}
+
+/** The folder node-llama-cpp gives a CPU-only build for this platform (it names it from the build options). */
+const BUILD_FOLDER = `${process.platform}-${process.arch}`;
+/** Written beside a build we placed, so a node_modules moved to another CPU is rebuilt, not crashed. */
+const MARKER = "chorus-build.json";
+
+export function nodeLlamaCppDir(): string {
+  return dirname(dirname(fileURLToPath(import.meta.resolve("node-llama-cpp"))));
+}
+
+/** A key that changes with anything that makes a build unfit: node-llama-cpp's version, the CPU. */
+export function buildKey(): string {
+  const { version } = JSON.parse(readFileSync(join(nodeLlamaCppDir(), "package.json"), "utf8")) as { version: string };
+  const cpu = existsSync("/proc/cpuinfo") ? cpuIdentity(readFileSync("/proc/cpuinfo", "utf8")) : process.arch;
+  return `${version}-${createHash("sha256").update(cpu).digest("hex").slice(0, 12)}`;
+}
+
+/** The CPU's model and instruction-set flags: what a build with GGML_NATIVE depends on. */
+export function cpuIdentity(cpuinfo: string): string {
+  const first = (field: string) => cpuinfo.match(new RegExp(`^${field}\\s*:\\s*(.*)$`, "m"))?.[1]?.trim() ?? "";
+  return `${first("model name")}|${first("flags")}`;
+}
+
+function localBuildDir(): string {
+  return join(nodeLlamaCppDir(), "llama", "localBuilds", BUILD_FOLDER);
+}
+
+/** True when node-llama-cpp will load a build made for this machine (checked as getLlama checks it). */
+export async function hasLocalBuild(key = buildKey()): Promise<boolean> {
+  const dir = localBuildDir();
+  if (!existsSync(join(dir, "buildDone.status")) || !existsSync(join(dir, "Release", "llama-addon.node"))) return false;
+  const marker = await readFile(join(dir, MARKER), "utf8").catch(() => "");
+  return marker === "" || (JSON.parse(marker) as { key?: string }).key === key;
+}
+
+export function missingBuildTools(env: NodeJS.ProcessEnv = process.env): string[] {
+  const onPath = (name: string) => (env.PATH ?? "").split(delimiter).some((dir) => dir !== "" && existsSync(join(dir, name)));
+  const missing = onPath("cmake") ? [] : ["cmake"];
+  return onPath("c++") || onPath("g++") || onPath("clang++") ? missing : [...missing, "a C++ compiler (g++)"];
+}
+
+/** Makes sure node-llama-cpp has a build for this machine: already there, from the cache, or built now. */
+export async function ensureLlamaBuild(options: LlamaBuildOptions): Promise<LlamaBuildOutcome> {
+  const key = buildKey();
+  if (await hasLocalBuild(key)) return "present";
+  const cached = join(options.cacheRoot ?? join(homedir(), ".cache", "chorus", "llama-builds"), key);
+  if (existsSync(join(cached, "buildDone.status"))) {
+    await place(cached, key);
+    options.log(`llama.cpp: using the build for this machine from ${cached}`);
+    return "restored";
+  }
+  const missing = missingBuildTools();
+  if (missing.length > 0) throw new Error(`building llama.cpp for this machine needs ${missing.join(" and ")} (Debian: apt-get install cmake g++)`);
+  options.log("llama.cpp: building it for this machine from the source node-llama-cpp ships (once; ~6 min on 2 cores)...");
+  await runSourceBuild();
+  await mkdir(cached, { recursive: true });
+  await cp(join(localBuildDir(), "Release"), join(cached, "Release"), { recursive: true });
+  await writeFile(join(cached, "buildDone.status"), "");
+  await writeFile(join(localBuildDir(), MARKER), JSON.stringify({ key }));
+  options.log(`llama.cpp: built; kept in ${cached} for later clones`);
+  return "built";
+}
+
+async function place(cached: string, key: string): Promise<void> {
+  const target = localBuildDir();
+  await rm(target, { recursive: true, force: true });
+  await cp(join(cached, "Release"), join(target, "Release"), { recursive: true });
+  await writeFile(join(target, MARKER), JSON.stringify({ key }));
+  await writeFile(join(target, "buildDone.status"), "");
+}
+
+/** node-llama-cpp's own `source download`: clones its bundled llama.cpp (no network) and compiles it. */
+function runSourceBuild(): Promise<void> {
+  const cli = join(nodeLlamaCppDir(), "dist", "cli", "cli.js");
+  const args = [cli, "source", "download", "--gpu", "false", "--noUsageExample"];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`node-llama-cpp source build exited with ${String(code)}`))));
+  });
+}
