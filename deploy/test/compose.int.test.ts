@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "@jest/globals";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { parse as parseYaml } from "yaml";
-import { APP_NODE_FLAGS, type AppName } from "../../apps/cli/src/local/app-command.js";
+import { APP_ENV, APP_NODE_FLAGS, type AppName } from "../../apps/cli/src/local/app-command.js";
 
 // Static checks of the container deployment: no Docker engine needed. docker-compose.yml is read
 // the way compose reads it (YAML, then ${VAR} interpolation from .env) and checked against the
@@ -214,6 +214,7 @@ describe("Dockerfile", () => {
     const cmd = lines.filter((l) => /^CMD\s/.test(l)).at(-1)!;
     // The app's Node flags as every other launcher passes them (apps/cli/src/local/app-command.ts).
     expect(JSON.parse(cmd.slice(4))).toEqual(["node", ...APP_NODE_FLAGS[name], `apps/${name}/dist/main.js`]);
+    for (const [variable, value] of Object.entries(APP_ENV[name as AppName])) expect(lines.join("\n")).toMatch(new RegExp(`^ENV .*\\b${variable}=${value}\\b`, "m"));
   });
 
   it.each(APP_SERVICES)("when the %s image is assembled, then it gets no sources and only production dependencies", (name) => {

@@ -3,7 +3,7 @@ import { redisKeys } from "@chorus/platform";
 import { Queue } from "bullmq";
 import { isProbeMessage, type ProbeMessage } from "../baselines/probe-messages.js";
 import { sleep } from "../metrics/clock.js";
-import { APP_NODE_FLAGS, appEntryPoint } from "../../../apps/cli/dist/local/app-command.js";
+import { APP_NODE_FLAGS, appEntryPoint, appEnv } from "../../../apps/cli/dist/local/app-command.js";
 import { benchScript } from "../paths.js";
 import { GATEWAY_PREFIX, type BenchStack } from "./bench-stack.js";
 import { startNode, whileAlive, type BenchChild } from "./child-processes.js";
@@ -28,7 +28,7 @@ async function untilWorkerConnected(stack: BenchStack, prefix: string, timeoutMs
  */
 export async function startRealWorker(stack: BenchStack, model: string, settings: Record<string, string> = {}): Promise<BenchChild> {
   const env = { ...stack.baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, LLM_MODEL: model, LLM_GPU: "false", ...settings };
-  const child = startNode("worker", appEntryPoint("worker"), { env, nodeArgs: [...APP_NODE_FLAGS.worker] });
+  const child = startNode("worker", appEntryPoint("worker"), { env: appEnv("worker", env), nodeArgs: [...APP_NODE_FLAGS.worker] });
   try {
     await whileAlive(child, untilWorkerConnected(stack, GATEWAY_PREFIX, 60_000));
     return child;

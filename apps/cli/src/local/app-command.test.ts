@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
-import { APP_NODE_FLAGS, appNodeArgs, type AppName } from "./app-command.js";
+import { APP_ENV, APP_NODE_FLAGS, appEnv, appNodeArgs, type AppName } from "./app-command.js";
 
 const APPS: AppName[] = ["gateway", "worker"];
 const repoFile = (path: string) => readFileSync(new URL(`../../../../${path}`, import.meta.url), "utf8");
-const productionCommand = (app: AppName) => ["node", ...APP_NODE_FLAGS[app], `apps/${app}/dist/main.js`];
+/** How an npm script sets a variable: the operator's value if there is one, else the app's default. */
+const scriptEnv = (app: AppName) => Object.entries(APP_ENV[app]).map(([name, value]) => `${name}=\${${name}:-${value}}`);
+const productionCommand = (app: AppName) => [...scriptEnv(app), "node", ...APP_NODE_FLAGS[app], `apps/${app}/dist/main.js`];
 
 describe("how the apps are started", () => {
   it("when an app is started by the launcher, the tests or the bench, then node gets its flags, then its compiled entry point", () => {
@@ -15,7 +17,14 @@ describe("how the apps are started", () => {
     expect(APP_NODE_FLAGS.gateway).toContain("--max-semi-space-size=64");
   });
 
-  it("when an app is started by its npm script, then it runs with the same Node flags", () => {
+  it("when the worker is started by a launcher, then it gets one libuv pool thread unless the operator set another number", () => {
+    expect(APP_ENV.worker).toEqual({ UV_THREADPOOL_SIZE: "1" });
+    expect(appEnv("worker", { PATH: "/bin" })).toEqual({ PATH: "/bin", UV_THREADPOOL_SIZE: "1" });
+    expect(appEnv("worker", { UV_THREADPOOL_SIZE: "4" }).UV_THREADPOOL_SIZE).toBe("4");
+    expect(appEnv("gateway", { PATH: "/bin" })).toEqual({ PATH: "/bin" });
+  });
+
+  it("when an app is started by its npm script, then it runs with the same Node flags and environment", () => {
     const scripts = (JSON.parse(repoFile("package.json")) as { scripts: Record<string, string> }).scripts;
     for (const app of APPS) expect(scripts[app]?.endsWith(`&& ${productionCommand(app).join(" ")}`)).toBe(true);
   });

@@ -20,6 +20,28 @@ export const APP_NODE_FLAGS: Record<AppName, readonly string[]> = {
   worker: [],
 };
 
+/**
+ * Environment each app runs with unless the operator sets the variable: like the flags, applied by
+ * every launcher (package.json's npm scripts and the Dockerfile say the same; tests check).
+ *
+ * The worker: node-llama-cpp runs each llama.cpp decode step on a libuv pool thread, and llama.cpp's
+ * OpenMP keeps one team of compute threads per calling thread. With libuv's default four pool
+ * threads, successive steps land on different callers whose teams have gone to sleep, and each step
+ * pays for waking them; one pool thread made generation 1.5-2x faster on 2 cores (docs/engines.md).
+ * libuv sizes its pool at first use, which for an ES module is the loading of its own source, so
+ * this has to be in the environment before Node starts. The worker's other pool users (file reads,
+ * DNS lookups) are rare and short.
+ */
+export const APP_ENV: Record<AppName, Readonly<Record<string, string>>> = {
+  gateway: {},
+  worker: { UV_THREADPOOL_SIZE: "1" },
+};
+
+/** `env` with the app's defaults added where it does not set them. */
+export function appEnv(app: AppName, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...APP_ENV[app], ...env };
+}
+
 /** The compiled entry point of an app (what `npm run gateway` / `npm run worker` run). */
 export function appEntryPoint(app: AppName): string {
   return fileURLToPath(new URL(`../../../${app}/dist/main.js`, import.meta.url));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { appNodeArgs, type AppName } from "./app-command.js";
+import { appEnv, appNodeArgs, type AppName } from "./app-command.js";
 
 export interface Child {
   label: string;
@@ -9,7 +9,7 @@ export interface Child {
 
 /** Runs an app as a child process; its logs go straight to this terminal. */
 export function startChild(app: AppName, label: string, env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, appNodeArgs(app), { env, stdio: ["ignore", "inherit", "inherit"] });
+  const child = spawn(process.execPath, appNodeArgs(app), { env: appEnv(app, env), stdio: ["ignore", "inherit", "inherit"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { label, process: child, exited };
 }

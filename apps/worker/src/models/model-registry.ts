@@ -32,8 +32,19 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
   }
   const modelPath = await resolveModel({ model: spec.model, directory: runtime.modelsDir, showProgress: process.stderr.isTTY });
   const engine = await LlamaLlmEngine.load({ modelPath, threads: runtime.threads, sequences: runtime.sequences, contextSize: runtime.contextSize, gpu: runtime.gpu });
-  runtime.logger.info("engine ready", { engine: name, type: spec.type, modelPath, threads: runtime.threads, sequences: runtime.sequences });
+  runtime.logger.info("engine ready", { engine: name, type: spec.type, modelPath, threads: runtime.threads, sequences: runtime.sequences, binary: engine.binary });
+  warnOfSlowLlama(engine, runtime);
   return engine;
+}
+
+/** The two settings that cost llama.cpp 1.5-4x on CPU when missed (docs/engines.md). */
+function warnOfSlowLlama(engine: LlamaLlmEngine, runtime: EngineRuntime): void {
+  if (engine.binary === "prebuilt") {
+    runtime.logger.warn("llama.cpp runs node-llama-cpp's prebuilt binary, 2-4x slower on CPU than one built for this machine: run `npm run llama:build` once");
+  }
+  if (runtime.env.UV_THREADPOOL_SIZE === undefined) {
+    runtime.logger.warn("UV_THREADPOOL_SIZE is not set: start the worker with UV_THREADPOOL_SIZE=1 (as npm start and the image do), or generation runs 1.5-2x slower");
+  }
 }
 
 export interface ModelRegistry {
