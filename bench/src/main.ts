@@ -5,6 +5,7 @@ import { formatMachine, formatTable } from "./report/format-table.js";
 import { machineInfo } from "./report/machine-info.js";
 import { summarise, writeResults, type BenchResults } from "./report/results-file.js";
 import { generationRows } from "./rows/generation.rows.js";
+import { inferenceRows } from "./rows/inference.rows.js";
 import { memoryRows } from "./rows/memory.rows.js";
 import { queueRows } from "./rows/queue.rows.js";
 import type { RowGroup } from "./rows/row-group.js";
@@ -16,7 +17,7 @@ import { startBenchStack, type BenchStack } from "./stack/bench-stack.js";
 import { startedProcesses, stopAllChildren } from "./stack/child-processes.js";
 import { closeHttpAgent } from "./stack/net.js";
 
-const GROUPS: Record<RowGroupName, RowGroup> = { memory: memoryRows, submit: submitRows, status: statusRows, "status-steps": statusStepRows, queue: queueRows, speech: speechRows, generation: generationRows };
+const GROUPS: Record<RowGroupName, RowGroup> = { memory: memoryRows, submit: submitRows, status: statusRows, "status-steps": statusStepRows, queue: queueRows, speech: speechRows, generation: generationRows, inference: inferenceRows };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { parseBenchOptions, UsageError } from "./options.js";
 
 describe("parseBenchOptions", () => {
@@ -20,6 +21,11 @@ describe("parseBenchOptions", () => {
     expect([options.out, options.profileDir]).toEqual(["/repo/x/r.json", "/repo/prof"]);
   });
 
+  it("when --anchor is something else than llama-server or none, then it is a usage error", () => {
+    expect(parseBenchOptions(["--anchor", "none"]).anchor).toBe("none");
+    expect(() => parseBenchOptions(["--anchor", "vllm"])).toThrow(new UsageError("--anchor takes llama-server or none; got 'vllm'"));
+  });
+
   it("when a number is malformed or too small, then it is a usage error naming the option", () => {
     expect(() => parseBenchOptions(["--duration", "0"])).toThrow(new UsageError("--duration must be a number >= 1, got '0'"));
     expect(() => parseBenchOptions(["--connections", "2.5"])).toThrow(UsageError);
@@ -27,8 +33,8 @@ describe("parseBenchOptions", () => {
   });
 
   it("when nothing or --quick is given, then the speech and generation rows get full or smoke-test scale", () => {
-    expect(parseBenchOptions([], "/repo")).toEqual(expect.objectContaining({ formats: ["mp3", "wav", "opus", "flac", "pcm"], speechRuns: 5, generations: 5, maxTokens: 256, threads: 1, largerModel: true }));
-    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(expect.objectContaining({ formats: ["wav"], speechRuns: 1, generations: 1, maxTokens: 32, threads: 1, largerModel: false }));
+    expect(parseBenchOptions([], "/repo")).toEqual(expect.objectContaining({ formats: ["mp3", "wav", "opus", "flac", "pcm"], speechRuns: 5, generations: 5, maxTokens: 256, threads: availableParallelism(), largerModel: true, anchor: "llama-server" }));
+    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(expect.objectContaining({ formats: ["wav"], speechRuns: 1, generations: 1, maxTokens: 32, threads: 1, largerModel: false, anchor: "none" }));
   });
 
   it("when --larger-model or --no-larger-model is given, then it overrides the scale's choice", () => {
@@ -43,7 +49,7 @@ describe("parseBenchOptions", () => {
   });
 
   it("when --rows lists row groups, then only those run, in the bench's own order; an unknown one is a usage error", () => {
-    expect(parseBenchOptions([], "/repo").rowGroups).toEqual(["memory", "submit", "status", "status-steps", "queue", "speech", "generation"]);
+    expect(parseBenchOptions([], "/repo").rowGroups).toEqual(["memory", "submit", "status", "status-steps", "queue", "speech", "generation", "inference"]);
     expect(parseBenchOptions(["--rows", "status-steps,status"], "/repo").rowGroups).toEqual(["status", "status-steps"]);
     expect(parseBenchOptions(["--rows", "status, submit"], "/repo").rowGroups).toEqual(["submit", "status"]);
     expect(() => parseBenchOptions(["--rows", "submit,latency"])).toThrow(/--rows .* got 'submit,latency'/);

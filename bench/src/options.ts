@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { AUDIO_FORMATS, type AudioFormat } from "@chorus/contracts";
@@ -33,18 +34,20 @@ export interface BenchOptions {
   threads: number;
   /** Generation rows: also measure a larger model shape made offline from the model's tokenizer. */
   largerModel: boolean;
+  /** Inference rows: llama.cpp's own server, built once from node-llama-cpp's bundled source, or none. */
+  anchor: "llama-server" | "none";
   /** The row groups measured, in the bench's own order (default: all). */
   rowGroups: RowGroupName[];
 }
 
 /** Row groups in the order they run: memory first, its idle figures need untouched processes. */
-export const ROW_GROUP_NAMES = ["memory", "submit", "status", "status-steps", "queue", "speech", "generation"] as const;
+export const ROW_GROUP_NAMES = ["memory", "submit", "status", "status-steps", "queue", "speech", "generation", "inference"] as const;
 export type RowGroupName = (typeof ROW_GROUP_NAMES)[number];
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--rounds N] [--warmup S]
                         [--samples N] [--out FILE] [--quick] [--profile DIR] [--model FILE]
                         [--formats LIST] [--speech-runs N] [--generations N] [--max-tokens N] [--threads N]
-                        [--larger-model | --no-larger-model] [--rows LIST]
+                        [--larger-model | --no-larger-model] [--anchor llama-server|none] [--rows LIST]
   --duration S      seconds per load run (default 8; --quick: 1)
   --connections N   concurrent connections per load run (default 50; --quick: 4)
   --rounds N        subject/baseline pairs per throughput row, median reported (default 5; --quick: 1)
@@ -58,9 +61,12 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
   --speech-runs N   speech requests per format and side, median reported (default 5; --quick: 1)
   --generations N   generation jobs per side, median reported (default 5; --quick: 1)
   --max-tokens N    max_tokens of each generation job (default 256; --quick: 32)
-  --threads N       LLM_THREADS of the worker and of the direct llama.cpp baseline (default 1)
+  --threads N       LLM_THREADS of the worker, the direct llama.cpp baseline and llama-server
+                    (default: the cores available; --quick: 1)
   --larger-model    also measure generation on a larger model shape made offline (default; --quick: off)
-  --no-larger-model skip it
+  --no-larger-model skip it (generation rows; the inference rows use it unless --quick)
+  --anchor A        inference rows: llama-server (default; built once into ~/.cache/chorus/llama-server
+                    from node-llama-cpp's bundled llama.cpp, needs cmake and g++) or none (--quick: none)
   --rows LIST       row groups to measure, comma-separated (default: all of ${ROW_GROUP_NAMES.join(",")})`;
 
 export class UsageError extends Error {}
@@ -89,6 +95,12 @@ function formats(raw: string | undefined, fallback: AudioFormat[]): AudioFormat[
   return [...new Set(listed as AudioFormat[])];
 }
 
+function anchor(raw: string | undefined, quick: boolean): "llama-server" | "none" {
+  if (raw === undefined) return quick ? "none" : "llama-server";
+  if (raw === "llama-server" || raw === "none") return raw;
+  throw new UsageError(`--anchor takes llama-server or none; got '${raw}'`);
+}
+
 function rowGroups(raw: string | undefined): RowGroupName[] {
   if (raw === undefined) return [...ROW_GROUP_NAMES];
   const listed = raw.split(",").map((r) => r.trim()).filter(Boolean);
@@ -103,7 +115,7 @@ export function parseBenchOptions(argv: string[], cwd = process.cwd()): BenchOpt
     args: argv,
     options: {
       ...{ duration: text, connections: text, rounds: text, warmup: text, samples: text, out: text, profile: text, model: text },
-      ...{ formats: text, "speech-runs": text, generations: text, "max-tokens": text, threads: text, rows: text },
+      ...{ formats: text, "speech-runs": text, generations: text, "max-tokens": text, threads: text, rows: text, anchor: text },
       quick: { type: "boolean", default: false },
       "larger-model": { type: "boolean" },
       "no-larger-model": { type: "boolean" },
@@ -125,7 +137,8 @@ export function parseBenchOptions(argv: string[], cwd = process.cwd()): BenchOpt
     speechRuns: integer("speech-runs", values["speech-runs"], scale.speechRuns, 1),
     generations: integer("generations", values.generations, scale.generations, 1),
     maxTokens: integer("max-tokens", values["max-tokens"], scale.maxTokens, 1),
-    threads: integer("threads", values.threads, 1, 1),
+    threads: integer("threads", values.threads, quick ? 1 : availableParallelism(), 1),
+    anchor: anchor(values.anchor, quick),
     largerModel: values["no-larger-model"] === true ? false : (values["larger-model"] ?? !quick),
     rowGroups: rowGroups(values.rows),
   };

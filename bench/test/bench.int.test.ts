@@ -12,7 +12,7 @@ import type { BenchResults } from "../src/report/results-file.js";
  * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "speech", "generation"];
+const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "speech", "generation", "inference"];
 
 interface RunResult {
   code: number | null;
@@ -57,10 +57,10 @@ beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run 'npx tsc -b' first`);
   dir = mkdtempSync(join(tmpdir(), "chorus-bench-"));
   const out = join(dir, "results.json");
-  run = await runBench(["--quick", "--out", out], 75_000);
+  run = await runBench(["--quick", "--out", out], 150_000); // a hang guard: ~60 s on a quiet 2-core machine
   if (run.code !== 0) throw new Error(`bench exited with ${String(run.code)}:\n${run.stderr}`);
   results = JSON.parse(readFileSync(out, "utf8"));
-}, 85_000);
+}, 160_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -82,6 +82,8 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "queue")).toHaveLength(2);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
+    // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn, burst (2), affinity.
+    expect(groups.filter((g) => g === "inference")).toHaveLength(6);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
@@ -102,7 +104,7 @@ describe("npm run bench -- --quick", () => {
       else expect(typeof row.pass).toBe("boolean");
     }
     const withTarget = results.rows.filter((row) => row.target !== null).map((row) => row.group);
-    expect(withTarget).toEqual(["submit", "status", "queue", "queue"]);
+    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "inference", "inference"]);
   });
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
@@ -131,6 +133,14 @@ describe("npm run bench -- --quick", () => {
       ["tok/s", "tok/s"],
     ]);
     for (const row of [...speech, ...generation]) expect([row.subject.runs, row.baseline.runs]).toEqual([[expect.any(Number)], [expect.any(Number)]]);
+  });
+
+  it("when the inference rows run, then the burst had no failed attempt and the anchor's absence is noted", () => {
+    const inference = results.rows.filter((r) => r.group === "inference");
+    const failed = inference.find((r) => r.name.includes("failed attempts"));
+    expect(failed).toMatchObject({ subject: { value: 0 }, pass: true });
+    expect(failed!.baseline.value).toBeGreaterThan(0);
+    for (const row of inference) expect(row.notes.join("\n")).toContain("llama-server rows skipped: --anchor none");
   });
 
   it("when it exits, then no process it started (Redis, gateway, workers, baselines, engines, autocannon) is left", () => {

@@ -35,4 +35,5 @@ export interface GenerationTiming {
   ms: number;
   tokens: number;
   promptTokens: number;
+  cachedTokens: number;
 }

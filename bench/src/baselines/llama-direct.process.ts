@@ -37,7 +37,7 @@ async function generate({ body }: GenerationCall): Promise<GenerationTiming> {
   });
   const started = nowMs();
   const result = await engine.generate({ turns, sampling, signal: new AbortController().signal, onProgress: () => undefined });
-  return { ms: nowMs() - started, tokens: result.tokens, promptTokens: result.promptTokens };
+  return { ms: nowMs() - started, tokens: result.tokens, promptTokens: result.promptTokens, cachedTokens: result.cachedTokens };
 }
 
 serveEngineCalls(generate, () => engine.close());

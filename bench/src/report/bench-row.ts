@@ -8,7 +8,7 @@ export interface Figure {
   label: string;
   /** The headline number the ratio compares (the median over repeated runs where there are several). */
   value: number;
-  unit: "req/s" | "ms" | "MB" | "tok/s";
+  unit: "req/s" | "ms" | "MB" | "tok/s" | "jobs/min" | "count" | "%";
   /** Latency percentiles where the figure has them (medians over runs for load tests). */
   p50Ms?: number;
   p99Ms?: number;
@@ -25,7 +25,7 @@ export interface Figure {
 /** `of: "ratio"` checks subject/baseline; `of: "subject"` checks the subject's headline value. */
 export interface Target {
   of: "ratio" | "subject";
-  op: ">=" | "<";
+  op: ">=" | "<" | "<=";
   value: number;
   /** How the table shows it, e.g. "≥ 0.8× baseline" or "p50 < 5 ms". */
   text: string;
@@ -49,7 +49,14 @@ export interface BenchRow {
 export function meets(target: Target, subject: Figure, ratio: number): boolean {
   const actual = target.of === "ratio" ? ratio : subject.value;
   if (!Number.isFinite(actual)) return false;
-  return target.op === ">=" ? actual >= target.value : actual < target.value;
+  switch (target.op) {
+    case ">=":
+      return actual >= target.value;
+    case "<":
+      return actual < target.value;
+    case "<=":
+      return actual <= target.value;
+  }
 }
 
 export function makeRow(fields: Omit<BenchRow, "ratio" | "pass" | "notes"> & { notes?: string[] }): BenchRow {
@@ -62,4 +69,5 @@ export function makeRow(fields: Omit<BenchRow, "ratio" | "pass" | "notes"> & { n
 }
 
 export const ratioAtLeast = (value: number): Target => ({ of: "ratio", op: ">=", value, text: `≥ ${value}× baseline` });
+export const ratioAtMost = (value: number): Target => ({ of: "ratio", op: "<=", value, text: `≤ ${value}× baseline` });
 export const p50Below = (ms: number): Target => ({ of: "subject", op: "<", value: ms, text: `p50 < ${ms} ms` });

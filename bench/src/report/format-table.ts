@@ -22,6 +22,12 @@ export function formatFigure(figure: Figure): string {
       return `${num(figure.value, 1)} MB`;
     case "tok/s":
       return `${num(figure.value, 1)} tok/s`;
+    case "jobs/min":
+      return `${num(figure.value, 0)} jobs/min`;
+    case "count":
+      return num(figure.value, 0);
+    case "%":
+      return `${num(figure.value, 0)} %`;
   }
 }
 

@@ -26,7 +26,9 @@ export const statusRows: RowGroup = {
         name: "status GET /api/v2/status/{id}",
         subjectLabel: "full gateway (auth, rate limit, status read script, ownership check, logging)",
         baselineLabel: "Express 5 + one HGETALL of the same record",
-        minRatio: 0.8,
+        // A regression guard at what the fixed architecture reaches (express-rate-limit stays on the
+        // path by decision; see docs/performance.md), not the old 0.8 goal.
+        minRatio: 0.65,
         connections: options.connections,
       },
       loads,

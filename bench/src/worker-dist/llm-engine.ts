@@ -5,6 +5,7 @@
  */
 export { loadCharacterCatalog } from "../../../apps/worker/dist/characters/character-catalog.js";
 export { LlamaLlmEngine } from "../../../apps/worker/dist/engines/llm/llama.llm-engine.js";
+export { missingBuildTools, nodeLlamaCppDir } from "../../../apps/worker/dist/engines/llm/llama-build.js";
 export { resolveSampling } from "../../../apps/worker/dist/processors/sampling.js";
 export { buildChatTurns } from "../../../apps/worker/dist/prompt/build-chat-turns.js";
 export { trimToContext } from "../../../apps/worker/dist/prompt/trim-to-context.js";

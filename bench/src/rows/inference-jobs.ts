@@ -1,0 +1,110 @@
+import type { StatusRecord, SubmitResponse } from "@chorus/contracts";
+import type { GenerationCall, GenerationTiming } from "../baselines/direct-engine-messages.js";
+import { nowMs, sleep } from "../metrics/clock.js";
+import type { BenchStack } from "../stack/bench-stack.js";
+import type { EngineProcess } from "../stack/engine-process.js";
+import { httpJson } from "../stack/net.js";
+
+/**
+ * The requests of the inference rows, sent alike to the service, to the worker's engine alone and
+ * to llama-server: a conversation (`messages` as the public API takes them) and its sampling.
+ */
+export interface Message {
+  role: "You" | "Bot";
+  content: string;
+  index: number;
+}
+
+export interface InferenceRequest {
+  messages: Message[];
+  maxTokens: number;
+}
+
+/** What one request came back with. */
+export interface Completion {
+  tokens: number;
+  promptTokens: number;
+  cachedTokens: number;
+  /** From sending the request to seeing its result, ms. */
+  ms: number;
+}
+
+export const SAMPLING = { temperature: 0.7, top_p: 0.9 };
+
+export function apiBody(request: InferenceRequest) {
+  return { messages: request.messages, samplingParams: { max_tokens: request.maxTokens, ...SAMPLING } };
+}
+
+/** Through the whole service: submit, then poll the status every `pollMs` until it is final. */
+export async function viaService(stack: BenchStack, request: InferenceRequest, pollMs: number): Promise<Completion> {
+  const auth = { authorization: `Bearer ${stack.apiKey}` };
+  const sentAt = nowMs();
+  const submitted = await httpJson("POST", `${stack.gateway.url}/api/text/default`, auth, apiBody(request));
+  const id = (submitted.body as Partial<SubmitResponse>).id;
+  if (submitted.status !== 200 || typeof id !== "string") throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const record = (await httpJson("GET", `${stack.gateway.url}/api/v2/status/${id}`, auth)).body as Partial<StatusRecord>;
+    if (record.status === "completed") {
+      return { tokens: record.tokens ?? Number.NaN, promptTokens: record.promptTokens ?? Number.NaN, cachedTokens: record.cachedTokens ?? Number.NaN, ms: nowMs() - sentAt };
+    }
+    if (record.status === "error" || Date.now() > deadline) throw new Error(`job ${id} did not complete: ${JSON.stringify(record)}`);
+    await sleep(pollMs);
+  }
+}
+
+/** The worker's engine alone in its own process (baselines/llama-direct.process). */
+export async function viaEngine(engine: EngineProcess<GenerationCall, GenerationTiming>, request: InferenceRequest): Promise<Completion> {
+  const sentAt = nowMs();
+  const timing = await engine.call({ body: apiBody(request) });
+  return { tokens: timing.tokens, promptTokens: timing.promptTokens, cachedTokens: timing.cachedTokens, ms: nowMs() - sentAt };
+}
+
+/** llama-server's OpenAI-compatible endpoint, given the same chat turns the worker builds. */
+export async function viaLlamaServer(url: string, turns: { role: string; content: string }[], request: InferenceRequest): Promise<Completion> {
+  const sentAt = nowMs();
+  const body = { messages: turns, max_tokens: request.maxTokens, ...SAMPLING, cache_prompt: true };
+  const answer = await httpJson("POST", `${url}/v1/chat/completions`, {}, body);
+  const reply = answer.body as { usage?: { completion_tokens?: number; prompt_tokens?: number }; timings?: { cache_n?: number } };
+  if (answer.status !== 200) throw new Error(`llama-server answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
+  return { tokens: reply.usage?.completion_tokens ?? Number.NaN, promptTokens: reply.usage?.prompt_tokens ?? Number.NaN, cachedTokens: reply.timings?.cache_n ?? Number.NaN, ms: nowMs() - sentAt };
+}
+
+/** Tokens per second of requests sent at once: all their tokens over the time until the last one ended. */
+export async function aggregateRate(requests: InferenceRequest[], send: (request: InferenceRequest) => Promise<Completion>): Promise<number> {
+  const started = nowMs();
+  const done = await Promise.all(requests.map(send));
+  return done.reduce((sum, c) => sum + c.tokens, 0) / ((nowMs() - started) / 1000);
+}
+
+/** `count` rounds of every side, the order rotating each round so no side always goes first. */
+export async function rotate<K extends string, T>(count: number, sides: Record<K, (round: number) => Promise<T>>): Promise<Record<K, T[]>> {
+  const names = Object.keys(sides) as K[];
+  const results = Object.fromEntries(names.map((name) => [name, [] as T[]])) as Record<K, T[]>;
+  for (let round = 0; round < count; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length] as K;
+      results[name].push(await sides[name](round));
+    }
+  }
+  return results;
+}
+
+/**
+ * A conversation of `turns` alternating messages, different for every `id` from the first word on
+ * (so no slot holds it beforehand) and about `charsPerMessage` long per message.
+ */
+export function conversation(id: string, turns: number, charsPerMessage = 80): Message[] {
+  const words = "the cat sat by the warm fire and told a long story about the sea the stars and a small boat".split(" ");
+  return Array.from({ length: turns }, (_, index) => {
+    let content = `${id} ${index}:`;
+    for (let w = index; content.length < charsPerMessage; w++) content += ` ${words[w % words.length] ?? ""}`;
+    return { role: index % 2 === 0 ? "You" : "Bot", content, index };
+  });
+}
+
+/** The conversation's next turn: a reply by the bot, then the user's next message. */
+export function nextTurn(messages: Message[]): Message[] {
+  const at = messages.length;
+  return [...messages, { role: "Bot", content: "That is a fine story.", index: at }, { role: "You", content: "What happened next?", index: at + 1 }];
+}
