@@ -5,6 +5,7 @@ import { LARGER_MODEL_LABEL, writeLargerModel } from "../models/larger-model.js"
 import { makeRow, type BenchRow, type Figure } from "../report/bench-row.js";
 import { EngineProcess } from "../stack/engine-process.js";
 import { startRealWorker } from "../stack/workers.js";
+import { appEnv } from "../../../apps/cli/dist/local/app-command.js";
 import { alternate, generateDirectly, generateThroughSystem, generationBody, POLL_INTERVAL_MS, type GenerationJob } from "./generation-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 
@@ -51,7 +52,8 @@ async function measureModel({ stack, options, log }: BenchContext, run: ModelRun
   const worker = await startRealWorker(stack, run.path, settings);
   let engine: EngineProcess<GenerationCall, GenerationTiming> | undefined;
   try {
-    const env = { ...stack.baseEnv, ...settings, LLM_MODEL: run.path, SEQUENCES: settings.WORKER_CONCURRENCY };
+    // The worker's own environment (UV_THREADPOOL_SIZE=1), so the baseline is the engine as the worker runs it.
+    const env = appEnv("worker", { ...stack.baseEnv, ...settings, LLM_MODEL: run.path, SEQUENCES: settings.WORKER_CONCURRENCY });
     const direct = await EngineProcess.start<GenerationCall, GenerationTiming>("llama-direct", "baselines/llama-direct.process.js", env);
     engine = direct;
     const body = generationBody(options.maxTokens);
