@@ -83,8 +83,9 @@ export class LlamaLlmEngine implements LlmEngine {
   async generate(input: GenerationInput): Promise<GenerationResult> {
     const history = toHistory(input.turns);
     const prompt = this.promptTokens(history);
-    const { slot, sharedPrefix } = await this.pool.acquire(prompt, input.signal);
-    let tokens = 0;
+    const { slot } = await this.pool.acquire(prompt, input.signal);
+    const before = slot.sequence.tokenMeter.getState();
+    let streamed = 0;
     let healthy = false;
     try {
       const result = await slot.chat.generateResponse(history, {
@@ -95,13 +96,19 @@ export class LlamaLlmEngine implements LlmEngine {
         signal: input.signal,
         customStopTriggers: STOP_SEQUENCES,
         onToken: (chunk) => {
-          tokens += chunk.length;
-          input.onProgress({ tokens });
+          streamed += chunk.length;
+          input.onProgress({ tokens: streamed });
         },
       });
       healthy = true;
-      // llama.cpp always re-reads the prompt's last token to get the logits the reply starts from.
-      return { text: result.response, tokens, promptTokens: prompt.length, cachedTokens: Math.min(sharedPrefix, prompt.length - 1) };
+      const after = slot.sequence.tokenMeter.getState();
+      // The sequence's meter counts what llama.cpp did: every sampled token is an "output" (also one
+      // held back as the start of a stop sequence), every prompt token it had to read an "input"
+      // (the prompt's last token is read as the first output, for the logits the reply starts from).
+      const tokens = Math.max(after.usedOutputTokens - before.usedOutputTokens, streamed);
+      const read = after.usedInputTokens - before.usedInputTokens;
+      const cachedTokens = Math.min(Math.max(prompt.length - 1 - read, 0), prompt.length - 1);
+      return { text: result.response, tokens, promptTokens: prompt.length, cachedTokens };
     } catch (error) {
       healthy = input.signal.aborted;
       throw error;
