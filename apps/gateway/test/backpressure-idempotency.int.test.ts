@@ -69,4 +69,29 @@ describe("backpressure", () => {
       await bp.close();
     }
   });
+
+  it("when a submission with an Idempotency-Key is refused, then its retry is not answered with an id that does not exist", async () => {
+    const bp = await startTestGateway(uniquePrefix("backpressure-idem"), { MAX_QUEUE_DEPTH: "1" });
+    try {
+      const k = await bp.createKey();
+      const post = (idempotencyKey?: string) => {
+        const req = request(bp.app).post("/api/text/default").auth(k, { type: "bearer" });
+        return (idempotencyKey ? req.set("Idempotency-Key", idempotencyKey) : req).send(defaultRequest("refused once"));
+      };
+      expect((await post()).status).toBe(200);
+      await bp.deps.queueDepth.refresh();
+      expect((await post("retry-after-503")).status).toBe(503);
+      // Still full: the retry is refused again rather than handed a phantom id.
+      expect((await post("retry-after-503")).status).toBe(503);
+      await bp.deps.redis.incrby(bp.deps.keys.textJobsLeftQueue(), 1); // as if a worker had started it
+      await bp.deps.queueDepth.refresh();
+      const accepted = await post("retry-after-503");
+      expect(accepted.status).toBe(200);
+      const status = await request(bp.app).get(`/api/v2/status/${accepted.body.id}`).auth(k, { type: "bearer" });
+      expect(status.status).toBe(200);
+      expect(status.body.status).toBe("processing");
+    } finally {
+      await bp.close();
+    }
+  });
 });

@@ -43,8 +43,14 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: Rout
     if (idempotencyKey) {
       const claim = await deps.idempotency.claim(keyId, idempotencyKey, { model, request, clientSampling });
       if (!claim.fresh) return sendJson(res, 200, { id: claim.requestId, tokens: -1 } satisfies SubmitResponse);
-      refuseWhenQueueFull(deps);
-      id = await deps.jobs.submit(keyId, model, request, clientSampling, claim.requestId);
+      try {
+        refuseWhenQueueFull(deps);
+        id = await deps.jobs.submit(keyId, model, request, clientSampling, claim.requestId);
+      } catch (error) {
+        // Refused or not stored: the key must not keep pointing at a request that does not exist.
+        await deps.idempotency.release(keyId, idempotencyKey).catch(() => undefined);
+        throw error;
+      }
     } else {
       refuseWhenQueueFull(deps);
       id = await deps.jobs.submit(keyId, model, request, clientSampling);

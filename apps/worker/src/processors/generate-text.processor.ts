@@ -43,7 +43,8 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
     // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
-    if ((await deps.statuses.markStarted(requestId)) !== "processing") return void log.info("skipped: record already final");
+    const state = await deps.statuses.markStarted(requestId);
+    if (state !== "processing") return void log.info(state ? "skipped: record already final" : "skipped: no status record (expired or never written)");
 
     const startedAt = Date.now();
     const { engine, character } = deps.modelFor(model);

@@ -39,8 +39,13 @@ redis.call('EXPIRE', KEYS[1], ARGV[1])
 return ticket
 `;
 
-/** KEYS status, left counter; ARGV now (ms). Counts a job as out of the queue once, on its first start. */
+/**
+ * KEYS status, left counter; ARGV now (ms). Counts a job as out of the queue once, on its first
+ * start. A record that is gone (expired, never written) is left gone: writing to it would leave a
+ * key without a TTL. Returns the status, or nil for a missing record.
+ */
 export const MARK_STARTED = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 if redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[1]) == 1 then redis.call('INCR', KEYS[2]) end
 return redis.call('HGET', KEYS[1], 'status')
 `;
