@@ -61,6 +61,25 @@ describeWithModel("cancelling and time-limiting generations", () => {
     }
   });
 
+  it("when the cancel message never reaches the worker, then its next progress write finds the record final and generation stops", async () => {
+    const worker: TestWorker = await startTestWorker(gw.prefix, engine, { concurrency: 1 });
+    try {
+      const id = await submit();
+      await until(async () => ((await status(id)).progress ?? 0) > 0, "the job streams");
+      const [bullWorker] = worker.workers;
+      const ended = new Promise<string>((resolve) => {
+        bullWorker!.on("failed", (job, error) => job?.id === id && resolve(`failed: ${error.message}`));
+        bullWorker!.on("completed", (job) => job.id === id && resolve("completed"));
+      });
+      // What DELETE does to the record, without the pub/sub message that tells the worker.
+      expect(await gw.deps.statuses.fail(id, "cancelled")).toBe(true);
+      expect(await ended).toBe("failed: cancelled");
+      expect(await status(id)).toEqual({ status: "error", error: "cancelled" });
+    } finally {
+      await worker.close();
+    }
+  });
+
   it("when a finished job is cancelled, then it is 409 CONFLICT; another key's job is 404", async () => {
     const id = await submit();
     await gw.deps.statuses.complete(id, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });

@@ -56,8 +56,14 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     });
     const expected = deps.replyLengths.expectedTokens(model, sampling.maxTokens);
     const estimator = new ProgressEstimator(expected, sampling.maxTokens, startedAt, deps.fallbackTokensPerSecond);
-    const reporter = new ProgressReporter(estimator, (p, eta) => deps.statuses.updateProgress(requestId, p, eta), deps.progressIntervalMs);
-    const stop = timeLimit(deps.jobTimeLimitMs, signal);
+    // A progress write that finds the record final means it was cancelled (or answered elsewhere):
+    // stop, even if the cancel message over pub/sub never arrived.
+    const recordFinal = new AbortController();
+    const writeProgress = async (progress: number, eta: number) => {
+      if (!(await deps.statuses.updateProgress(requestId, progress, eta))) recordFinal.abort(new Error(CANCELLED_ERROR));
+    };
+    const reporter = new ProgressReporter(estimator, writeProgress, deps.progressIntervalMs);
+    const stop = timeLimit(deps.jobTimeLimitMs, signal ? AbortSignal.any([signal, recordFinal.signal]) : recordFinal.signal);
 
     log.info("generation started", { queuedMs: startedAt - job.data.acceptedAt, engine: engine.name, droppedMessages });
     try {
