@@ -42,15 +42,24 @@ describeWithModel("cancelling and time-limiting generations", () => {
     await queue.close();
   });
 
+  /** A long job, already streaming, and how it ended: "failed: <reason>" or "completed". */
+  async function streamingJob(worker: TestWorker): Promise<{ id: string; ended: Promise<string> }> {
+    const id = await submit();
+    const [bullWorker] = worker.workers;
+    const ended = new Promise<string>((resolve) => {
+      bullWorker!.on("failed", (job, error) => job?.id === id && resolve(`failed: ${error.message}`));
+      bullWorker!.on("completed", (job) => job.id === id && resolve("completed"));
+    });
+    await until(async () => ((await status(id)).progress ?? 0) > 0, "the job streams");
+    return { id, ended };
+  }
+
   it("when a running job is cancelled, then generation stops, the record stays cancelled and the slot is free", async () => {
     const worker: TestWorker = await startTestWorker(gw.prefix, engine, { concurrency: 1 });
     try {
-      const id = await submit();
-      await until(async () => ((await status(id)).progress ?? 0) > 0, "the job streams");
-      const [bullWorker] = worker.workers;
-      const failed = new Promise<string>((resolve) => bullWorker!.on("failed", (job, error) => job?.id === id && resolve(error.message)));
+      const { id, ended } = await streamingJob(worker);
       expect((await cancel(id)).status).toBe(200);
-      expect(await failed).toBe("cancelled");
+      expect(await ended).toBe("failed: cancelled");
       expect(await status(id)).toEqual({ status: "error", error: "cancelled" });
 
       // The only slot is free again: a short job completes.
@@ -64,13 +73,7 @@ describeWithModel("cancelling and time-limiting generations", () => {
   it("when the cancel message never reaches the worker, then its next progress write finds the record final and generation stops", async () => {
     const worker: TestWorker = await startTestWorker(gw.prefix, engine, { concurrency: 1 });
     try {
-      const id = await submit();
-      await until(async () => ((await status(id)).progress ?? 0) > 0, "the job streams");
-      const [bullWorker] = worker.workers;
-      const ended = new Promise<string>((resolve) => {
-        bullWorker!.on("failed", (job, error) => job?.id === id && resolve(`failed: ${error.message}`));
-        bullWorker!.on("completed", (job) => job.id === id && resolve("completed"));
-      });
+      const { id, ended } = await streamingJob(worker);
       // What DELETE does to the record, without the pub/sub message that tells the worker.
       expect(await gw.deps.statuses.fail(id, "cancelled")).toBe(true);
       expect(await ended).toBe("failed: cancelled");
