@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startChild, stopChildren, waitForHttp, type Child } from "./local/child-processes.js";
 import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
-import { DEFAULT_REDIS_URL, redisAnswers, startPrivateRedis, type PrivateRedis } from "./local/redis-server.js";
+import { DEFAULT_REDIS_URL, portOrFree, redisAnswers, startPrivateRedis, type PrivateRedis } from "./local/redis-server.js";
 
 /**
  * `npm start`: the whole local service. Redis from REDIS_URL, else the one on 127.0.0.1:6379, else a
@@ -40,10 +41,37 @@ ensureLlamaBuild();
 const redis = await resolveRedis();
 say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
 const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };
+/**
+ * llama.cpp threads per worker: the cores split between the workers this launcher starts (more
+ * threads than cores stall every decode step; see docs/engines.md), unless LLM_THREADS is set.
+ */
+function llamaThreads(): string {
+  const cores = availableParallelism();
+  const set = Number(process.env.LLM_THREADS);
+  if (process.env.LLM_THREADS && set * workers > cores) say(`LLM_THREADS=${set} x ${workers} worker(s) is more llama.cpp threads than the ${cores} cores: generation will crawl`);
+  if (process.env.LLM_THREADS) return process.env.LLM_THREADS;
+  const each = Math.max(1, Math.floor(cores / workers));
+  if (workers > 1) say(`${workers} workers on ${cores} cores: LLM_THREADS=${each} each`);
+  return String(each);
+}
+
 const children: Child[] = [];
-// Each worker its own health/metrics port (WORKER_HTTP_PORT + i); 0 keeps "any free port" for all.
-const workerPort = Number(process.env.WORKER_HTTP_PORT || 9100);
-for (let i = 0; i < workers; i++) children.push(startChild("worker", `worker ${i + 1}`, { ...env, WORKER_HTTP_PORT: String(workerPort === 0 ? 0 : workerPort + i) }));
+/**
+ * Each worker its own health/metrics port: WORKER_HTTP_PORT + i when set (0 keeps "any free port"),
+ * else 9100 + i, or a free port where that one is taken (another service on this host).
+ */
+async function workerPort(i: number): Promise<number> {
+  if (process.env.WORKER_HTTP_PORT) return Number(process.env.WORKER_HTTP_PORT) === 0 ? 0 : Number(process.env.WORKER_HTTP_PORT) + i;
+  const port = await portOrFree(9100 + i);
+  if (port !== 9100 + i) say(`worker ${i + 1}: port ${9100 + i} is taken, its health and metrics are on ${port} (WORKER_HTTP_PORT chooses)`);
+  return port;
+}
+
+const threads = llamaThreads();
+for (let i = 0; i < workers; i++) {
+  const port = await workerPort(i);
+  children.push(startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port) }));
+}
 for (let i = 0; i < gateways; i++) children.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
 
 let stopping = false;

@@ -9,6 +9,8 @@ export interface HealthServerOptions {
   host: string;
   /** 0: any free port (the bound one is logged and returned by `start()`). */
   port: number;
+  /** When `port` is taken, take a free one (with a warning) instead of failing: for the default port. */
+  freePortWhenTaken?: boolean;
   connection: Pick<Redis, "status">;
   workers: readonly Pick<Worker, "name" | "isRunning" | "closing">[];
   metrics: Pick<WorkerMetrics, "render" | "contentType">;
@@ -59,6 +61,18 @@ async function handle(options: HealthServerOptions, req: IncomingMessage, res: S
   sendError(res, new ApiError("NOT_FOUND", `no endpoint ${path ?? ""}; try /healthz, /readyz or /metrics`));
 }
 
+function listen(server: Server, host: string, port: number, logger: Logger | undefined): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      const bound = (server.address() as AddressInfo).port;
+      logger?.info(`worker health server listening on http://${host}:${bound}`, { port: bound });
+      resolve(bound);
+    });
+  });
+}
+
 /** The worker's own small HTTP port: probes for orchestrators and /metrics for Prometheus. No Express: three paths. */
 export function createHealthServer(options: HealthServerOptions): HealthServer {
   const server: Server = createServer((req, res) => {
@@ -69,16 +83,16 @@ export function createHealthServer(options: HealthServerOptions): HealthServer {
     });
   });
   return {
-    start: () =>
-      new Promise<number>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(options.port, options.host, () => {
-          server.off("error", reject);
-          const { port } = server.address() as AddressInfo;
-          options.logger?.info(`worker health server listening on http://${options.host}:${port}`, { port });
-          resolve(port);
-        });
-      }),
+    start: async () => {
+      try {
+        return await listen(server, options.host, options.port, options.logger);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+        if (!options.freePortWhenTaken) throw new Error(`port ${options.port} is in use: set WORKER_HTTP_PORT to a free port, or 0 for any free port`);
+        options.logger?.warn(`port ${options.port} is in use (another worker on this host?): taking a free port instead; set WORKER_HTTP_PORT to choose one`);
+        return listen(server, options.host, 0, options.logger);
+      }
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if (!server.listening) return resolve();

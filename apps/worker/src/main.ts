@@ -17,7 +17,16 @@ try {
   const depthQueues = deps.speech ? [createTextQueue(deps.connection, deps.keys), createSpeechQueue(deps.connection, deps.keys)] : [createTextQueue(deps.connection, deps.keys)];
   const metrics = createMetrics("worker", { queueDepth: readQueueDepths(depthQueues) });
   instrumentWorkers(workers, metrics);
-  const health = createHealthServer({ host: config.WORKER_HTTP_HOST, port: config.WORKER_HTTP_PORT, connection: deps.connection, workers, metrics, metricsToken: config.METRICS_TOKEN, logger });
+  const health = createHealthServer({
+    host: config.WORKER_HTTP_HOST,
+    port: config.WORKER_HTTP_PORT,
+    freePortWhenTaken: process.env.WORKER_HTTP_PORT === undefined,
+    connection: deps.connection,
+    workers,
+    metrics,
+    metricsToken: config.METRICS_TOKEN,
+    logger,
+  });
   await health.start();
   const subscriber = deps.connection.duplicate();
   await listenForCancellations(subscriber, deps.keys.cancelChannel(), workers, logger);

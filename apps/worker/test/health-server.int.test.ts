@@ -86,6 +86,21 @@ describe("worker health server", () => {
     }
   });
 
+  it("when its port is taken, then it takes a free one if the port was the default, and names WORKER_HTTP_PORT if it was chosen", async () => {
+    const taken = Number(new URL(base).port);
+    const options = { host: "127.0.0.1", port: taken, connection, workers: [worker], metrics: createMetrics("worker") };
+    const chosen = createHealthServer(options);
+    await expect(chosen.start()).rejects.toThrow(`port ${taken} is in use: set WORKER_HTTP_PORT to a free port, or 0 for any free port`);
+    const byDefault = createHealthServer({ ...options, freePortWhenTaken: true });
+    try {
+      const port = await byDefault.start();
+      expect(port).not.toBe(taken);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await Promise.all([byDefault.close(), chosen.close()]);
+    }
+  });
+
   // Last: it closes the shared worker.
   it("when the worker is closed, then /readyz answers 503 while /healthz still answers 200", async () => {
     await worker.close();
