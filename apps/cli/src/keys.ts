@@ -1,14 +1,15 @@
 import { parseArgs } from "node:util";
 import { isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
-import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, parseCommandLine, redisKeys } from "@chorus/platform";
 import { runningLocalRedis } from "./local/local-state.js";
 import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
 
-const USAGE = `usage:
-  keys create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N]   prints only the new key
-  keys list
-  keys revoke ID|NAME
-scopes: ${KNOWN_SCOPES.join(", ")} (default *)`;
+const USAGE = `usage: npm run keys -- COMMAND
+  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N]   prints only the new key
+  list                                                                   every key, with column headers
+  revoke ID|NAME
+scopes: ${KNOWN_SCOPES.join(", ")} (default *)
+Redis: REDIS_URL (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
 
 class UsageError extends Error {}
 
@@ -31,14 +32,20 @@ function parseScopes(value: string | undefined): string[] {
   return scopes;
 }
 
-async function run(store: ApiKeyStore, argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: "string" }, scopes: { type: "string" }, limits: { type: "string" } } });
+type CommandLine = ReturnType<typeof parseCommand>;
+
+function parseCommand(args: string[]) {
+  return parseArgs({ args, allowPositionals: true, options: { name: { type: "string" }, scopes: { type: "string" }, limits: { type: "string" } } });
+}
+
+async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Promise<void> {
   const [command, target] = positionals;
   if (command === "create") {
     if (!values.name) throw new UsageError("create needs --name NAME");
     const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits));
     process.stdout.write(`${secret}\n`);
   } else if (command === "list") {
+    process.stdout.write("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\n");
     for (const k of await store.list()) {
       process.stdout.write(`${k.id}\t${k.name}\t${k.scopes.join(",")}\t${JSON.stringify(k.limits)}\t${k.createdAt}\t${k.revoked ? "revoked" : "active"}\n`);
     }
@@ -50,11 +57,12 @@ async function run(store: ApiKeyStore, argv: string[]): Promise<void> {
   }
 }
 
+const commandLine = parseCommandLine(USAGE, parseCommand);
 const redisUrl = process.env.REDIS_URL || runningLocalRedis() || DEFAULT_REDIS_URL;
 const redis = createWorkerRedis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null });
 redis.on("error", () => undefined);
 try {
-  await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default)), process.argv.slice(2));
+  await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default)), commandLine);
 } catch (error) {
   const known = error instanceof UsageError || error instanceof ApiKeyError;
   process.stderr.write(`keys: ${known ? error.message : `could not reach Redis at ${redisUrl}: ${String(error)}`}\n`);

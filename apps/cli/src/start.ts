@@ -2,20 +2,29 @@ import { spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { parseCommandLine } from "@chorus/platform";
 import { startChild, stopChildren, waitForHttp, type Child } from "./local/child-processes.js";
 import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
 import { DEFAULT_REDIS_URL, portOrFree, redisAnswers, startPrivateRedis, type PrivateRedis } from "./local/redis-server.js";
 
-/**
- * `npm start`: the whole local service. Redis from REDIS_URL, else the one on 127.0.0.1:6379, else a
- * private redis-server; then N gateways (PORT, PORT+1, ...) and M workers as child processes.
- */
-const { values } = parseArgs({ options: { gateways: { type: "string", default: "1" }, workers: { type: "string", default: "1" } } });
+/** `npm start`: the whole local service (the usage says what it does). */
+const USAGE = `usage: npm start [-- [--gateways N] [--workers M]]
+
+The whole local service: Redis (REDIS_URL, else 127.0.0.1:6379, else a private redis-server), then N
+gateways (PORT, PORT+1, ...) and M workers (health ports WORKER_HTTP_PORT+i, by default 9100+i or a
+free port) as child processes; llama.cpp is built for this machine first (npm run llama:build).
+Ctrl-C stops everything. The gateways and workers read their settings from the environment
+(npm run gateway -- --help, npm run worker -- --help).
+
+  --gateways N   gateway processes (default 1)
+  --workers M    worker processes (default 1); the cores are split between them
+  -h, --help     this text`;
+const { values } = parseCommandLine(USAGE, (args) => parseArgs({ args, options: { gateways: { type: "string", default: "1" }, workers: { type: "string", default: "1" } } }));
 const gateways = Number(values.gateways);
 const workers = Number(values.workers);
 const basePort = Number(process.env.PORT || 3000);
 if (![gateways, workers, basePort].every(Number.isInteger) || gateways < 1 || workers < 1) {
-  process.stderr.write("usage: npm start -- [--gateways N] [--workers M]   (PORT sets the first gateway's port)\n");
+  process.stderr.write(`--gateways and --workers take whole numbers >= 1 (and PORT a port number)\n\n${USAGE}\n`);
   process.exit(2);
 }
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);

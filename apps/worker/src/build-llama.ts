@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseCommandLine } from "@chorus/platform";
 import { ensureLlamaBuild } from "./engines/llm/llama-build.js";
 
 /**
@@ -16,17 +17,7 @@ uses it when present; without it, node-llama-cpp's prebuilt binary is 2-4x slowe
   -h, --help    this text
 `;
 
-let values: { cache?: string; help?: boolean };
-try {
-  ({ values } = parseArgs({ options: { cache: { type: "string" }, help: { type: "boolean", short: "h" } } }));
-} catch (error) {
-  process.stderr.write(`${(error as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+const { values } = parseCommandLine(USAGE, (args) => parseArgs({ args, options: { cache: { type: "string" } } }));
 const log = (line: string) => process.stdout.write(`[llama:build] ${line}\n`);
 try {
   const cacheRoot = values.cache ?? process.env.LLAMA_BUILD_CACHE;

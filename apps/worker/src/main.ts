@@ -1,5 +1,7 @@
 import { createLogger, createMetrics, createSpeechQueue, createTextQueue, loadOrExit, onShutdownSignal, readQueueDepths, redactRedisUrl } from "@chorus/platform";
-import { loadWorkerConfig } from "./config.js";
+import { parseArgs } from "node:util";
+import { environmentUsage, parseCommandLine } from "@chorus/platform";
+import { loadWorkerConfig, WORKER_ENV } from "./config.js";
 import { createWorkerDeps } from "./dependencies.js";
 import { createHealthServer } from "./health-server.js";
 import { instrumentWorkers } from "./worker-metrics.js";
@@ -7,6 +9,10 @@ import { listenForCancellations } from "./cancellation-listener.js";
 import { WorkerPresence } from "./worker-presence.js";
 import { createWorkers } from "./worker.js";
 
+parseCommandLine(
+  `usage: npm run worker   (node apps/worker/dist/main.js)\n\nThe text and speech worker. It takes no options; it is configured by the environment:\n${environmentUsage(WORKER_ENV)}`,
+  (args) => parseArgs({ args, options: {} }),
+);
 const config = loadOrExit(() => loadWorkerConfig(process.env));
 const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, service: "worker" });
 
