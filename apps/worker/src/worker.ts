@@ -56,7 +56,8 @@ export function createWorkers(deps: WorkerDeps): Worker[] {
   text.on("failed", (job, error) => {
     if (!job) return;
     const final = isFinalFailure(job, error);
-    deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
+    if (error.message === CANCELLED_ERROR) deps.logger.info("generation cancelled", { jobId: job.id, attempt: job.attemptsMade });
+    else deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
     if (!final) return;
     deps.statuses.fail(job.data.requestId, clientMessage(error)).catch((e: unknown) => {
       deps.logger.error("could not record failure", { jobId: job.id, error: String(e) });

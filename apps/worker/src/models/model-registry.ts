@@ -31,7 +31,10 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
     return new OpenAiCompatibleLlmEngine({ ...spec, ...(apiKey ? { apiKey } : {}), stop: STOP_SEQUENCES });
   }
   const modelPath = await resolveModel({ model: spec.model, directory: runtime.modelsDir, showProgress: process.stderr.isTTY });
-  const engine = await LlamaLlmEngine.load({ modelPath, threads: runtime.threads, sequences: runtime.sequences, contextSize: runtime.contextSize, gpu: runtime.gpu });
+  const engine = await LlamaLlmEngine.load({ modelPath, threads: runtime.threads, sequences: runtime.sequences, contextSize: runtime.contextSize, gpu: runtime.gpu }).catch((error: unknown) => {
+    const setting = `LLM_MODEL, or the model of engine "${name}" when MODELS_CONFIG is set`;
+    throw new Error(`could not load ${modelPath} as a GGUF model (${setting}): ${error instanceof Error ? error.message : String(error)}`);
+  });
   runtime.logger.info("engine ready", { engine: name, type: spec.type, modelPath, threads: runtime.threads, sequences: runtime.sequences, binary: engine.binary });
   warnOfSlowLlama(engine, runtime);
   return engine;
