@@ -9,7 +9,8 @@ import { freePort, waitForHttp } from "./net.js";
 /**
  * The anchor of the inference rows: llama.cpp's own `llama-server`, built once from the very source
  * node-llama-cpp ships (its git bundle, so offline and the same commit as the worker's engine),
- * with the same native-CPU and OpenMP settings as the worker's local build, and kept in a cache.
+ * with the same native-CPU and OpenMP settings as the worker's local build, and kept in a cache
+ * keyed by that commit (a bench-only binary: on another CPU, delete the cache to rebuild it).
  */
 export type LlamaServerBinary = { path: string; commit: string } | { skipped: string };
 
@@ -42,7 +43,8 @@ function run(command: string, args: string[], cwd?: string): Promise<string> {
 export async function ensureLlamaServer(log: (line: string) => void, cacheRoot = join(homedir(), ".cache", "chorus", "llama-server")): Promise<LlamaServerBinary> {
   const bundle = join(nodeLlamaCppDir(), "llama", "gitRelease.bundle");
   const missing = [...missingBuildTools(), ...(existsSync(bundle) ? [] : [`node-llama-cpp's llama.cpp source (${bundle})`])];
-  const commit = existsSync(bundle) ? (await run("git", ["bundle", "list-heads", bundle])).trim().slice(0, 7) : "";
+  const canReadBundle = existsSync(bundle) && !missing.includes("git");
+  const commit = canReadBundle ? (await run("git", ["bundle", "list-heads", bundle])).trim().slice(0, 7) : "";
   const source = join(cacheRoot, `${commit}-src`);
   const binary = join(source, "build", "bin", "llama-server");
   if (commit && existsSync(binary)) return { path: binary, commit };

@@ -29,8 +29,9 @@ export const APP_NODE_FLAGS: Record<AppName, readonly string[]> = {
  * threads, successive steps land on different callers whose teams have gone to sleep, and each step
  * pays for waking them; one pool thread made generation 1.5-2x faster on 2 cores (docs/engines.md).
  * libuv sizes its pool at first use, which for an ES module is the loading of its own source, so
- * this has to be in the environment before Node starts. The worker's other pool users (file reads,
- * DNS lookups) are rare and short.
+ * this has to be in the environment before Node starts. The price: the worker's other pool users
+ * (file reads, DNS lookups on a reconnect to Redis or a remote engine, zlib) wait behind a decode
+ * step in progress, up to the length of a long prompt's evaluation; the worker makes few such calls.
  */
 export const APP_ENV: Record<AppName, Readonly<Record<string, string>>> = {
   gateway: {},

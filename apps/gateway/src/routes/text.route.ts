@@ -48,6 +48,8 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: Rout
         id = await deps.jobs.submit(keyId, model, request, clientSampling, claim.requestId);
       } catch (error) {
         // Refused or not stored: the key must not keep pointing at a request that does not exist.
+        // Left open: a duplicate arriving between claim and release gets that id, and an enqueue that
+        // reached Redis but timed out here can be enqueued again by the retry (issue 13).
         await deps.idempotency.release(keyId, idempotencyKey).catch(() => undefined);
         throw error;
       }

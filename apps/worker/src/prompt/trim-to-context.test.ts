@@ -1,7 +1,10 @@
 import type { ChatTurn } from "../engines/llm/llm-engine.js";
 import { trimToContext } from "./trim-to-context.js";
 
-/** One token per character keeps the arithmetic visible; each turn also costs 8 tokens of template. */
+/**
+ * One token per character keeps the arithmetic visible; each turn also costs 8 tokens of template,
+ * and one token of the context stays free (node-llama-cpp's rule for keeping a conversation whole).
+ */
 const count = (turns: ChatTurn[]) => turns.reduce((sum, turn) => sum + turn.content.length + 8, 0);
 const system: ChatTurn = { role: "system", content: "S".repeat(12) }; // 20 tokens with overhead
 const message = (i: number): ChatTurn => ({ role: i % 2 === 0 ? "user" : "assistant", content: String(i).padStart(12, "m") }); // 20 each
@@ -9,13 +12,13 @@ const message = (i: number): ChatTurn => ({ role: i % 2 === 0 ? "user" : "assist
 describe("trimToContext", () => {
   it("when everything fits, then nothing is dropped", () => {
     const turns = [system, message(0), message(1)];
-    expect(trimToContext(turns, { contextTokens: 100, replyTokens: 40, countPromptTokens: count })).toEqual({ turns, droppedMessages: 0 });
+    expect(trimToContext(turns, { contextTokens: 101, replyTokens: 40, countPromptTokens: count })).toEqual({ turns, droppedMessages: 0 });
   });
 
   it("when it does not fit, then the oldest messages go first and the system turn stays", () => {
     const turns = [system, message(0), message(1), message(2), message(3)];
-    // 120 - 40 (reply) - 20 (system) = 60: room for the newest three messages.
-    const trimmed = trimToContext(turns, { contextTokens: 120, replyTokens: 40, countPromptTokens: count });
+    // 121 - 1 (kept free) - 40 (reply) - 20 (system) = 60: room for the newest three messages.
+    const trimmed = trimToContext(turns, { contextTokens: 121, replyTokens: 40, countPromptTokens: count });
     expect(trimmed.droppedMessages).toBe(1);
     expect(trimmed.turns).toEqual([system, message(1), message(2), message(3)]);
   });
@@ -27,24 +30,24 @@ describe("trimToContext", () => {
     expect(trimmed.droppedMessages).toBe(1);
   });
 
-  it("when the budget is exactly the prompt and the reply, then everything is kept", () => {
+  it("when the context holds the prompt, the reply and one free token, then everything is kept; one less and the oldest goes", () => {
     const turns = [system, message(0), message(1)];
-    expect(trimToContext(turns, { contextTokens: 60 + 40, replyTokens: 40, countPromptTokens: count }).droppedMessages).toBe(0);
-    expect(trimToContext(turns, { contextTokens: 60 + 39, replyTokens: 40, countPromptTokens: count }).droppedMessages).toBe(1);
+    expect(trimToContext(turns, { contextTokens: 60 + 40 + 1, replyTokens: 40, countPromptTokens: count }).droppedMessages).toBe(0);
+    expect(trimToContext(turns, { contextTokens: 60 + 40, replyTokens: 40, countPromptTokens: count }).droppedMessages).toBe(1);
   });
 
   it("when there are many messages, then the prompt is counted a few times, not once per message", () => {
     const turns = [system, ...Array.from({ length: 200 }, (_, i) => message(i))];
     let calls = 0;
     const counting = (t: ChatTurn[]) => (calls++, count(t));
-    const trimmed = trimToContext(turns, { contextTokens: 1040, replyTokens: 20, countPromptTokens: counting });
-    expect(trimmed.droppedMessages).toBe(200 - 50); // (1040 - 20 - 20) / 20
+    const trimmed = trimToContext(turns, { contextTokens: 1041, replyTokens: 20, countPromptTokens: counting });
+    expect(trimmed.droppedMessages).toBe(200 - 50); // (1041 - 1 - 20 - 20) / 20
     expect(calls).toBeLessThanOrEqual(9);
   });
 
   it("when there is no system turn, then only messages are counted and kept", () => {
     const turns = [message(0), message(1), message(2)];
-    const trimmed = trimToContext(turns, { contextTokens: 80, replyTokens: 40, countPromptTokens: count });
+    const trimmed = trimToContext(turns, { contextTokens: 81, replyTokens: 40, countPromptTokens: count });
     expect(trimmed).toEqual({ turns: [message(1), message(2)], droppedMessages: 1 });
   });
 });

@@ -26,7 +26,8 @@ export function trimToContext(turns: ChatTurn[], budget: ContextBudget): Trimmed
   const system = turns[0]?.role === "system" ? [turns[0]] : [];
   const messages = turns.slice(system.length);
   const newest = (kept: number) => [...system, ...messages.slice(messages.length - kept)];
-  const fits = (kept: number) => budget.countPromptTokens(newest(kept)) + budget.replyTokens <= budget.contextTokens;
+  // Strictly less: node-llama-cpp keeps a conversation whole only with a token of the context free.
+  const fits = (kept: number) => budget.countPromptTokens(newest(kept)) + budget.replyTokens < budget.contextTokens;
   // The prompt grows with every message kept, so the largest count that fits is found by bisection.
   let [low, high] = [Math.min(1, messages.length), messages.length];
   while (low < high) {

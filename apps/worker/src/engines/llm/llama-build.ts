@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
+import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { cpus, homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -36,21 +36,27 @@ export function nodeLlamaCppDir(): string {
 /** A key that changes with anything that makes a build unfit: node-llama-cpp's version, the CPU. */
 export function buildKey(): string {
   const { version } = JSON.parse(readFileSync(join(nodeLlamaCppDir(), "package.json"), "utf8")) as { version: string };
-  const cpu = existsSync("/proc/cpuinfo") ? cpuIdentity(readFileSync("/proc/cpuinfo", "utf8")) : process.arch;
+  const cpu = existsSync("/proc/cpuinfo") ? cpuIdentity(readFileSync("/proc/cpuinfo", "utf8")) : `${process.arch}|${cpus()[0]?.model ?? ""}`;
   return `${version}-${createHash("sha256").update(cpu).digest("hex").slice(0, 12)}`;
 }
 
-/** The CPU's model and instruction-set flags: what a build with GGML_NATIVE depends on. */
+/**
+ * The CPU's model and instruction-set extensions: what a build with GGML_NATIVE depends on. x86
+ * names them "model name" and "flags"; ARM "CPU implementer", "CPU part" and "Features".
+ */
 export function cpuIdentity(cpuinfo: string): string {
   const first = (field: string) => cpuinfo.match(new RegExp(`^${field}\\s*:\\s*(.*)$`, "m"))?.[1]?.trim() ?? "";
-  return `${first("model name")}|${first("flags")}`;
+  return [process.arch, ...["model name", "flags", "CPU implementer", "CPU part", "Features"].map(first)].join("|");
 }
 
 function localBuildDir(): string {
   return join(nodeLlamaCppDir(), "llama", "localBuilds", BUILD_FOLDER);
 }
 
-/** True when node-llama-cpp will load a build made for this machine (checked as getLlama checks it). */
+/**
+ * True when node-llama-cpp will load a build made for this machine (checked as getLlama checks it).
+ * A build without our marker was made by hand (`node-llama-cpp source build`) and is taken as it is.
+ */
 export async function hasLocalBuild(key = buildKey()): Promise<boolean> {
   const dir = localBuildDir();
   if (!existsSync(join(dir, "buildDone.status")) || !existsSync(join(dir, "Release", "llama-addon.node"))) return false;
@@ -60,7 +66,7 @@ export async function hasLocalBuild(key = buildKey()): Promise<boolean> {
 
 export function missingBuildTools(env: NodeJS.ProcessEnv = process.env): string[] {
   const onPath = (name: string) => (env.PATH ?? "").split(delimiter).some((dir) => dir !== "" && existsSync(join(dir, name)));
-  const missing = onPath("cmake") ? [] : ["cmake"];
+  const missing = ["cmake", "git"].filter((tool) => !onPath(tool));
   return onPath("c++") || onPath("g++") || onPath("clang++") ? missing : [...missing, "a C++ compiler (g++)"];
 }
 
@@ -75,12 +81,17 @@ export async function ensureLlamaBuild(options: LlamaBuildOptions): Promise<Llam
     return "restored";
   }
   const missing = missingBuildTools();
-  if (missing.length > 0) throw new Error(`building llama.cpp for this machine needs ${missing.join(" and ")} (Debian: apt-get install cmake g++)`);
+  if (missing.length > 0) throw new Error(`building llama.cpp for this machine needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`);
   options.log("llama.cpp: building it for this machine from the source node-llama-cpp ships (once; ~6 min on 2 cores)...");
   await runSourceBuild();
-  await mkdir(cached, { recursive: true });
-  await cp(join(localBuildDir(), "Release"), join(cached, "Release"), { recursive: true });
-  await writeFile(join(cached, "buildDone.status"), "");
+  // Into a fresh folder beside the cache entry, then renamed: a build half copied is never found.
+  const staging = `${cached}.${process.pid}.tmp`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  await cp(join(localBuildDir(), "Release"), join(staging, "Release"), { recursive: true });
+  await writeFile(join(staging, "buildDone.status"), "");
+  await rm(cached, { recursive: true, force: true });
+  await rename(staging, cached);
   await writeFile(join(localBuildDir(), MARKER), JSON.stringify({ key }));
   options.log(`llama.cpp: built; kept in ${cached} for later clones`);
   return "built";

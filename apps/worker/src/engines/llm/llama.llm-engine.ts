@@ -102,12 +102,16 @@ export class LlamaLlmEngine implements LlmEngine {
       });
       healthy = true;
       const after = slot.sequence.tokenMeter.getState();
-      // The sequence's meter counts what llama.cpp did: every sampled token is an "output" (also one
-      // held back as the start of a stop sequence), every prompt token it had to read an "input"
-      // (the prompt's last token is read as the first output, for the logits the reply starts from).
+      // The sequence's meter counts what llama.cpp did: every sampled token is an "output" (also the
+      // end-of-turn token, and one held back as the start of a stop sequence), every prompt token it
+      // had to read an "input" (the prompt's last token is read as the first output, for the logits
+      // the reply starts from).
       const tokens = Math.max(after.usedOutputTokens - before.usedOutputTokens, streamed);
       const read = after.usedInputTokens - before.usedInputTokens;
-      const cachedTokens = Math.min(Math.max(prompt.length - 1 - read, 0), prompt.length - 1);
+      // A prompt that did not fit beside the reply (a newest message over budget on its own) was
+      // shortened or shifted by LlamaChat, so the meter no longer says what came from the cache.
+      const fitted = prompt.length + input.sampling.maxTokens < this.contextTokens;
+      const cachedTokens = fitted ? Math.min(Math.max(prompt.length - 1 - read, 0), prompt.length - 1) : 0;
       return { text: result.response, tokens, promptTokens: prompt.length, cachedTokens };
     } catch (error) {
       healthy = input.signal.aborted;

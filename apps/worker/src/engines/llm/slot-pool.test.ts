@@ -82,6 +82,9 @@ describe("SlotPool", () => {
     const slot = new FakeSlot("a");
     const pool = new SlotPool([slot]);
     expect(() => pool.release(slot)).toThrow("not borrowed");
+    pool.release((await pool.acquire([1], live())).slot);
+    expect(() => pool.release(slot)).toThrow("not borrowed");
+    expect(pool.busyCount).toBe(0);
     expect(() => pool.release(new FakeSlot("stranger"))).toThrow("not borrowed");
   });
 

@@ -54,7 +54,8 @@ export class SlotPool<S extends CacheSlot> {
         },
       };
       const onAbort = (): void => {
-        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
         reject(signal.reason);
       };
       signal.addEventListener("abort", onAbort, { once: true });
