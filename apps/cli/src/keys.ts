@@ -5,7 +5,9 @@ import { runningLocalRedis } from "./local/local-state.js";
 import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
-  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N]   prints only the new key
+  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N] [--rotate]
+                                             prints only the new key; --rotate revokes a key
+                                             holding NAME first (revoked names are free again)
   list                                                                   every key, with column headers
   revoke ID|NAME
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
@@ -35,14 +37,14 @@ function parseScopes(value: string | undefined): string[] {
 type CommandLine = ReturnType<typeof parseCommand>;
 
 function parseCommand(args: string[]) {
-  return parseArgs({ args, allowPositionals: true, options: { name: { type: "string" }, scopes: { type: "string" }, limits: { type: "string" } } });
+  return parseArgs({ args, allowPositionals: true, options: { name: { type: "string" }, scopes: { type: "string" }, limits: { type: "string" }, rotate: { type: "boolean" } } });
 }
 
 async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Promise<void> {
   const [command, target] = positionals;
   if (command === "create") {
     if (!values.name) throw new UsageError("create needs --name NAME");
-    const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits));
+    const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits), { replace: values.rotate === true });
     process.stdout.write(`${secret}\n`);
   } else if (command === "list") {
     process.stdout.write("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\n");

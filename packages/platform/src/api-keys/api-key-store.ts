@@ -47,7 +47,13 @@ export class ApiKeyStore {
     private readonly keys: RedisKeys,
   ) {}
 
-  async create(name: string, scopes: string[], limits: Partial<OperationLimits> = {}): Promise<NewApiKey> {
+  /**
+   * A new key named `name` (names are unique among keys not revoked). With `replace`, a key already
+   * holding the name is revoked first: how a key is rotated under the same name.
+   */
+  async create(name: string, scopes: string[], limits: Partial<OperationLimits> = {}, { replace = false } = {}): Promise<NewApiKey> {
+    const holder = await this.redis.hget(this.keys.apiKeyNames(), name);
+    if (holder && replace) await this.revoke(holder);
     const record: ApiKeyRecord = {
       id: `key_${randomBytes(8).toString("hex")}`,
       name,
@@ -57,7 +63,7 @@ export class ApiKeyStore {
       revoked: false,
     };
     const claimed = await this.redis.hsetnx(this.keys.apiKeyNames(), name, record.id);
-    if (claimed === 0) throw new ApiKeyError(`a key named "${name}" already exists`);
+    if (claimed === 0) throw new ApiKeyError(`a key named "${name}" already exists: choose another name, revoke it first, or replace it (keys create --rotate)`);
     const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
     const secretHash = hashSecret(secret);
     await this.redis
@@ -90,7 +96,7 @@ export class ApiKeyStore {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** Revokes by id or by name; returns the revoked record. */
+  /** Revokes by id or by name and frees the name for a new key; returns the revoked record. */
   async revoke(idOrName: string): Promise<ApiKeyRecord> {
     const id = (await this.redis.hget(this.keys.apiKeyNames(), idOrName)) ?? idOrName;
     const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
@@ -99,6 +105,7 @@ export class ApiKeyStore {
     await this.redis.hset(key, "revoked", "1");
     const record = fromHash(await this.redis.hgetall(key));
     if (!record) throw new ApiKeyError(`key "${idOrName}" has no record`);
+    if ((await this.redis.hget(this.keys.apiKeyNames(), record.name)) === id) await this.redis.hdel(this.keys.apiKeyNames(), record.name);
     return record;
   }
 }
