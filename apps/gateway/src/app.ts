@@ -4,6 +4,7 @@ import express, { type Express } from "express";
 import type { Redis } from "ioredis";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler } from "./middleware/error-handler.js";
+import { methodNotAllowed } from "./middleware/method-not-allowed.js";
 import { createRateLimiters } from "./middleware/rate-limit.js";
 import { requestContext } from "./middleware/request-context.js";
 import { addHealthRoutes } from "./routes/health.route.js";
@@ -55,7 +56,7 @@ export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis">
  * every layer a request passes on its way to its route costs a few µs and some garbage (measured
  * with npm run bench), so status polls, the most frequent request, meet theirs after one layer.
  * Each API route authenticates in its own chain; the probes and /metrics, which need no API key,
- * come after the API; whatever matched nothing is authenticated, then 404.
+ * come after the API; whatever matched nothing is authenticated, then 405 (a known path) or 404.
  */
 export function buildApp(deps: GatewayDeps): Express {
   const app = express();
@@ -81,6 +82,7 @@ export function buildApp(deps: GatewayDeps): Express {
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   // An unknown path tells a caller without a valid key nothing but 401.
   app.use(authenticated);
+  app.use(methodNotAllowed(app));
   app.use((req, _res, next) => next(new ApiError("NOT_FOUND", `no endpoint ${req.method} ${req.path}`)));
   app.use(errorHandler(redisConnections(deps)));
   return app;

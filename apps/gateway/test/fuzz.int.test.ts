@@ -18,7 +18,7 @@ const MAX_HANGS = CONCURRENCY;
 
 /** The README's error-code table: every 4xx/5xx body carries one of these, with its status. */
 const README_CODES: Record<string, number> = {
-  INVALID_PARAMETER: 400, INVALID_JSON: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409,
+  INVALID_PARAMETER: 400, INVALID_JSON: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, RATE_LIMITED: 429, INTERNAL_ERROR: 500, SERVICE_UNAVAILABLE: 503,
 };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -104,6 +104,7 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
     if (!keysOk || !errorKeysOk || json.status !== "error") problems.push(`not the error envelope: ${label} body ${text.slice(0, 200)}`);
     else {
       if (README_CODES[code] !== answer.status) problems.push(`code ${String(code)} is not the README's code for ${answer.status}`);
+      if (answer.status === 405 && !answer.headers.allow) problems.push("405 without an Allow header");
       if (typeof error.message !== "string" || error.message === "") problems.push(`envelope without a message: ${label}`);
       if (error.details !== undefined && (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))) problems.push(`details is not an object: ${label}`);
       if (code === "INVALID_PARAMETER" && (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string")) problems.push(`INVALID_PARAMETER without details.parameter/expected_type: ${label}`);

@@ -63,6 +63,26 @@ describe("submitting text over HTTP", () => {
     expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
+  it.each(["/api/text/default", "/api/audio/full"])("when %s gets Content-Type: application/json and no body, then it is 400 naming body", async (path) => {
+    const res = await post(path).set("Content-Type", "application/json");
+    expectError(res, 400, "INVALID_PARAMETER");
+    expect(res.body.error.details).toEqual({ parameter: "body", expected_type: "object" });
+  });
+
+  it.each([
+    ["GET", "/api/text/default", "POST"],
+    ["PUT", "/api/v2/status/abc", "DELETE, GET, HEAD"],
+    ["GET", "/api/audio/full", "POST"],
+  ])("when %s %s (a known path, another method) comes with a valid key, then it is 405 with Allow: %s", async (method, path, allow) => {
+    const res = await request(gw.app)[method.toLowerCase() as "get" | "put"](path).auth(key, { type: "bearer" });
+    expectError(res, 405, "METHOD_NOT_ALLOWED");
+    expect(res.headers.allow).toBe(allow);
+  });
+
+  it("when a known path with another method comes without a key, then it is 401 like any path", async () => {
+    expect((await request(gw.app).get("/api/text/default")).status).toBe(401);
+  });
+
   it("when the body is over the limit, then it is 413", async () => {
     const huge = JSON.stringify({ messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }] });
     const res = await post("/api/text/default").set("Content-Type", "application/json").send(huge);

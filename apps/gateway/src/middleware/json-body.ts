@@ -3,10 +3,15 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 
 const parseJson = express.json({ limit: REQUEST_LIMITS.maxBodyBytes, strict: false, type: () => true });
 
-/** Requires `Content-Type: application/json` (415 otherwise) and parses the body. */
+/** Requires a body (400 naming `body`) sent as `Content-Type: application/json` (415 otherwise) and parses it. */
 export function jsonBody(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.is("application/json")) {
+    const type = req.is("application/json"); // null: the request has no body at all
+    if (type === null || req.headers["content-length"] === "0") {
+      next(new ApiError("INVALID_PARAMETER", "a JSON body is required", { parameter: "body", expected_type: "object" }));
+      return;
+    }
+    if (!type) {
       next(new ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with 'Content-Type: application/json'"));
       return;
     }
