@@ -255,8 +255,8 @@ describe("Dockerfile", () => {
 });
 
 describe(".env.example", () => {
-  it("when README's configuration table names a variable, then .env.example lists it", () => {
-    const names = read("README.md")
+  it("when the configuration reference (docs/configuration.md) names a variable, then .env.example lists it", () => {
+    const names = read("docs/configuration.md")
       .split("\n")
       .filter((line) => line.startsWith("| `"))
       .flatMap((line) => [...line.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]!));

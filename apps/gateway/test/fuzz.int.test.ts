@@ -16,7 +16,7 @@ const ANSWER_TIMEOUT_MS = 10_000;
 /** After this many hangs the storm stops: the verdict is clear and the run stays short. */
 const MAX_HANGS = CONCURRENCY;
 
-/** The README's error-code table: every 4xx/5xx body carries one of these, with its status. */
+/** The error-code table of docs/api.md: every 4xx/5xx body carries one of these, with its status. */
 const README_CODES: Record<string, number> = {
   INVALID_PARAMETER: 400, INVALID_JSON: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, RATE_LIMITED: 429, INTERNAL_ERROR: 500, SERVICE_UNAVAILABLE: 503,
@@ -103,7 +103,7 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
     const errorKeysOk = error && typeof error === "object" && Object.keys(error).every((k) => ["code", "message", "details"].includes(k));
     if (!keysOk || !errorKeysOk || json.status !== "error") problems.push(`not the error envelope: ${label} body ${text.slice(0, 200)}`);
     else {
-      if (README_CODES[code] !== answer.status) problems.push(`code ${String(code)} is not the README's code for ${answer.status}`);
+      if (README_CODES[code] !== answer.status) problems.push(`code ${String(code)} is not docs/api.md's code for ${answer.status}`);
       if (answer.status === 405 && !answer.headers.allow) problems.push("405 without an Allow header");
       if (typeof error.message !== "string" || error.message === "") problems.push(`envelope without a message: ${label}`);
       if (error.details !== undefined && (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))) problems.push(`details is not an object: ${label}`);

@@ -1,4 +1,4 @@
-/** Stable error codes: clients may branch on them. Listed with their meaning in the README. */
+/** Stable error codes: clients may branch on them. Listed with their meaning in docs/api.md. */
 export const ERROR_CODES = {
   INVALID_PARAMETER: 400,
   INVALID_JSON: 400,

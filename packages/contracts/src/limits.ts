@@ -1,6 +1,6 @@
 /**
  * Bounds the spec fixes, and the maxima it leaves open ("not shown"), chosen here and documented in
- * the README. Validation, the gateway's body parser and the docs all read them from this one place.
+ * docs/api.md. Validation, the gateway's body parser and the docs all read them from this one place.
  */
 export const SAMPLING_BOUNDS = {
   maxTokens: { min: 1, max: 2048, default: 150 },

@@ -1,4 +1,4 @@
-/** The audio formats a client may ask for, in the order the README lists them. */
+/** The audio formats a client may ask for, in the order docs/speech.md lists them. */
 export const AUDIO_FORMATS = ["mp3", "wav", "opus", "flac", "pcm"] as const;
 export type AudioFormat = (typeof AUDIO_FORMATS)[number];
 

@@ -1,7 +1,7 @@
 import type { AudioFormat } from "./audio-formats.js";
 import type { VoiceId } from "./voices.js";
 
-/** Bounds of a text-to-speech request; the schema, the engines and the README read them here. */
+/** Bounds of a text-to-speech request; the schema, the engines and docs/speech.md read them here. */
 export const SPEECH_LIMITS = {
   /** Characters (Unicode code points) of `text`. */
   textMaxChars: 4096,

@@ -6,7 +6,7 @@ import type { SpeechEngine } from "./speech-engine.js";
 export const SPEECH_ENGINE_KINDS = ["espeak", "openai-compatible"] as const;
 export type SpeechEngineKind = (typeof SPEECH_ENGINE_KINDS)[number];
 
-/** Plain data, as read from the environment by the worker's config (suggested variables in the README). */
+/** Plain data, as read from the environment by the worker's config (the variables are in docs/configuration.md). */
 export type SpeechEngineConfig =
   | ({ engine: "espeak" } & EspeakSpeechEngineOptions)
   | ({ engine: "openai-compatible" } & Omit<OpenAiCompatibleSpeechEngineOptions, "fetch">);
