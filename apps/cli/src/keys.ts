@@ -6,9 +6,9 @@ import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
   create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N] [--rotate]
-                                             prints only the new key; --rotate revokes a key
-                                             holding NAME first (revoked names are free again)
-  list                                                                   every key, with column headers
+          prints only the new key; --rotate revokes a key holding NAME first
+          (revoked names are free again)
+  list    every key, with column headers
   revoke ID|NAME
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
 Redis: REDIS_URL (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;

@@ -70,7 +70,8 @@ const children: Child[] = [];
  * else 9100 + i, or a free port where that one is taken (another service on this host).
  */
 async function workerPort(i: number): Promise<number> {
-  if (process.env.WORKER_HTTP_PORT) return Number(process.env.WORKER_HTTP_PORT) === 0 ? 0 : Number(process.env.WORKER_HTTP_PORT) + i;
+  const chosen = Number(process.env.WORKER_HTTP_PORT);
+  if (process.env.WORKER_HTTP_PORT) return chosen === 0 ? 0 : chosen + i;
   const port = await portOrFree(9100 + i);
   if (port !== 9100 + i) say(`worker ${i + 1}: port ${9100 + i} is taken, its health and metrics are on ${port} (WORKER_HTTP_PORT chooses)`);
   return port;

@@ -9,7 +9,7 @@ import { ensureLlamaBuild } from "./engines/llm/llama-build.js";
 const USAGE = `usage: npm run llama:build [-- --cache DIR]
 
 Builds llama.cpp for this CPU from the source node-llama-cpp ships (offline, ~6 min on 2 cores,
-needs cmake and g++), or restores an earlier build from the cache. The worker's llama.cpp engine
+needs cmake, g++ and git), or restores an earlier build from the cache. The worker's llama.cpp engine
 uses it when present; without it, node-llama-cpp's prebuilt binary is 2-4x slower on CPU.
 
   --cache DIR   where builds are kept across clones (default ~/.cache/chorus/llama-builds;

@@ -70,11 +70,23 @@ export async function viaLlamaServer(url: string, turns: { role: string; content
   return { tokens: reply.usage?.completion_tokens ?? Number.NaN, promptTokens: reply.usage?.prompt_tokens ?? Number.NaN, cachedTokens: reply.timings?.cache_n ?? Number.NaN, ms: nowMs() - sentAt };
 }
 
-/** Tokens per second of requests sent at once: all their tokens over the time until the last one ended. */
-export async function aggregateRate(requests: InferenceRequest[], send: (request: InferenceRequest) => Promise<Completion>): Promise<number> {
+/** Requests sent at once: what came back, and the seconds until the last one ended. */
+async function sendAll(requests: InferenceRequest[], send: (request: InferenceRequest) => Promise<Completion>) {
   const started = nowMs();
   const done = await Promise.all(requests.map(send));
-  return done.reduce((sum, c) => sum + c.tokens, 0) / ((nowMs() - started) / 1000);
+  return { done, seconds: (nowMs() - started) / 1000 };
+}
+
+/** Tokens per second of requests sent at once: all their tokens over the time until the last one ended. */
+export async function aggregateRate(requests: InferenceRequest[], send: (request: InferenceRequest) => Promise<Completion>): Promise<number> {
+  const { done, seconds } = await sendAll(requests, send);
+  return done.reduce((sum, c) => sum + c.tokens, 0) / seconds;
+}
+
+/** Requests sent at once, completed per minute. */
+export async function jobsPerMinute(requests: InferenceRequest[], send: (request: InferenceRequest) => Promise<Completion>): Promise<number> {
+  const { done, seconds } = await sendAll(requests, send);
+  return (done.length / seconds) * 60;
 }
 
 /** `count` rounds of every side, the order rotating each round so no side always goes first. */

@@ -13,7 +13,7 @@ import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/
 import { startRealWorker } from "../stack/workers.js";
 import { appEnv } from "../../../apps/cli/dist/local/app-command.js";
 import { buildChatTurns, loadCharacterCatalog } from "../worker-dist/llm-engine.js";
-import { aggregateRate, apiBody, conversation, nextTurn, rotate, viaEngine, viaLlamaServer, viaService, type Completion, type InferenceRequest } from "./inference-jobs.js";
+import { aggregateRate, apiBody, conversation, jobsPerMinute, nextTurn, rotate, viaEngine, viaLlamaServer, viaService, type Completion, type InferenceRequest } from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
@@ -157,11 +157,10 @@ async function failedAttempts(stack: BenchStack): Promise<{ attempts: number; jo
 async function burstRows(run: Run): Promise<BenchRow[]> {
   const slots = 2; // the worker's default WORKER_CONCURRENCY: the burst is 100x its slots
   const jobs = Array.from({ length: run.scale.burstJobs }, (_, i): InferenceRequest => ({ messages: conversation(`b${i}`, 1, 40), maxTokens: 8 }));
-  const perMinute = async (send: (q: InferenceRequest) => Promise<Completion>) => ((await aggregateRate(jobs, async (q) => ({ ...(await send(q)), tokens: 1 }))) * 60);
   const measured = await withSides({ ...run, llamaServer: null }, slots, async ({ engine }) => {
-    const service = await perMinute((q) => viaService(run.ctx.stack, q, BURST_POLL_MS));
+    const service = await jobsPerMinute(jobs, (q) => viaService(run.ctx.stack, q, BURST_POLL_MS));
     const failures = await failedAttempts(run.ctx.stack);
-    return { service, engine: await perMinute((q) => viaEngine(engine, q)), failures };
+    return { service, engine: await jobsPerMinute(jobs, (q) => viaEngine(engine, q)), failures };
   });
   const method = `${jobs.length} jobs of max_tokens 8 submitted at once to one worker with ${slots} slots, each polled every ${BURST_POLL_MS} ms; the engine alone gets the same ${jobs.length} calls at once`;
   const failed: Figure = { label: "failed attempts of those jobs (BullMQ attempts beyond the first, and failures)", value: measured.failures.attempts, unit: "count" };

@@ -28,8 +28,10 @@ export function trimToContext(turns: ChatTurn[], budget: ContextBudget): Trimmed
   const newest = (kept: number) => [...system, ...messages.slice(messages.length - kept)];
   // Strictly less: node-llama-cpp keeps a conversation whole only with a token of the context free.
   const fits = (kept: number) => budget.countPromptTokens(newest(kept)) + budget.replyTokens < budget.contextTokens;
-  // The prompt grows with every message kept, so the largest count that fits is found by bisection.
-  let [low, high] = [Math.min(1, messages.length), messages.length];
+  // Most conversations fit whole: one count. Otherwise the prompt grows with every message kept, so
+  // the largest count that fits is found by bisection.
+  if (fits(messages.length)) return { turns, droppedMessages: 0 };
+  let [low, high] = [Math.min(1, messages.length), messages.length - 1];
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
     if (fits(middle)) low = middle;

@@ -52,8 +52,8 @@ export class ApiKeyStore {
    * holding the name is revoked first: how a key is rotated under the same name.
    */
   async create(name: string, scopes: string[], limits: Partial<OperationLimits> = {}, { replace = false } = {}): Promise<NewApiKey> {
-    const holder = await this.redis.hget(this.keys.apiKeyNames(), name);
-    if (holder && replace) await this.revoke(holder);
+    const holder = replace ? await this.redis.hget(this.keys.apiKeyNames(), name) : null;
+    if (holder) await this.revoke(holder);
     const record: ApiKeyRecord = {
       id: `key_${randomBytes(8).toString("hex")}`,
       name,

@@ -86,10 +86,7 @@ export async function ensureLlamaBuild(options: LlamaBuildOptions): Promise<Llam
   await runSourceBuild();
   // Into a fresh folder beside the cache entry, then renamed: a build half copied is never found.
   const staging = `${cached}.${process.pid}.tmp`;
-  await rm(staging, { recursive: true, force: true });
-  await mkdir(staging, { recursive: true });
-  await cp(join(localBuildDir(), "Release"), join(staging, "Release"), { recursive: true });
-  await writeFile(join(staging, "buildDone.status"), "");
+  await copyBuild(localBuildDir(), staging);
   await rm(cached, { recursive: true, force: true });
   await rename(staging, cached);
   await writeFile(join(localBuildDir(), MARKER), JSON.stringify({ key }));
@@ -98,11 +95,16 @@ export async function ensureLlamaBuild(options: LlamaBuildOptions): Promise<Llam
 }
 
 async function place(cached: string, key: string): Promise<void> {
-  const target = localBuildDir();
-  await rm(target, { recursive: true, force: true });
-  await cp(join(cached, "Release"), join(target, "Release"), { recursive: true });
-  await writeFile(join(target, MARKER), JSON.stringify({ key }));
-  await writeFile(join(target, "buildDone.status"), "");
+  await copyBuild(cached, localBuildDir());
+  await writeFile(join(localBuildDir(), MARKER), JSON.stringify({ key }));
+}
+
+/** The files node-llama-cpp loads a local build from (`Release/`), and its "build done" mark. */
+async function copyBuild(from: string, to: string): Promise<void> {
+  await rm(to, { recursive: true, force: true });
+  await mkdir(to, { recursive: true });
+  await cp(join(from, "Release"), join(to, "Release"), { recursive: true });
+  await writeFile(join(to, "buildDone.status"), "");
 }
 
 /** node-llama-cpp's own `source download`: clones its bundled llama.cpp (no network) and compiles it. */

@@ -111,7 +111,7 @@ export class LlamaLlmEngine implements LlmEngine {
       // A prompt that did not fit beside the reply (a newest message over budget on its own) was
       // shortened or shifted by LlamaChat, so the meter no longer says what came from the cache.
       const fitted = prompt.length + input.sampling.maxTokens < this.contextTokens;
-      const cachedTokens = fitted ? Math.min(Math.max(prompt.length - 1 - read, 0), prompt.length - 1) : 0;
+      const cachedTokens = fitted ? Math.max(prompt.length - 1 - read, 0) : 0;
       return { text: result.response, tokens, promptTokens: prompt.length, cachedTokens };
     } catch (error) {
       healthy = input.signal.aborted;
