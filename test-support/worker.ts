@@ -1,7 +1,8 @@
 import { createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
-import { LlamaLlmEngine } from "../apps/worker/src/engines/llm/llama.llm-engine.js";
+import { loadLlamaEngine, type LlamaRuntime } from "../apps/worker/src/engines/llm/llama-engine.factory.js";
+import { findLlamaServer } from "../apps/worker/src/engines/llm/llama-server.build.js";
 import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
 import { listenForCancellations } from "../apps/worker/src/cancellation-listener.js";
 import { JobTimeStats } from "../apps/worker/src/progress/job-time-stats.js";
@@ -18,8 +19,24 @@ export interface TestWorker {
   close(): Promise<void>;
 }
 
-export function loadFixtureEngine(sequences = 2, contextSize = 1024): Promise<LlamaLlmEngine> {
-  return LlamaLlmEngine.load({ modelPath: FIXTURE_MODEL, threads: 2, sequences, contextSize, gpu: false });
+/** The llama-server the worker would run (`npm run llama:build` makes it; CI runs that), or null. */
+export const LLAMA_SERVER_BINARY = process.env.LLAMA_SERVER_BIN ?? findLlamaServer(process.env.LLAMA_BUILD_CACHE);
+
+/** The fixture model on a llama.cpp engine; `auto`, as the worker does by default: llama-server when built. */
+export async function loadFixtureEngine(sequences = 2, contextSize = 1024, runtime: LlamaRuntime = "auto"): Promise<LlmEngine> {
+  const settings = { modelPath: FIXTURE_MODEL, threads: 2, sequences, contextSize, gpu: false as const };
+  return (await loadLlamaEngine({ ...settings, runtime, serverBinary: LLAMA_SERVER_BINARY, logger: testLogger("llama") })).engine;
+}
+
+/** The llama.cpp runtimes to run a suite on: both, each skipped with its reason when it cannot run here. */
+export const LLAMA_RUNTIMES = ["server", "in-process"] as const;
+
+/** A describe per runtime; the server's says why it is skipped where llama-server was not built. */
+export function describeEachLlamaRuntime(name: string, body: (runtime: (typeof LLAMA_RUNTIMES)[number]) => void): void {
+  for (const runtime of LLAMA_RUNTIMES) {
+    if (runtime === "server" && !LLAMA_SERVER_BINARY) describe.skip(`${name} [llama-server] [SKIPPED: no llama-server built; run npm run llama:build]`, () => body(runtime));
+    else describe(`${name} [${runtime}]`, () => body(runtime));
+  }
 }
 
 /** The real worker (as main.ts builds it) in this process, on the shared fixture model. */

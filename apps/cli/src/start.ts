@@ -43,7 +43,7 @@ function ensureLlamaBuild(): void {
   if (process.env.LLM_ENGINE === "openai-compatible" && !process.env.MODELS_CONFIG) return;
   const script = fileURLToPath(new URL("../../worker/dist/build-llama.js", import.meta.url));
   const result = spawnSync(process.execPath, [script], { stdio: "inherit" });
-  if (result.status !== 0) say("continuing with node-llama-cpp's prebuilt llama.cpp, 2-4x slower on CPU (npm run llama:build -- --help)");
+  if (result.status !== 0) say("continuing without llama.cpp built for this machine: generation runs 1.5-4x slower (npm run llama:build -- --help)");
 }
 
 ensureLlamaBuild();

@@ -1,6 +1,8 @@
 import { availableParallelism, homedir } from "node:os";
 import { join } from "node:path";
 import { COMMON_ENV, ConfigError, loadConfig, type CommonConfig, type EnvSchema } from "@chorus/platform";
+import type { LlamaRuntime } from "./engines/llm/llama-engine.factory.js";
+import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
 
 export const WORKER_ENV = {
@@ -13,6 +15,9 @@ export const WORKER_ENV = {
   MODELS_DIR: { type: "string", default: join(homedir(), ".cache", "chorus", "models"), description: "model download cache" },
   LLM_THREADS: { type: "integer", default: availableParallelism(), minimum: 1, description: "llama.cpp CPU threads (default: the cores available)" },
   LLM_GPU: { type: "string", default: "false", enum: ["false", "auto"], description: "false: CPU only; auto: use CUDA/Vulkan/Metal when present" },
+  LLAMA_RUNTIME: { type: "string", default: "auto", enum: ["auto", "server", "in-process"], description: "llama: run llama.cpp's own llama-server as a child process (server, the fast one), node-llama-cpp in the worker (in-process), or the server when npm run llama:build made one (auto)" },
+  LLAMA_SERVER_BIN: { type: "string", description: "llama: a llama-server binary to run (default: the one npm run llama:build keeps in LLAMA_BUILD_CACHE)" },
+  LLAMA_BUILD_CACHE: { type: "string", default: DEFAULT_LLAMA_BUILD_CACHE, description: "where npm run llama:build keeps its builds" },
   LLM_CONTEXT_SIZE: { type: "integer", default: 4096, minimum: 256, description: "context tokens per sequence (clamped to the model's training context)" },
   WORKER_CONCURRENCY: { type: "integer", default: 2, minimum: 1, maximum: 64, description: "text jobs one worker runs at once (one context sequence each)" },
   PROGRESS_INTERVAL_MS: { type: "integer", default: 250, minimum: 50, description: "minimum time between progress writes of one job" },
@@ -41,6 +46,9 @@ export interface WorkerConfig extends CommonConfig {
   MODELS_DIR: string;
   LLM_THREADS: number;
   LLM_GPU: "false" | "auto";
+  LLAMA_RUNTIME: LlamaRuntime;
+  LLAMA_SERVER_BIN?: string;
+  LLAMA_BUILD_CACHE: string;
   LLM_CONTEXT_SIZE: number;
   WORKER_CONCURRENCY: number;
   PROGRESS_INTERVAL_MS: number;

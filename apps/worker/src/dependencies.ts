@@ -1,4 +1,5 @@
 import { createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import type { WorkerConfig } from "./config.js";
 import { loadModelsConfigFile, modelsConfigFromEnv } from "./models/load-models-config.js";
@@ -17,6 +18,8 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     sequences: config.WORKER_CONCURRENCY,
     contextSize: config.LLM_CONTEXT_SIZE,
     gpu: config.LLM_GPU === "auto" ? "auto" : false,
+    llamaRuntime: config.LLAMA_RUNTIME,
+    llamaServerBinary: config.LLAMA_SERVER_BIN ?? findLlamaServer(config.LLAMA_BUILD_CACHE),
     modelsDir: config.MODELS_DIR,
     env: process.env,
     logger,

@@ -1,12 +1,15 @@
 import { describeLlmEngineContract } from "../src/engines/llm/llm-engine.contract.js";
 import { describeWithModel } from "../../../test-support/fixtures.js";
-import { loadFixtureEngine } from "../../../test-support/worker.js";
+import { describeEachLlamaRuntime, loadFixtureEngine } from "../../../test-support/worker.js";
 
-// The same contract the OpenAI-compatible engine passes, here on a real GGUF through llama.cpp.
+// The same contract the OpenAI-compatible engine passes, here on a real GGUF through llama.cpp:
+// as llama-server run by the worker (the default) and in process through node-llama-cpp.
 describeWithModel("llama.cpp engine on the shared fixture model", () => {
-  describeLlmEngineContract("llama.cpp (stories260K-chatml)", () => loadFixtureEngine(2), {
-    testTimeoutMs: 60_000,
-    longMaxTokens: 400,
-    tokenCountTolerance: 0,
+  describeEachLlamaRuntime("llama.cpp", (runtime) => {
+    describeLlmEngineContract(`llama.cpp ${runtime} (stories260K-chatml)`, () => loadFixtureEngine(2, 1024, runtime), {
+      testTimeoutMs: 60_000,
+      longMaxTokens: 400,
+      tokenCountTolerance: 0,
+    });
   });
 });

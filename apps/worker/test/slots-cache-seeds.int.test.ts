@@ -1,17 +1,20 @@
 import type { StatusRecord } from "@chorus/contracts";
 import request from "supertest";
-import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
-import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { describeEachLlamaRuntime, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
-/** The worker's slots, prompt cache and seeds, through the real gateway, queue and llama.cpp engine. */
-describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () => {
+/**
+ * The worker's slots, prompt cache and seeds, through the real gateway, queue and llama.cpp engine,
+ * on both ways of running llama.cpp: llama-server (the default) and in process.
+ */
+describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () => describeEachLlamaRuntime("slots, prompt cache and seeds", (runtime) => {
   const CONCURRENCY = 2;
   let gw: TestGateway;
   let worker: TestWorker;
-  let engine: LlamaLlmEngine;
+  let engine: LlmEngine;
   let key: string;
   const failedAttempts: string[] = [];
   const attemptsStarted = new Map<string, number>();
@@ -19,7 +22,7 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () => {
   beforeAll(async () => {
     const prefix = uniquePrefix("slots");
     gw = await startTestGateway(prefix);
-    engine = await loadFixtureEngine(CONCURRENCY, 2048); // the model's whole context: a long conversation fits
+    engine = await loadFixtureEngine(CONCURRENCY, 2048, runtime); // the model's whole context: a long conversation fits
     worker = await startTestWorker(prefix, engine, { concurrency: CONCURRENCY });
     const [text] = worker.workers;
     text?.on("failed", (job, error) => failedAttempts.push(`${String(job?.id)} attempt ${String(job?.attemptsMade)}: ${error.message}`));
@@ -94,4 +97,4 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "samplingParams.seed", expected_type: "integer" } });
   });
-});
+}));

@@ -4,7 +4,7 @@ import request from "supertest";
 import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
-import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
@@ -16,7 +16,7 @@ const CONTENT_TYPES: Record<AudioFormat, RegExp> = { mp3: /^audio\/mpeg$/, wav: 
 describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)", () => {
   let gw: TestGateway;
   let worker: TestWorker;
-  let llm: LlamaLlmEngine;
+  let llm: LlmEngine;
   let speech: EspeakSpeechEngine;
   let key: string;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
 import { Queue } from "bullmq";
 import request from "supertest";
-import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
@@ -12,7 +12,7 @@ const LONG = { ...defaultRequest(), samplingParams: { max_tokens: 2048, temperat
 
 describeWithModel("cancelling and time-limiting generations", () => {
   let gw: TestGateway;
-  let engine: LlamaLlmEngine;
+  let engine: LlmEngine;
   let key: string;
   beforeAll(async () => {
     gw = await startTestGateway(uniquePrefix("control"));

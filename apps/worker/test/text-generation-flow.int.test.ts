@@ -1,6 +1,6 @@
 import { MODEL_IDS, type StatusRecord } from "@chorus/contracts";
 import request from "supertest";
-import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { characterRequest, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
@@ -9,7 +9,7 @@ import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../te
 describeWithModel("a conversation through gateway, queue and worker (stories260K-chatml)", () => {
   let gw: TestGateway;
   let worker: TestWorker;
-  let engine: LlamaLlmEngine;
+  let engine: LlmEngine;
   let key: string;
 
   beforeAll(async () => {
@@ -93,7 +93,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
   });
 
   it("when the engine fails for good, then the record becomes error with a reason", async () => {
-    const failing = { name: "failing", contextTokens: 4096, countPromptTokens: () => 1, generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
+    const failing = { name: "failing", contextTokens: 4096, countPromptTokens: async () => 1, generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
     const prefix = uniquePrefix("flow-fail");
     const gw2 = await startTestGateway(prefix);
     const w2 = await startTestWorker(prefix, failing);

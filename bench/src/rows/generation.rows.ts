@@ -13,7 +13,7 @@ import type { BenchContext, RowGroup } from "./row-group.js";
  * Issue 4: tokens per second of a generation job through the whole system next to the same model
  * generating directly, same threads. Subject: jobs submitted one at a time to the gateway, the
  * status polled until `completed`; tokens / (submit → completed seen), and the worker's own
- * tokens / processingTime from the record. Baseline: the worker's LlamaLlmEngine alone in a
+ * tokens / processingTime from the record. Baseline: the worker's llama.cpp engine alone in a
  * process, same model file, LLM_THREADS, sequences (WORKER_CONCURRENCY) and context size.
  * Run for the bench's model and for a larger model shape made offline (models/larger-model.ts).
  */
@@ -34,7 +34,7 @@ function tokFigure(label: string, values: number[]): Figure {
 }
 
 function modelRows(run: ModelRun, threads: number, jobs: { subject: GenerationJob[]; baseline: GenerationJob[] }, extraNote: string): BenchRow[] {
-  const direct = tokFigure("the worker's LlamaLlmEngine.generate alone in a process (same prompt, model, threads)", rates(jobs.baseline, (j) => j.workerS));
+  const direct = tokFigure("the worker's llama.cpp engine alone in a process (same prompt, model, threads)", rates(jobs.baseline, (j) => j.workerS));
   const endToEnd = tokFigure("submit → queue → worker → status polled until completed", rates(jobs.subject, (j) => j.endToEndS));
   const workerSide = tokFigure("the worker's own figure: tokens / processingTime of the record", rates(jobs.subject, (j) => j.workerS));
   const tokens = (list: GenerationJob[]) => round(median(list.map((j) => j.tokens)), 0);

@@ -103,7 +103,7 @@ async function decodeRateRows(run: Run): Promise<BenchRow[]> {
     });
     const method = `${jobs} job(s) sent at once, ${run.scale.maxTokens} tokens each, ${options.rounds} rounds (order rotating) after a warm-up; ${options.threads} threads, ${jobs} slot(s) of ${CONTEXT_PER_SLOT} tokens on every side; ${basename(run.model)}`;
     const service = figure(`the service (submit → worker → status polled every ${THROUGHPUT_POLL_MS} ms), all tokens / time to the last reply`, rates.service ?? [], "tok/s");
-    const engine = figure("the worker's LlamaLlmEngine alone in a process, same jobs at once", rates.engine ?? [], "tok/s");
+    const engine = figure("the worker's llama.cpp engine alone in a process, same jobs at once", rates.engine ?? [], "tok/s");
     rows.push(row(`inference: ${jobs} job(s) at once, aggregate tok/s vs the engine alone`, service, engine, null, [method]));
     if (rates.server) {
       const anchor = figure(`llama-server (same llama.cpp commit), /v1/chat/completions with the worker's chat turns`, rates.server, "tok/s");
@@ -220,7 +220,7 @@ export const inferenceRows: RowGroup = {
     const scale = options.quick ? QUICK : FULL;
     const anchor = options.anchor === "llama-server" ? await ensureLlamaServer(log) : { skipped: "skipped: --anchor none" };
     const llamaServer = "path" in anchor ? anchor.path : null;
-    const anchorNote = "path" in anchor ? `llama-server built from node-llama-cpp's bundled llama.cpp ${anchor.commit}, GGML_NATIVE and OpenMP like the worker's build` : `llama-server rows ${anchor.skipped}`;
+    const anchorNote = "path" in anchor ? `llama-server ${anchor.path} (the worker's build of node-llama-cpp's bundled llama.cpp ${anchor.commit}), run with its own defaults` : `llama-server rows ${anchor.skipped}`;
     if (!llamaServer) log(`  ${anchorNote}`);
     const larger = options.largerModel ? await writeLargerModel(options.model) : null;
     try {

@@ -1,7 +1,7 @@
 import type { ModelId } from "@chorus/contracts";
 import type { Logger } from "@chorus/platform";
 import type { Character, CharacterCatalog } from "../characters/character-catalog.js";
-import { LlamaLlmEngine } from "../engines/llm/llama.llm-engine.js";
+import { loadLlamaEngine, type LlamaRuntime, type LoadedLlamaEngine } from "../engines/llm/llama-engine.factory.js";
 import type { LlmEngine } from "../engines/llm/llm-engine.js";
 import { resolveModel } from "../engines/llm/model-resolver.js";
 import { OpenAiCompatibleLlmEngine } from "../engines/llm/openai-compatible.llm-engine.js";
@@ -19,6 +19,9 @@ export interface EngineRuntime {
   sequences: number;
   contextSize: number;
   gpu: "auto" | false;
+  llamaRuntime: LlamaRuntime;
+  /** A llama-server binary for this machine (LLAMA_SERVER_BIN, or `npm run llama:build`'s), or null. */
+  llamaServerBinary: string | null;
   modelsDir: string;
   env: NodeJS.ProcessEnv;
   logger: Logger;
@@ -31,22 +34,25 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
     return new OpenAiCompatibleLlmEngine({ ...spec, ...(apiKey ? { apiKey } : {}), stop: STOP_SEQUENCES });
   }
   const modelPath = await resolveModel({ model: spec.model, directory: runtime.modelsDir, showProgress: process.stderr.isTTY });
-  const engine = await LlamaLlmEngine.load({ modelPath, threads: runtime.threads, sequences: runtime.sequences, contextSize: runtime.contextSize, gpu: runtime.gpu }).catch((error: unknown) => {
+  const { threads, sequences, contextSize, gpu, logger } = runtime;
+  const settings = { modelPath, threads, sequences, contextSize, gpu, runtime: runtime.llamaRuntime, serverBinary: runtime.llamaServerBinary, logger };
+  const loaded = await loadLlamaEngine(settings).catch((error: unknown) => {
     const setting = `LLM_MODEL, or the model of engine "${name}" when MODELS_CONFIG is set`;
     throw new Error(`could not load ${modelPath} as a GGUF model (${setting}): ${error instanceof Error ? error.message : String(error)}`);
   });
-  runtime.logger.info("engine ready", { engine: name, type: spec.type, modelPath, threads: runtime.threads, sequences: runtime.sequences, binary: engine.binary });
-  warnOfSlowLlama(engine, runtime);
-  return engine;
+  logger.info("engine ready", { engine: name, type: spec.type, modelPath, threads, sequences, contextTokens: loaded.engine.contextTokens, runs: loaded.runs });
+  warnOfSlowLlama(loaded, runtime);
+  return loaded.engine;
 }
 
-/** The two settings that cost llama.cpp 1.5-4x on CPU when missed (docs/engines.md). */
-function warnOfSlowLlama(engine: LlamaLlmEngine, runtime: EngineRuntime): void {
-  if (engine.binary === "prebuilt") {
-    runtime.logger.warn("llama.cpp runs node-llama-cpp's prebuilt binary, 2-4x slower on CPU than one built for this machine: run `npm run llama:build` once");
-  }
+/** What costs llama.cpp 1.5-4x on CPU when missed (docs/engines.md). */
+function warnOfSlowLlama({ runs }: LoadedLlamaEngine, runtime: EngineRuntime): void {
+  if (runs === "llama-server") return;
+  const build = "run `npm run llama:build` once (it builds llama-server and llama.cpp for this machine)";
+  if (runtime.llamaRuntime === "auto") runtime.logger.warn(`llama.cpp runs in the worker process, not as llama-server (1.3-2x slower): ${build}`);
+  if (runs === "in-process (prebuilt binary)") runtime.logger.warn(`llama.cpp runs node-llama-cpp's prebuilt binary, 2-4x slower on CPU than one built for this machine: ${build}`);
   if (runtime.env.UV_THREADPOOL_SIZE === undefined) {
-    runtime.logger.warn("UV_THREADPOOL_SIZE is not set: start the worker with UV_THREADPOOL_SIZE=1 (as npm start and the image do), or generation runs 1.5-2x slower");
+    runtime.logger.warn("UV_THREADPOOL_SIZE is not set: start the worker with UV_THREADPOOL_SIZE=1 (as npm start and the image do), or in-process generation runs 1.5-2x slower");
   }
 }
 

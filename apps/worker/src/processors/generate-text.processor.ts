@@ -49,7 +49,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     const startedAt = Date.now();
     const { engine, character } = deps.modelFor(model);
     const sampling = resolveSampling(job.data, character.sampling);
-    const { turns, droppedMessages } = trimToContext(buildChatTurns(request, character), {
+    const { turns, droppedMessages } = await trimToContext(buildChatTurns(request, character), {
       contextTokens: engine.contextTokens,
       replyTokens: sampling.maxTokens,
       countPromptTokens: (turns) => engine.countPromptTokens(turns),

@@ -6,7 +6,7 @@ export interface ContextBudget {
   /** Tokens reserved for the reply (max_tokens). */
   replyTokens: number;
   /** Tokens the prompt made from these turns takes (the engine's own count, template included). */
-  countPromptTokens: (turns: ChatTurn[]) => number;
+  countPromptTokens: (turns: ChatTurn[]) => Promise<number>;
 }
 
 export interface TrimmedConversation {
@@ -22,19 +22,19 @@ export interface TrimmedConversation {
  * counted whole, as the engine renders it, so a kept conversation really fits: one that did not
  * would be shifted by the engine mid-prompt, which also throws away the slot's prompt cache.
  */
-export function trimToContext(turns: ChatTurn[], budget: ContextBudget): TrimmedConversation {
+export async function trimToContext(turns: ChatTurn[], budget: ContextBudget): Promise<TrimmedConversation> {
   const system = turns[0]?.role === "system" ? [turns[0]] : [];
   const messages = turns.slice(system.length);
   const newest = (kept: number) => [...system, ...messages.slice(messages.length - kept)];
   // Strictly less: node-llama-cpp keeps a conversation whole only with a token of the context free.
-  const fits = (kept: number) => budget.countPromptTokens(newest(kept)) + budget.replyTokens < budget.contextTokens;
+  const fits = async (kept: number) => (await budget.countPromptTokens(newest(kept))) + budget.replyTokens < budget.contextTokens;
   // Most conversations fit whole: one count. Otherwise the prompt grows with every message kept, so
   // the largest count that fits is found by bisection.
-  if (fits(messages.length)) return { turns, droppedMessages: 0 };
+  if (await fits(messages.length)) return { turns, droppedMessages: 0 };
   let [low, high] = [Math.min(1, messages.length), messages.length - 1];
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
-    if (fits(middle)) low = middle;
+    if (await fits(middle)) low = middle;
     else high = middle - 1;
   }
   return { turns: newest(low), droppedMessages: messages.length - low };

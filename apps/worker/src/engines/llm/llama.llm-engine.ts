@@ -76,7 +76,7 @@ export class LlamaLlmEngine implements LlmEngine {
     return new LlamaLlmEngine(model, context, llama.buildType);
   }
 
-  countPromptTokens(turns: ChatTurn[]): number {
+  async countPromptTokens(turns: ChatTurn[]): Promise<number> {
     return this.promptTokens(toHistory(turns)).length;
   }
 

@@ -42,10 +42,10 @@ export interface LlmEngine {
   /** Tokens one generation can hold: prompt and reply together. */
   readonly contextTokens: number;
   /**
-   * Tokens the prompt made from `turns` takes, chat template included: exact for llama.cpp, an
-   * estimate for remote servers (their tokenizer and template are not at hand).
+   * Tokens the prompt made from `turns` takes, chat template included: exact for llama.cpp (in
+   * process or its server), an estimate for other remote servers (their tokenizer is not at hand).
    */
-  countPromptTokens(turns: ChatTurn[]): number;
+  countPromptTokens(turns: ChatTurn[]): Promise<number>;
   generate(input: GenerationInput): Promise<GenerationResult>;
   close(): Promise<void>;
 }

@@ -90,7 +90,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   }
 
   /** About four characters a token for English text, and a few tokens of template around each turn. */
-  countPromptTokens(turns: ChatTurn[]): number {
+  async countPromptTokens(turns: ChatTurn[]): Promise<number> {
     return turns.reduce((sum, turn) => sum + Math.ceil(turn.content.length / 4) + ESTIMATED_TURN_TEMPLATE_TOKENS, 0);
   }
 

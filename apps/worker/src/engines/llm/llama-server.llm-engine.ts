@@ -1,0 +1,174 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
+import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.process.js";
+import { SlotMonitor } from "./llama-server.slot-monitor.js";
+import { SlotPool, type CacheSlot } from "./slot-pool.js";
+import { STOP_SEQUENCES } from "./stop-sequences.js";
+
+/** How often running jobs' progress is read from the server (one request for every slot). */
+const PROGRESS_POLL_MS = 100;
+
+/** One of llama-server's slots, and the prompt it last read (what its cache holds, in front). */
+class ServerSlot implements CacheSlot {
+  tokens: readonly number[] = [];
+
+  constructor(readonly id: number) {}
+
+  cachedTokens(): readonly number[] {
+    return this.tokens;
+  }
+}
+
+/** The fields of llama-server's chat completion answer read here. */
+interface Completion {
+  choices?: { message?: { content?: string } }[];
+  usage?: { completion_tokens?: number; prompt_tokens?: number };
+  timings?: { cache_n?: number };
+}
+
+/** The server cannot be reached (it may be restarting after a crash): worth another try. */
+class ServerUnreachable extends Error {}
+
+/** Tokens reported to the job so far: never more than maxTokens, never fewer than before. */
+class ProgressCount {
+  reported = 0;
+
+  constructor(private readonly input: GenerationInput) {}
+
+  report(tokens: number): void {
+    const capped = Math.min(tokens, this.input.sampling.maxTokens);
+    if (capped <= this.reported) return;
+    this.reported = capped;
+    this.input.onProgress({ tokens: capped });
+  }
+}
+
+/**
+ * llama.cpp's own server, run by the worker as its llama.cpp engine: llama.cpp samples in the loop
+ * that decodes, and decodes every busy slot's next token in one batch. As in the in-process engine,
+ * a job takes the free slot whose cache shares the longest prefix with its prompt (and is pinned to
+ * it with `id_slot`), so a conversation's next turn reads only what is new. The reply comes in one
+ * answer; progress is read from GET /slots (SlotMonitor). Prompts are counted exactly, with the
+ * server's own chat template and tokenizer.
+ */
+export class LlamaServerLlmEngine implements LlmEngine {
+  readonly name = "llama.cpp (llama-server)";
+  private readonly pool: SlotPool<ServerSlot>;
+  private readonly monitor: SlotMonitor;
+  /** The last prompts tokenized: trimming counts the prompt that generate() then sends. */
+  private readonly tokenized = new Map<string, number[]>();
+
+  private constructor(
+    private readonly server: LlamaServerProcess,
+    readonly contextTokens: number,
+    slots: number,
+  ) {
+    this.pool = new SlotPool(Array.from({ length: slots }, (_, id) => new ServerSlot(id)));
+    this.monitor = new SlotMonitor(() => `${server.url}/slots`, PROGRESS_POLL_MS);
+  }
+
+  static async start(settings: LlamaServerSettings): Promise<LlamaServerLlmEngine> {
+    const server = await LlamaServerProcess.start(settings);
+    try {
+      const props = (await (await fetch(`${server.url}/props`)).json()) as { total_slots?: number; default_generation_settings?: { n_ctx?: number } };
+      return new LlamaServerLlmEngine(server, props.default_generation_settings?.n_ctx ?? settings.contextPerSlot, props.total_slots ?? settings.slots);
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+  }
+
+  async countPromptTokens(turns: ChatTurn[]): Promise<number> {
+    return (await this.promptTokens(turns)).length;
+  }
+
+  async generate(input: GenerationInput): Promise<GenerationResult> {
+    input.signal.throwIfAborted();
+    const progress = new ProgressCount(input);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.generateOnce(input, progress);
+        progress.report(result.tokens);
+        return { ...result, tokens: Math.max(result.tokens, progress.reported) };
+      } catch (error) {
+        if (!(error instanceof ServerUnreachable) || attempt >= 3) throw error;
+        // The server died (it is being restarted): wait for it, then start this reply again. The
+        // failed call may come a moment before the worker learns of the exit, hence the pause.
+        await sleep(250, undefined, { signal: input.signal }).catch(() => {
+          throw input.signal.reason;
+        });
+        await this.server.whenReady(input.signal);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.server.stop();
+  }
+
+  private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
+    const prompt = await this.promptTokens(input.turns);
+    const { slot } = await this.pool.acquire(prompt, input.signal);
+    const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens) => progress.report(tokens));
+    try {
+      return await this.complete(slot, input);
+    } finally {
+      unwatch();
+      slot.tokens = prompt;
+      // The server lets go of a cancelled request within about a second (it checks the connection
+      // once a second): the slot is lent again only then, so no job queues behind the cancelled
+      // one and no job's progress is read from it.
+      if (input.signal.aborted) void this.monitor.untilIdle(slot.id).then(() => this.pool.release(slot));
+      else this.pool.release(slot);
+    }
+  }
+
+  private async complete(slot: ServerSlot, input: GenerationInput): Promise<GenerationResult> {
+    const { maxTokens, temperature, topP, seed } = input.sampling;
+    const body = { messages: input.turns, max_tokens: maxTokens, temperature, top_p: topP, seed, stop: STOP_SEQUENCES, id_slot: slot.id, cache_prompt: true };
+    const answer = await this.post<Completion>("/v1/chat/completions", body, input.signal);
+    return {
+      text: answer.choices?.[0]?.message?.content ?? "",
+      tokens: answer.usage?.completion_tokens ?? 0,
+      promptTokens: answer.usage?.prompt_tokens ?? 0,
+      cachedTokens: answer.timings?.cache_n ?? 0,
+    };
+  }
+
+  /** The prompt as llama-server renders it (the GGUF's chat template) and reads it (its tokenizer). */
+  private async promptTokens(turns: ChatTurn[]): Promise<number[]> {
+    const key = JSON.stringify(turns);
+    const known = this.tokenized.get(key);
+    if (known) return known;
+    const signal = AbortSignal.timeout(30_000);
+    const { prompt } = await this.post<{ prompt: string }>("/apply-template", { messages: turns }, signal);
+    const { tokens } = await this.post<{ tokens: number[] }>("/tokenize", { content: prompt, add_special: true, parse_special: true }, signal);
+    if (this.tokenized.size >= 16) this.tokenized.delete(this.tokenized.keys().next().value as string);
+    this.tokenized.set(key, tokens);
+    return tokens;
+  }
+
+  /** POSTs JSON and reads the JSON answer; an abort rejects with the signal's reason. */
+  private async post<T>(path: string, body: object, signal: AbortSignal): Promise<T> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${this.server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw new ServerUnreachable(`llama-server could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!response.ok) throw new Error(`llama-server answered ${response.status}: ${errorMessage(text)}`);
+    return JSON.parse(text) as T;
+  }
+}
+
+/** llama-server's error envelope is OpenAI's: `{error: {message}}`; anything else is shown as sent. */
+function errorMessage(text: string): string {
+  try {
+    return (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+  } catch {
+    return text;
+  }
+}

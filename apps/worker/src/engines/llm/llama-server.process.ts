@@ -1,0 +1,196 @@
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { once } from "node:events";
+import type { Readable, Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "@chorus/platform";
+
+export interface LlamaServerSettings {
+  binary: string;
+  modelPath: string;
+  threads: number;
+  /** Parallel slots (-np), one per concurrent job. */
+  slots: number;
+  /** Context tokens per slot (llama-server caps it at the model's training context). */
+  contextPerSlot: number;
+  gpu: "auto" | false;
+  logger: Logger;
+  /** Longest wait for the model to load (a large model on a slow disk takes a while). */
+  startTimeoutMs?: number;
+}
+
+/**
+ * Starts llama-server through a small shell guard: the guard holds the read end of a pipe whose
+ * write end only this process has, and stops the server when that pipe closes, so a worker that
+ * dies, even by SIGKILL, never leaves a llama-server behind. Closing the pipe is also how the
+ * worker stops it on purpose.
+ */
+const GUARD = `exec 3<&0
+"$@" </dev/null 3<&- & server=$!
+(read -r _ <&3; kill -TERM "$server" 2>/dev/null) & guard=$!
+exec 3<&-
+wait "$server"; status=$?
+kill "$guard" 2>/dev/null
+exit "$status"`;
+
+type GuardedChild = ChildProcessByStdio<Writable, Readable, Readable>;
+
+const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
+const OUTPUT_KEPT = 16_000;
+
+/**
+ * llama.cpp's own server as a child of the worker, on a loopback port: started at engine load,
+ * restarted (on the same port) if it dies, stopped with the worker. Its output is kept only as a
+ * tail for error messages.
+ */
+export class LlamaServerProcess {
+  private child: GuardedChild | null = null;
+  private output = "";
+  private stopping = false;
+  private restarts = 0;
+  /** Settles when the current launch is healthy: a job that lost the server waits on it. */
+  private healthy: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly settings: LlamaServerSettings,
+    private port: number,
+  ) {}
+
+  /** Starts the server and resolves once it answers /health with the model loaded. */
+  static async start(settings: LlamaServerSettings): Promise<LlamaServerProcess> {
+    const server = new LlamaServerProcess(settings, 0);
+    await server.launch();
+    return server;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The guard's process id; llama-server runs as its only child, in its process group. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /**
+   * Resolves once the server answers again after a crash (at once while it runs), or rejects when
+   * it has not within `timeoutMs` or the signal aborts.
+   */
+  async whenReady(signal: AbortSignal, timeoutMs = 60_000): Promise<void> {
+    const timeout = sleep(timeoutMs, undefined, { signal }).then(() => {
+      throw this.failure(`has not come back within ${timeoutMs / 1000} s`);
+    });
+    try {
+      await Promise.race([this.healthy, timeout]);
+    } finally {
+      timeout.catch(() => undefined);
+    }
+  }
+
+  /** The last lines llama-server printed (for error messages). */
+  outputTail(): string {
+    return this.output.slice(-4000);
+  }
+
+  async stop(timeoutMs = 5000): Promise<void> {
+    this.stopping = true;
+    if (this.child) await terminate(this.child, timeoutMs);
+  }
+
+  private args(): string[] {
+    const { modelPath, threads, slots, contextPerSlot, gpu } = this.settings;
+    const args = ["-m", modelPath, "-t", String(threads), "-tb", String(threads), "-np", String(slots), "-c", String(contextPerSlot * slots)];
+    // The slots share nothing: each holds its own conversation's cache (as in the in-process engine).
+    args.push("--no-kv-unified", "--host", "127.0.0.1", "--port", String(this.port), "--no-webui");
+    if (gpu === false) args.push("--n-gpu-layers", "0");
+    return args;
+  }
+
+  private launch(): Promise<void> {
+    this.healthy = this.launchOnce();
+    return this.healthy;
+  }
+
+  private async launchOnce(): Promise<void> {
+    const child = spawn("/bin/sh", ["-c", GUARD, "llama-server", this.settings.binary, ...this.args()], {
+      stdio: ["pipe", "pipe", "pipe"],
+      // Its own process group: a terminal's Ctrl-C reaches the worker, which stops the server itself.
+      detached: true,
+    });
+    this.child = child;
+    this.output = "";
+    const listening = new Promise<number>((resolve) => {
+      const read = (chunk: Buffer) => {
+        this.output = (this.output + chunk.toString()).slice(-OUTPUT_KEPT);
+        const port = LISTENING.exec(this.output)?.[1];
+        if (port) resolve(Number(port));
+      };
+      child.stdout.on("data", read);
+      child.stderr.on("data", read);
+    });
+    child.on("error", (error) => (this.output += `\n${error.message}`));
+    child.stdin.on("error", () => undefined); // the guard gone first: nothing left to tell
+    const exited = once(child, "exit").then(([code, signal]) => `code ${String(code)}, signal ${String(signal)}`);
+    const early = await Promise.race([listening, exited]);
+    if (typeof early === "string") throw this.failure(`exited before listening (${early})`);
+    this.port = early;
+    await this.waitUntilHealthy(child, exited);
+    const launchedAt = Date.now();
+    void exited.then((how) => {
+      if (this.stopping || child !== this.child) return;
+      // A server that ran a while before dying starts its back-off afresh; a crash loop backs off.
+      if (Date.now() - launchedAt > 60_000) this.restarts = 0;
+      // Not ready from this moment on: a job that finds the server gone waits for the relaunch.
+      this.healthy = this.relaunch(`exited (${how})`);
+      this.healthy.catch(() => undefined); // a waiter learns of it from its own timeout
+    });
+  }
+
+  private async waitUntilHealthy(child: GuardedChild, exited: Promise<string>): Promise<void> {
+    const deadline = Date.now() + (this.settings.startTimeoutMs ?? 300_000);
+    let gone: string | null = null;
+    void exited.then((how) => (gone = how));
+    while (gone === null && Date.now() < deadline) {
+      const ok = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(2000) }).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ok) return;
+      await sleep(50);
+    }
+    await terminate(child, 1000);
+    throw this.failure(gone === null ? "did not become healthy in time" : `exited while loading the model (${String(gone)})`);
+  }
+
+  /** After an unexpected exit (a crash, the OOM killer): starts it again on the same port, backing off. */
+  private async relaunch(reason: string): Promise<void> {
+    for (;;) {
+      const delayMs = Math.min(30_000, 500 * 2 ** Math.min(this.restarts, 6));
+      this.restarts += 1;
+      this.settings.logger.error("llama-server stopped unexpectedly; restarting it", { reason, restartInMs: delayMs, output: this.outputTail() });
+      await sleep(delayMs);
+      if (this.stopping) throw new Error("llama-server was stopped");
+      try {
+        await this.launchOnce();
+        this.settings.logger.info("llama-server restarted", { url: this.url });
+        return;
+      } catch (error) {
+        reason = error instanceof Error ? error.message : String(error);
+      }
+    }
+  }
+
+  private failure(what: string): Error {
+    return new Error(`llama-server ${what}; its last output:\n${this.outputTail()}`);
+  }
+}
+
+/** Closes the guard's pipe (it then stops the server), and kills the whole group if that takes too long. */
+async function terminate(child: GuardedChild, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.stdin.end();
+  const stopped = await Promise.race([exited.then(() => true), sleep(timeoutMs).then(() => false)]);
+  if (stopped || child.pid === undefined) return;
+  process.kill(-child.pid, "SIGKILL");
+  await exited;
+}

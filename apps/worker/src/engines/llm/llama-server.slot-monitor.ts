@@ -1,0 +1,84 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** The fields of one entry of llama-server's GET /slots read here. */
+interface SlotState {
+  id: number;
+  is_processing: boolean;
+  params?: { seed?: number };
+  next_token?: { n_decoded?: number }[];
+}
+
+interface Watcher {
+  seed: number;
+  reported: number;
+  onTokens: (tokens: number) => void;
+}
+
+/**
+ * Progress of the jobs running on llama-server, read from its GET /slots a few times a second:
+ * one request serves every slot, and no per-token stream loads the cores llama.cpp decodes on (a
+ * stream of every token cost ~15 % of the decode rate on 2 cores; these reads, nothing measurable).
+ * A slot's figures are a job's only while it processes a task with that job's seed: a slot still
+ * showing its previous task is never mistaken for the new one.
+ */
+export class SlotMonitor {
+  private readonly watchers = new Map<number, Watcher>();
+  private polling = false;
+
+  constructor(
+    private readonly slotsUrl: () => string,
+    private readonly intervalMs: number,
+  ) {}
+
+  /** Reports the tokens decoded on `slotId` for the job with `seed`; returns the way to stop. */
+  watch(slotId: number, seed: number, onTokens: (tokens: number) => void): () => void {
+    const watcher: Watcher = { seed, reported: 0, onTokens };
+    this.watchers.set(slotId, watcher);
+    if (!this.polling) {
+      this.polling = true;
+      void this.poll();
+    }
+    return () => {
+      if (this.watchers.get(slotId) === watcher) this.watchers.delete(slotId);
+    };
+  }
+
+  /** Resolves once the slot is not processing (a cancelled task is let go within about a second). */
+  async untilIdle(slotId: number, timeoutMs = 10_000): Promise<void> {
+    const giveUpAt = Date.now() + timeoutMs;
+    while (Date.now() < giveUpAt) {
+      const slot = (await this.read())?.find((s) => s.id === slotId);
+      if (slot?.is_processing !== true) return;
+      await sleep(this.intervalMs);
+    }
+  }
+
+  private async poll(): Promise<void> {
+    while (this.watchers.size > 0) {
+      await sleep(this.intervalMs);
+      const slots = await this.read();
+      for (const slot of slots ?? []) {
+        const watcher = this.watchers.get(slot.id);
+        const tokens = slot.next_token?.[0]?.n_decoded ?? 0;
+        if (!watcher || !slot.is_processing || slot.params?.seed !== watcher.seed || tokens <= watcher.reported) continue;
+        watcher.reported = tokens;
+        try {
+          watcher.onTokens(tokens);
+        } catch {
+          this.watchers.delete(slot.id); // a watcher that cannot take a report is not asked again
+        }
+      }
+    }
+    this.polling = false;
+  }
+
+  /** The slots, or null while the server cannot answer (it may be restarting). */
+  private async read(): Promise<SlotState[] | null> {
+    try {
+      const response = await fetch(this.slotsUrl(), { signal: AbortSignal.timeout(5000) });
+      return response.ok ? ((await response.json()) as SlotState[]) : null;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { LlamaServerLlmEngine } from "../src/engines/llm/llama-server.llm-engine.js";
+import { LlamaServerProcess, type LlamaServerSettings } from "../src/engines/llm/llama-server.process.js";
+import { describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
+import { testLogger } from "../../../test-support/logger.js";
+import { childrenOf, isAlive, waitUntilGone } from "../../../test-support/process-tree.js";
+import { LLAMA_SERVER_BINARY } from "../../../test-support/worker.js";
+
+/**
+ * The worker's llama-server as a process: counted prompts match what it reads, it comes back after
+ * a crash, and it never outlives the worker that started it. (The LlmEngine contract runs on it in
+ * llama-engine.int.test.ts.)
+ */
+const describeWithServer = LLAMA_SERVER_BINARY ? describe : describe.skip;
+const settings = (): LlamaServerSettings => ({
+  binary: LLAMA_SERVER_BINARY ?? "",
+  modelPath: FIXTURE_MODEL,
+  threads: 2,
+  slots: 2,
+  contextPerSlot: 1024,
+  gpu: false,
+  logger: testLogger("llama-server"),
+});
+const turns = [
+  { role: "system" as const, content: "You are a storyteller." },
+  { role: "user" as const, content: "Tell me about a cat who sails." },
+];
+const sampling = { maxTokens: 8, temperature: 0.8, topP: 0.95, seed: 7 };
+
+/** The llama-server a guard runs (its only child). */
+function serverPidOf(guardPid: number | undefined): number {
+  const [pid] = childrenOf(guardPid ?? -1);
+  if (pid === undefined) throw new Error(`no llama-server under guard ${String(guardPid)}`);
+  return pid;
+}
+
+/** The engine's process, which it keeps to itself. */
+const serverOf = (engine: LlamaServerLlmEngine) => (engine as unknown as { server: LlamaServerProcess }).server;
+
+describeWithModel("llama-server run by the worker", () => {
+  describeWithServer(`llama-server process${LLAMA_SERVER_BINARY ? "" : " [SKIPPED: no llama-server built; run npm run llama:build]"}`, () => {
+    it("when a prompt is counted, then the count is the prompt tokens the server reads for it", async () => {
+      const engine = await LlamaServerLlmEngine.start(settings());
+      try {
+        const counted = await engine.countPromptTokens(turns);
+        const result = await engine.generate({ turns, sampling, signal: new AbortController().signal, onProgress: () => undefined });
+        expect(counted).toBeGreaterThan(10);
+        expect(result.promptTokens).toBe(counted);
+      } finally {
+        await engine.close();
+      }
+    }, 60_000);
+
+    it("when llama-server is killed, then it is started again on the same address and the next generation completes", async () => {
+      const engine = await LlamaServerLlmEngine.start(settings());
+      const server = serverOf(engine);
+      try {
+        const before = serverPidOf(server.pid);
+        const url = server.url;
+        process.kill(before, "SIGKILL");
+        expect(await waitUntilGone(before)).toBe(true);
+        // The engine retries a generation that has not streamed a token while the server comes back.
+        const result = await engine.generate({ turns, sampling, signal: new AbortController().signal, onProgress: () => undefined });
+        expect(result.tokens).toBeGreaterThan(0);
+        expect(server.url).toBe(url);
+        expect(serverPidOf(server.pid)).not.toBe(before);
+      } finally {
+        await engine.close();
+      }
+    }, 60_000);
+
+    it("when the engine is closed, then no llama-server is left", async () => {
+      const engine = await LlamaServerLlmEngine.start(settings());
+      const server = serverOf(engine);
+      const guard = server.pid ?? -1;
+      const pid = serverPidOf(guard);
+      await engine.close();
+      expect(isAlive(pid)).toBe(false);
+      expect(isAlive(guard)).toBe(false);
+    }, 60_000);
+
+    it("when the worker that started it dies by SIGKILL, then llama-server goes too", async () => {
+      const module = fileURLToPath(new URL("../dist/engines/llm/llama-server.process.js", import.meta.url));
+      const script = `
+        const { LlamaServerProcess } = await import(${JSON.stringify(module)});
+        const logger = { info() {}, error() {}, warn() {} };
+        const server = await LlamaServerProcess.start({ ...JSON.parse(process.argv[1]), logger });
+        process.stdout.write(JSON.stringify({ guard: server.pid }) + "\\n");
+        setInterval(() => undefined, 1000);`;
+      const { logger: _logger, ...plain } = settings();
+      const owner = spawn(process.execPath, ["--input-type=module", "-e", script, JSON.stringify(plain)], { stdio: ["ignore", "pipe", "inherit"] });
+      const [line] = (await once(owner.stdout, "data")) as [Buffer];
+      const { guard } = JSON.parse(line.toString()) as { guard: number };
+      const pid = serverPidOf(guard);
+      owner.kill("SIGKILL");
+      expect(await waitUntilGone(pid)).toBe(true);
+      expect(await waitUntilGone(guard)).toBe(true);
+    }, 60_000);
+  });
+});
