@@ -30,7 +30,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const apiKeys = new ApiKeyStore(redis, keys);
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
-  const queueDepth = new QueueDepth(redis, keys);
+  const queueDepth = new QueueDepth(textQueue);
   queueDepth.start();
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, queueRedis, keys, logger) : null;
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(speech ? [textQueue, speech.queue] : [textQueue]) });
