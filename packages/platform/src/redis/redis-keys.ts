@@ -31,10 +31,10 @@ export interface RedisKeys {
   textJobStats(): string;
   /** Hash: worker id -> "concurrency:expiresAtMs", refreshed by each live worker. */
   workerSlots(): string;
-  /** A speech job's encoded audio, waiting for its gateway (deleted on delivery, TTL as backstop). */
+  /** A speech job's encoded audio, one string read piece by piece (deleted after delivery, TTL as backstop). */
   audio(requestId: string): string;
-  /** Hash {audio, meta}: delivered speech kept for retries that carry the same Idempotency-Key. */
-  keptAudio(requestId: string): string;
+  /** JSON SpeechJobResult of that audio, written after the audio: its presence means the audio is whole. */
+  audioMeta(requestId: string): string;
   /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
   idempotency(keyId: string, idempotencyKey: string): string;
 }
@@ -58,7 +58,7 @@ export function redisKeys(prefix: string): RedisKeys {
     textJobStats: () => `${prefix}:stats:text-jobs`,
     workerSlots: () => `${prefix}:worker-slots`,
     audio: (requestId) => `${prefix}:audio:${requestId}`,
-    keptAudio: (requestId) => `${prefix}:kept-audio:${requestId}`,
+    audioMeta: (requestId) => `${prefix}:audio-meta:${requestId}`,
     idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:${keyId}:${idempotencyKey}`,
   };
 }
