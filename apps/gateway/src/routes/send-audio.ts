@@ -21,7 +21,8 @@ export async function sendAudio(res: Response, store: SpeechAudioStore, { reques
   if (meta.durationSeconds !== null) res.setHeader("X-Audio-Duration", meta.durationSeconds.toFixed(3));
   if (meta.sampleRate !== null) res.setHeader("X-Sample-Rate", String(meta.sampleRate));
   try {
-    await pipeline(Readable.from(store.pieces(requestId, byteLength)), res);
+    // A byte stream holding at most one piece: Readable.from's object mode would read 16 ahead.
+    await pipeline(Readable.from(store.pieces(requestId, byteLength), { objectMode: false, highWaterMark: 1 }), res);
   } catch (error) {
     // Headers are gone: the client sees a short body. The audio stays for a retry.
     logger.warn("speech delivery broke off", { error: String(error), bytes: byteLength });
