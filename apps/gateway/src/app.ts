@@ -22,6 +22,8 @@ export interface GatewayDeps {
   redis: Redis;
   /** BullMQ's connection (jobs and the status records created with them). */
   queueRedis: Redis;
+  /** Speech audio's own connection (null without speech): its pieces never queue behind, or ahead of, a poll. */
+  audioRedis: Redis | null;
   keys: RedisKeys;
   logger: Logger;
   apiKeys: ApiKeyStore;
@@ -46,8 +48,8 @@ export interface GatewayDeps {
 }
 
 /** Every Redis connection the gateway holds: start-up, /readyz and the 503 mapping check them all. */
-export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis">): Redis[] {
-  return [deps.redis, deps.queueRedis];
+export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" | "audioRedis">): Redis[] {
+  return deps.audioRedis ? [deps.redis, deps.queueRedis, deps.audioRedis] : [deps.redis, deps.queueRedis];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createMetrics, createWorkerRedis, readQueueDepths, redisKeys, StatusStore, type Logger, type RedisKeys } from "@chorus/platform";
+import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createMetrics, createWorkerRedis, readQueueDepths, redisKeys, SpeechAudioStore, StatusStore, type Logger, type RedisKeys } from "@chorus/platform";
 import type { Redis } from "ioredis";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
@@ -9,6 +9,9 @@ import { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { GatewayDeps } from "./app.js";
 import type { GatewayConfig } from "./config.js";
 import { TextJobs } from "./services/text-jobs.service.js";
+
+/** Longest wait for one 1 MiB piece of audio from Redis. */
+const AUDIO_PIECE_TIMEOUT_MS = 10_000;
 
 function parseTrustProxy(value: string): boolean | number | string {
   if (value === "true" || value === "false") return value === "true";
@@ -30,13 +33,14 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const apiKeys = new ApiKeyStore(redis, keys);
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
-  const queueDepth = new QueueDepth(redis, keys);
+  const queueDepth = new QueueDepth(textQueue);
   queueDepth.start();
-  const speech = config.TTS_ENABLED ? createSpeechDeps(config, redis, queueRedis, keys, logger) : null;
+  const speech = config.TTS_ENABLED ? createSpeechDeps(config, queueRedis, keys, logger) : null;
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(speech ? [textQueue, speech.queue] : [textQueue]) });
   return {
     redis,
     queueRedis,
+    audioRedis: speech?.audioRedis ?? null,
     keys,
     logger,
     apiKeys,
@@ -67,7 +71,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
 }
 
 /** Speech waits for its result: QueueEvents reads job completions on its own blocking connection. */
-function createSpeechDeps(config: GatewayConfig, redis: Redis, queueRedis: Redis, keys: RedisKeys, logger: Logger) {
+function createSpeechDeps(config: GatewayConfig, queueRedis: Redis, keys: RedisKeys, logger: Logger) {
   const queue = createSpeechQueue(queueRedis, keys);
   queue.on("error", (error: Error) => logger.warn("speech queue error", { error: error.message }));
   // BullMQ duplicates a connection it is handed for blocking reads; this one is ours to close.
@@ -75,15 +79,22 @@ function createSpeechDeps(config: GatewayConfig, redis: Redis, queueRedis: Redis
   eventsConnection.on("error", () => undefined); // reported through `events` below
   const events = new QueueEvents(QUEUES.speech, { connection: eventsConnection, prefix: keys.bullPrefix });
   events.on("error", (error: Error) => logger.warn("speech queue events error", { error: error.message }));
+  // Audio (up to ~40 MB) travels on a connection of its own, a piece per command, with a timeout for
+  // a piece rather than the request connection's 1.5 s: neither a poll nor an audio piece waits
+  // behind the other, and a slow read fails alone.
+  const audioRedis = createGatewayRedis(config.REDIS_URL, { enableAutoPipelining: false, commandTimeout: AUDIO_PIECE_TIMEOUT_MS });
+  audioRedis.on("error", (error: Error) => logger.warn("redis audio connection error", { error: error.message }));
   return {
     queue,
-    jobs: new SpeechJobs(queue, events, redis, keys, config.TTS_TIMEOUT_MS),
+    audioRedis,
+    jobs: new SpeechJobs(queue, events, new SpeechAudioStore(audioRedis, keys), config.TTS_TIMEOUT_MS),
     close: async () => {
       // Closing waits for the blocking read to return; after a Redis outage that can take long,
       // so it is bounded and the connection is then cut.
       await Promise.race([events.close(), delay(2000, undefined, { ref: false })]);
       await queue.close();
       eventsConnection.disconnect();
+      audioRedis.disconnect();
     },
   };
 }

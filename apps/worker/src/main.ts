@@ -7,6 +7,8 @@ import { createHealthServer } from "./health-server.js";
 import { instrumentWorkers } from "./worker-metrics.js";
 import { listenForCancellations } from "./cancellation-listener.js";
 import { WorkerPresence } from "./worker-presence.js";
+import { LostJobSweeper } from "./records/lost-job.sweeper.js";
+import { QUEUES } from "@chorus/contracts";
 import { createWorkers } from "./worker.js";
 
 parseCommandLine(
@@ -38,10 +40,13 @@ try {
   await listenForCancellations(subscriber, deps.keys.cancelChannel(), workers, logger);
   const presence = new WorkerPresence(deps.connection, deps.keys.workerSlots(), config.WORKER_CONCURRENCY);
   await presence.start();
+  const sweeper = new LostJobSweeper({ ...deps, onLost: () => metrics.recordJob(QUEUES.text, "lost") });
+  sweeper.start();
   logger.info("worker ready", { redis: redactRedisUrl(config.REDIS_URL), concurrency: config.WORKER_CONCURRENCY });
   onShutdownSignal(logger, 30_000, async () => {
     // Stop taking jobs and let running ones finish; what cannot finish in time is retried elsewhere.
     subscriber.disconnect();
+    sweeper.stop();
     await presence.stop();
     await Promise.all(workers.map((w) => w.close()));
     await health.close();

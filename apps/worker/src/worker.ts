@@ -2,6 +2,8 @@ import { CANCELLED_ERROR, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob
 import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
+import { failureMessage } from "./records/failure-message.js";
+import { retryFinalWrite } from "./records/retry-final-write.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
 import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
 
@@ -20,13 +22,6 @@ export interface WorkerDeps extends GenerateTextDeps {
 /** A job that will not be tried again has failed for good: record the reason for the client. */
 export function isFinalFailure(job: Job, error: Error): boolean {
   return error instanceof UnrecoverableError || error.name === "UnrecoverableError" || job.attemptsMade >= (job.opts.attempts ?? 1);
-}
-
-/** The record's `error`: a cancellation is just "cancelled"; anything else says generation failed. */
-function clientMessage(error: Error): string {
-  if (error.message === CANCELLED_ERROR) return CANCELLED_ERROR;
-  const message = error.message.length > 500 ? `${error.message.slice(0, 500)}...` : error.message;
-  return `generation failed: ${message}`;
 }
 
 function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | null {
@@ -59,8 +54,9 @@ export function createWorkers(deps: WorkerDeps): Worker[] {
     if (error.message === CANCELLED_ERROR) deps.logger.info("generation cancelled", { jobId: job.id, attempt: job.attemptsMade });
     else deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
     if (!final) return;
-    deps.statuses.fail(job.data.requestId, clientMessage(error)).catch((e: unknown) => {
-      deps.logger.error("could not record failure", { jobId: job.id, error: String(e) });
+    const onRetry = (e: unknown, attempt: number) => deps.logger.warn("could not record failure; retrying", { jobId: job.id, attempt, error: String(e) });
+    retryFinalWrite(() => deps.statuses.fail(job.data.requestId, failureMessage(error.message)), { onRetry }).catch((e: unknown) => {
+      deps.logger.error("could not record failure; the lost-job sweep will", { jobId: job.id, error: String(e) });
     });
   });
   const speech = createSpeechWorker(deps);

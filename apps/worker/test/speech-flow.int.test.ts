@@ -67,7 +67,10 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
 
   it("when delivered, then the audio is gone from Redis", async () => {
     expect((await speak({ text: "Hello there.", format: "pcm" })).status).toBe(200);
-    expect(await gw.deps.redis.keys(`${gw.prefix}:audio:*`)).toEqual([]);
+    // Deleted once the response has finished, which the client may see first: wait for it (bounded).
+    const stored = async () => [...(await gw.deps.redis.keys(`${gw.prefix}:audio:*`)), ...(await gw.deps.redis.keys(`${gw.prefix}:audio-meta:*`))];
+    for (let i = 0; i < 100 && (await stored()).length > 0; i++) await sleep(20);
+    expect(await stored()).toEqual([]);
   });
 
   it.each([

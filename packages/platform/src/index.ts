@@ -10,3 +10,4 @@ export * from "./process/shutdown.js";
 export * from "./process/command-line.js";
 export * from "./api-keys/cached-api-keys.js";
 export * from "./metrics/metrics.js";
+export * from "./speech-audio/speech-audio-store.js";

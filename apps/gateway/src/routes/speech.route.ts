@@ -6,6 +6,7 @@ import { requestLogger } from "../middleware/request-context.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { SpeechJobs } from "../services/speech-jobs.service.js";
 import type { RouteGuards } from "./route-guards.js";
+import { sendAudio } from "./send-audio.js";
 
 const validateSpeechRequest = compileValidator<SpeechRequest>(speechRequestSchema);
 
@@ -18,22 +19,22 @@ export interface SpeechRouteDeps {
   /** Null where speech is switched off (the routes then answer 503). */
   speech: SpeechJobs | null;
   idempotency: IdempotencyKeys;
-  /** How long delivered audio is kept for retries with the same Idempotency-Key. */
+  /** How long an Idempotency-Key of a speech request is remembered (the audio lives as long). */
   keepSeconds: number;
 }
 
 /**
- * With an Idempotency-Key, the first request synthesizes and keeps its audio for `keepSeconds`; a
+ * With an Idempotency-Key, the first request synthesizes and its audio is kept until it expires; a
  * retry with the same body gets those bytes (waiting if the first is still running); a failed first
- * request frees the key so the retry does the work.
+ * request frees the key so the retry does the work. Returns the audio and whether to keep it.
  */
 async function speakOnce(deps: SpeechRouteDeps & { speech: SpeechJobs }, keyId: string, request: SpeechRequest, idempotencyKey: string | null) {
-  if (!idempotencyKey) return deps.speech.synthesize(keyId, request);
+  if (!idempotencyKey) return { speech: await deps.speech.synthesize(keyId, request), keep: false };
   const scopedKey = `speech:${idempotencyKey}`;
   const claim = await deps.idempotency.claim(keyId, scopedKey, request, deps.keepSeconds);
-  if (!claim.fresh) return deps.speech.replay(claim.requestId);
+  if (!claim.fresh) return { speech: await deps.speech.replay(claim.requestId), keep: true };
   try {
-    return await deps.speech.synthesize(keyId, request, claim.requestId, deps.keepSeconds);
+    return { speech: await deps.speech.synthesize(keyId, request, claim.requestId), keep: true };
   } catch (error) {
     await deps.idempotency.release(keyId, scopedKey).catch(() => undefined);
     throw error;
@@ -46,14 +47,9 @@ function speechHandler(deps: SpeechRouteDeps) {
     const request = validateSpeechRequest(req.body);
     const speech = deps.speech;
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
-    const { audio, meta } = await speakOnce({ ...deps, speech }, authenticatedKey(req).id, request, idempotencyKey);
-    requestLogger(req).http("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
-    res.status(200);
-    res.setHeader("Content-Type", meta.contentType);
-    res.setHeader("Content-Length", audio.length);
-    if (meta.durationSeconds !== null) res.setHeader("X-Audio-Duration", meta.durationSeconds.toFixed(3));
-    if (meta.sampleRate !== null) res.setHeader("X-Sample-Rate", String(meta.sampleRate));
-    res.end(audio);
+    const { speech: synthesized, keep } = await speakOnce({ ...deps, speech }, authenticatedKey(req).id, request, idempotencyKey);
+    const { meta } = synthesized;
+    if (await sendAudio(res, speech.audio, synthesized, keep, requestLogger(req))) requestLogger(req).http("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
   };
 }
 

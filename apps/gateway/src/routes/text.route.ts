@@ -13,7 +13,7 @@ export interface TextRouteDeps {
   jobs: TextJobs;
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
-  /** Waiting jobs beyond which new submissions get 503 (0: no limit). */
+  /** Text jobs queued, waiting for a retry or running beyond which new submissions get 503 (0: no limit). */
   maxQueueDepth: number;
 }
 
@@ -26,9 +26,9 @@ function modelAccess(req: Request, _res: Response, next: NextFunction): void {
 }
 
 function refuseWhenQueueFull(deps: TextRouteDeps): void {
-  const waiting = deps.queueDepth.current;
-  if (deps.maxQueueDepth > 0 && waiting !== null && waiting >= deps.maxQueueDepth) {
-    throw new ApiError("SERVICE_UNAVAILABLE", `the service is at capacity (${waiting} requests waiting); retry later`, undefined, 5);
+  const backlog = deps.queueDepth.current;
+  if (deps.maxQueueDepth > 0 && backlog !== null && backlog >= deps.maxQueueDepth) {
+    throw new ApiError("SERVICE_UNAVAILABLE", `the service is at capacity (${backlog} requests queued or running); retry later`, undefined, 5);
   }
 }
 

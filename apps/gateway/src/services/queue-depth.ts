@@ -1,18 +1,20 @@
-import type { RedisKeys } from "@chorus/platform";
-import type { Redis } from "ioredis";
+import type { Queue } from "bullmq";
+
+/** The states of text jobs the fleet still owes an answer: queued, waiting for a retry, running. */
+const BACKLOG_STATES = ["waiting", "prioritized", "delayed", "active"] as const;
 
 /**
- * Jobs waiting in the text queue, from the ticket counters (accepted - left the queue), refreshed in
- * the background: backpressure costs the submit path nothing. The figure may be up to one interval
- * old, which is fine for shedding load.
+ * The text backlog as BullMQ counts it (one Lua call), refreshed in the background: backpressure
+ * costs the submit path nothing, and since the figure is read rather than kept, nothing a cancel,
+ * retry or failed enqueue does can make it drift. It may be up to one interval old, which is fine
+ * for shedding load.
  */
 export class QueueDepth {
-  private waiting: number | null = null;
+  private backlog: number | null = null;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: Redis,
-    private readonly keys: RedisKeys,
+    private readonly queue: Pick<Queue, "getJobCounts">,
     private readonly intervalMs = 500,
   ) {}
 
@@ -29,12 +31,12 @@ export class QueueDepth {
 
   /** Null until the first reading (and while Redis is away: then submits fail anyway). */
   get current(): number | null {
-    return this.waiting;
+    return this.backlog;
   }
 
   async refresh(): Promise<number> {
-    const [accepted, left] = await this.redis.mget(this.keys.textJobsAccepted(), this.keys.textJobsLeftQueue());
-    this.waiting = Math.max(Number(accepted ?? 0) - Number(left ?? 0), 0);
-    return this.waiting;
+    const counts = await this.queue.getJobCounts(...BACKLOG_STATES);
+    this.backlog = BACKLOG_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+    return this.backlog;
   }
 }

@@ -4,6 +4,9 @@ import type { RedisKeys, StatusStore } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 
+/** The `error` of a record whose job could not be queued (its client was told so and holds no id). */
+const NOT_QUEUED_ERROR = "not queued: the job could not be stored";
+
 /** Accepting and cancelling generations. */
 export class TextJobs {
   constructor(
@@ -16,11 +19,19 @@ export class TextJobs {
   /**
    * The status record and the job are sent together: both go down the same connection in that
    * order, so a worker never finds the record missing, and the client waits one round trip, not two.
-   * Should the record fail and the job not, the worker skips a job without a record.
+   * Should the record fail and the job not, the worker skips a job without a record. Should the job
+   * fail and the record not, the record is closed at once (the client gets an error, never this id),
+   * so it neither waits in anyone's queue position nor stays `processing`; if even that write fails,
+   * the worker's lost-job sweep closes it.
    */
   async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
-    await Promise.all([this.statuses.create(requestId, keyId, model), this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
+    const [created, queued] = await Promise.allSettled([this.statuses.create(requestId, keyId, model), this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
+    if (queued.status === "rejected") {
+      if (created.status === "fulfilled") await this.statuses.fail(requestId, NOT_QUEUED_ERROR).catch(() => undefined);
+      throw queued.reason;
+    }
+    if (created.status === "rejected") throw created.reason;
     return requestId;
   }
 
@@ -31,9 +42,9 @@ export class TextJobs {
   async cancel(requestId: string): Promise<boolean> {
     if (!(await this.statuses.fail(requestId, CANCELLED_ERROR))) return false;
     await this.redis.publish(this.keys.cancelChannel(), requestId);
-    // An active job is locked and stays; its worker aborts it on the message above.
-    const removed = await this.queue.remove(requestId).catch(() => 0);
-    if (removed === 1) await this.statuses.markLeftQueue();
+    // An active job is locked and stays; its worker aborts it on the message above. The record left
+    // the queue-position set when it turned final, whether or not this removal happens.
+    await this.queue.remove(requestId).catch(() => 0);
     return true;
   }
 }

@@ -8,6 +8,7 @@ import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
 import type { JobTimeStats } from "../progress/job-time-stats.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
+import { retryFinalWrite } from "../records/retry-final-write.js";
 import { resolveSampling } from "./sampling.js";
 
 export interface GenerateTextDeps {
@@ -72,7 +73,10 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = result.text.trim();
       const { tokens, promptTokens, cachedTokens } = result;
-      await deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages });
+      // A reply that cannot be written is not thrown away at the first error: a failed attempt would
+      // generate it all over again.
+      const onRetry = (error: unknown, attempt: number) => log.warn("could not record reply; retrying", { attempt, error: String(error) });
+      await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages }), { onRetry });
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });

@@ -1,5 +1,5 @@
 import { SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SynthesizeSpeechJob } from "@chorus/contracts";
-import type { Logger, RedisKeys } from "@chorus/platform";
+import { SpeechAudioStore, type Logger, type RedisKeys } from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { SpeechEngineError, type SpeechEngine } from "../engines/tts/speech-engine.js";
@@ -9,7 +9,7 @@ export interface SynthesizeSpeechDeps {
   connection: Redis;
   keys: RedisKeys;
   logger: Logger;
-  /** How long audio may wait in Redis for its gateway (a backstop: the gateway deletes it on delivery). */
+  /** How long audio may wait in Redis for its gateway (a backstop: the gateway deletes it once delivered). */
   audioTtlSeconds: number;
 }
 
@@ -21,7 +21,7 @@ function asJobFailure(error: unknown): unknown {
   return error.retryable ? error : new UnrecoverableError(error.message);
 }
 
-/** Synthesizes and encodes off the event loop (the engine's threads), then parks the bytes in Redis. */
+/** Synthesizes and encodes off the event loop (the engine's threads), then parks the bytes in Redis, piece by piece. */
 export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
   return async (job: Job<SynthesizeSpeechJob>, _token?: string, signal?: AbortSignal): Promise<SpeechJobResult> => {
     const { requestId, request } = job.data;
@@ -29,9 +29,10 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
     const started = Date.now();
     try {
       const audio = await deps.speech.synthesize(request, signal ?? new AbortController().signal);
-      await deps.connection.set(deps.keys.audio(requestId), audio.bytes, "EX", deps.audioTtlSeconds);
+      const meta: SpeechJobResult = { format: audio.format, contentType: audio.contentType, byteLength: audio.bytes.length, sampleRate: audio.sampleRate, durationSeconds: audio.durationSeconds };
+      await new SpeechAudioStore(deps.connection, deps.keys).write(requestId, audio.bytes, meta, deps.audioTtlSeconds);
       deps.logger.info("speech synthesized", { jobId: requestId, keyId: job.data.keyId, engine: audio.engine, format: audio.format, bytes: audio.bytes.length, ms: Date.now() - started });
-      return { format: audio.format, contentType: audio.contentType, byteLength: audio.bytes.length, sampleRate: audio.sampleRate, durationSeconds: audio.durationSeconds };
+      return meta;
     } catch (error) {
       throw asJobFailure(error);
     }

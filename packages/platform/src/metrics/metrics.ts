@@ -5,8 +5,11 @@ export { QUEUE_DEPTH_STATES, readQueueDepths, type CountableQueue, type QueueDep
 export { metricsRequestAllowed } from "./metrics-token.js";
 
 export type ServiceName = "gateway" | "worker";
-/** `retried`: an attempt failed and BullMQ will try the job again; the others are final. */
-export type JobOutcome = "completed" | "failed" | "cancelled" | "retried";
+/**
+ * `retried`: an attempt failed and BullMQ will try the job again; `lost`: the lost-job sweep found a
+ * record whose job had vanished and closed it; the others are final outcomes of an attempt.
+ */
+export type JobOutcome = "completed" | "failed" | "cancelled" | "retried" | "lost";
 
 export interface MetricsOptions {
   /** Called on each scrape for `queue_depth`; without it the gauge has no series. */
@@ -80,7 +83,7 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
   const registers = [base.registry];
   const model = ["model"] as const;
   const format = ["format"] as const;
-  const jobs = new Counter({ name: "jobs_total", help: "Job attempts by queue and outcome (completed, failed, cancelled, retried)", labelNames: ["queue", "outcome"] as const, registers });
+  const jobs = new Counter({ name: "jobs_total", help: "Job attempts by queue and outcome (completed, failed, cancelled, retried), and jobs found lost by the sweep (lost)", labelNames: ["queue", "outcome"] as const, registers });
   const tokens = new Counter({ name: "generation_tokens_total", help: "Tokens generated, by model", labelNames: model, registers });
   const tokenRate = new Histogram({ name: "generation_tokens_per_second", help: "Tokens per second of each finished generation, by model", labelNames: model, buckets: TOKEN_RATE_BUCKETS, registers });
   const generation = new Histogram({ name: "generation_duration_seconds", help: "Time the worker spent on each finished generation, by model", labelNames: model, buckets: GENERATION_BUCKETS, registers });

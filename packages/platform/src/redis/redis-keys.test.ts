@@ -3,7 +3,10 @@ import { type RedisKeys, redisKeys } from "./redis-keys.js";
 
 /** Every key, key prefix or channel a RedisKeys builds, for the given argument. */
 function allKeys(keys: RedisKeys, arg: string): string[] {
-  return [keys.bullPrefix, keys.status(arg), keys.apiKeyBySecretHash(arg), keys.apiKeyIndex(), keys.apiKeyNames(), keys.rateLimit(arg), keys.cancelChannel()];
+  return [
+    keys.bullPrefix, keys.status(arg), keys.apiKeyBySecretHash(arg), keys.apiKeyIndex(), keys.apiKeyNames(), keys.rateLimit(arg), keys.cancelChannel(),
+    keys.textJobTickets(), keys.textJobsWaiting(), keys.textRequestsUnfinished(), keys.lostJobSweepLock(), keys.bullJob("q", arg), keys.audio(arg), keys.audioMeta(arg),
+  ];
 }
 
 // Prefixes as REDIS_PREFIX allows them (^[A-Za-z0-9_.-]+$), chosen to be near one another.
@@ -21,7 +24,10 @@ describe("redisKeys", () => {
 
   it("when keys are built, then they have the documented shapes", () => {
     const keys = redisKeys("p");
-    expect(allKeys(keys, "x")).toEqual(["p:bull", "p:status:x", "p:apikey:x", "p:apikeys", "p:apikey-names", "p:rl:x:", "p:cancel"]);
+    expect(allKeys(keys, "x")).toEqual([
+      "p:bull", "p:status:x", "p:apikey:x", "p:apikeys", "p:apikey-names", "p:rl:x:", "p:cancel",
+      "p:queue-tickets:text:accepted", "p:queue-tickets:text:waiting", "p:text-requests:unfinished", "p:lock:lost-job-sweep", "p:bull:q:x", "p:audio:x", "p:audio-meta:x",
+    ]);
   });
 
   it("when two deployments use distinct prefixes, then none of their keys collide or fall in the other's namespace", () => {

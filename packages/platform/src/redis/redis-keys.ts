@@ -17,24 +17,32 @@ export interface RedisKeys {
   cancelChannel(): string;
   /** Hash: model id -> average reply length in tokens, learned by the workers. */
   replyLengthStats(): string;
-  /** Counters of text jobs accepted and of those that left the queue (queue position). */
-  textJobsAccepted(): string;
-  textJobsLeftQueue(): string;
+  /** Counter handing each accepted text job its ticket: the order of the waiting set below. */
+  textJobTickets(): string;
+  /** Sorted set of the status keys of text jobs accepted and not yet started, by ticket (queue position). */
+  textJobsWaiting(): string;
+  /** Sorted set of the ids of text requests not yet final, by acceptance time (ms): what the lost-job sweep checks. */
+  textRequestsUnfinished(): string;
+  /** Held (SET NX PX) by the one worker that runs the current lost-job sweep. */
+  lostJobSweepLock(): string;
+  /** BullMQ's hash of one job (its layout: `<bullPrefix>:<queue>:<jobId>`), for the sweep to check it exists. */
+  bullJob(queue: string, jobId: string): string;
   /** Hash: avgJobSeconds of text jobs, learned by the workers. */
   textJobStats(): string;
   /** Hash: worker id -> "concurrency:expiresAtMs", refreshed by each live worker. */
   workerSlots(): string;
-  /** A speech job's encoded audio, waiting for its gateway (deleted on delivery, TTL as backstop). */
+  /** A speech job's encoded audio, one string read piece by piece (deleted after delivery, TTL as backstop). */
   audio(requestId: string): string;
-  /** Hash {audio, meta}: delivered speech kept for retries that carry the same Idempotency-Key. */
-  keptAudio(requestId: string): string;
+  /** JSON SpeechJobResult of that audio, written after the audio: its presence means the audio is whole. */
+  audioMeta(requestId: string): string;
   /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
   idempotency(keyId: string, idempotencyKey: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
+  const bullPrefix = `${prefix}:bull`;
   return {
-    bullPrefix: `${prefix}:bull`,
+    bullPrefix,
     status: (requestId) => `${prefix}:status:${requestId}`,
     apiKeyBySecretHash: (secretHash) => `${prefix}:apikey:${secretHash}`,
     apiKeyIndex: () => `${prefix}:apikeys`,
@@ -42,12 +50,15 @@ export function redisKeys(prefix: string): RedisKeys {
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
-    textJobsAccepted: () => `${prefix}:queue-tickets:text:accepted`,
-    textJobsLeftQueue: () => `${prefix}:queue-tickets:text:left`,
+    textJobTickets: () => `${prefix}:queue-tickets:text:accepted`,
+    textJobsWaiting: () => `${prefix}:queue-tickets:text:waiting`,
+    textRequestsUnfinished: () => `${prefix}:text-requests:unfinished`,
+    lostJobSweepLock: () => `${prefix}:lock:lost-job-sweep`,
+    bullJob: (queue, jobId) => `${bullPrefix}:${queue}:${jobId}`,
     textJobStats: () => `${prefix}:stats:text-jobs`,
     workerSlots: () => `${prefix}:worker-slots`,
     audio: (requestId) => `${prefix}:audio:${requestId}`,
-    keptAudio: (requestId) => `${prefix}:kept-audio:${requestId}`,
+    audioMeta: (requestId) => `${prefix}:audio-meta:${requestId}`,
     idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:${keyId}:${idempotencyKey}`,
   };
 }

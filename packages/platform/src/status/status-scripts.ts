@@ -2,6 +2,12 @@
  * Lua scripts keep each status transition atomic and one-way: progress never decreases (a retried
  * job restarts its count), and once a record is `completed` or `error` nothing overwrites it, so a
  * late progress write or a second attempt finishing after the first cannot change the answer.
+ *
+ * Two sorted sets follow the records, kept by membership (so a step counted twice changes nothing):
+ * the waiting set holds the status keys of jobs accepted and not yet started, ordered by ticket, so
+ * a job's queue position is its rank; the unfinished set holds the ids of requests not yet final,
+ * by acceptance time, for the sweep that finds records whose job vanished. A record leaves both when
+ * it turns final, whoever writes that (worker, cancel, sweep, a failed enqueue).
  */
 
 /** KEYS[1] status key; ARGV progress, eta seconds. Returns 1 when written. */
@@ -13,54 +19,57 @@ redis.call('HSET', KEYS[1], 'estimatedTimeRemaining', ARGV[2])
 return 1
 `;
 
-/** KEYS[1] status key; ARGV ttl seconds, then field/value pairs. Returns 1 when written. */
+/**
+ * KEYS status, waiting set, unfinished set; ARGV ttl, request id, then field/value pairs. Returns 1
+ * when written. A record that is already final (or gone) only leaves the sets.
+ */
 export const FINISH = `
+redis.call('ZREM', KEYS[2], KEYS[1])
+redis.call('ZREM', KEYS[3], ARGV[2])
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
 redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining')
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
 
 /**
- * Queue position without scanning the queue: every accepted job takes a ticket (KEYS[2] counter)
- * and every job leaving the queue (started for the first time, or removed) bumps KEYS[3]. Jobs ahead
- * of a waiting one = its ticket - jobs that have left - 1.
- */
-
-/**
- * KEYS status, accepted counter; ARGV ttl, owner, model, createdAt (ms). A new record is always
- * `processing` at progress 0, so those are written here rather than sent with every submit.
+ * KEYS status, ticket counter, waiting set, unfinished set; ARGV ttl, owner, model, createdAt (ms),
+ * request id. A new record is always `processing` at progress 0, so those are written here rather
+ * than sent with every submit.
  */
 export const CREATE = `
 local ticket = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0, 'createdAt', ARGV[4], 'queueTicket', ticket)
+redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0, 'createdAt', ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[3], ticket, KEYS[1])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
 return ticket
 `;
 
 /**
- * KEYS status, left counter; ARGV now (ms). Counts a job as out of the queue once, on its first
- * start. A record that is gone (expired, never written) is left gone: writing to it would leave a
- * key without a TTL. Returns the status, or nil for a missing record.
+ * KEYS status, waiting set; ARGV now (ms). The job leaves the waiting set on its first start (a
+ * retry removes nothing more). A record that is gone (expired, never written) is left gone: writing
+ * to it would leave a key without a TTL. Returns the status, or nil for a missing record.
  */
 export const MARK_STARTED = `
+redis.call('ZREM', KEYS[2], KEYS[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-if redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[1]) == 1 then redis.call('INCR', KEYS[2]) end
+redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[1])
 return redis.call('HGET', KEYS[1], 'status')
 `;
 
 /**
- * KEYS status, left counter, text stats, worker slots; ARGV now (ms). Returns the record's flat
+ * KEYS status, waiting set, text stats, worker slots; ARGV now (ms). Returns the record's flat
  * field list, and for a job still waiting: jobs ahead, average job seconds, live worker slots.
  */
 export const READ = `
 local record = redis.call('HGETALL', KEYS[1])
 local fields = {}
 for i = 1, #record, 2 do fields[record[i]] = record[i + 1] end
-if fields.status ~= 'processing' or fields.startedAt or not fields.queueTicket then return {record} end
-local left = tonumber(redis.call('GET', KEYS[2]) or '0')
-local ahead = math.max(tonumber(fields.queueTicket) - left - 1, 0)
+if fields.status ~= 'processing' or fields.startedAt then return {record} end
+local ahead = redis.call('ZRANK', KEYS[2], KEYS[1])
+if not ahead then return {record} end
 local average = redis.call('HGET', KEYS[3], 'avgJobSeconds') or ''
 local slots = 0
 local workers = redis.call('HGETALL', KEYS[4])

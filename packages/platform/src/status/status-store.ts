@@ -48,7 +48,7 @@ export type StatusReadReply = [string[], number?, string?, number?];
 
 /** The keys of the READ script, in its order: the record, then what a waiting job's estimate reads. */
 export function statusReadKeys(keys: RedisKeys, requestId: string): string[] {
-  return [keys.status(requestId), keys.textJobsLeftQueue(), keys.textJobStats(), keys.workerSlots()];
+  return [keys.status(requestId), keys.textJobsWaiting(), keys.textJobStats(), keys.workerSlots()];
 }
 
 /** The stored status behind a READ reply (null for no record), with a waiting job's place and ETA. */
@@ -71,11 +71,11 @@ interface StatusScripts {
 function statusScripts(redis: Redis): StatusScripts {
   const scripts = redis as unknown as StatusScripts;
   if (typeof scripts.chorusStatusRead === "function") return scripts;
-  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 2, lua: CREATE });
+  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 4, lua: CREATE });
   redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ });
   redis.defineCommand("chorusStatusStarted", { numberOfKeys: 2, lua: MARK_STARTED });
   redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
-  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 1, lua: FINISH });
+  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 3, lua: FINISH });
   return scripts;
 }
 
@@ -91,9 +91,10 @@ export class StatusStore {
     this.scripts = statusScripts(redis);
   }
 
-  /** A new `processing` record holding its queue ticket; one round trip. */
+  /** A new `processing` record, in the waiting and unfinished sets; one round trip. */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now()): Promise<void> {
-    await this.scripts.chorusStatusCreate(this.keys.status(requestId), this.keys.textJobsAccepted(), this.ttlSeconds, owner, model, now);
+    const k = this.keys;
+    await this.scripts.chorusStatusCreate(k.status(requestId), k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), this.ttlSeconds, owner, model, now, requestId);
   }
 
   /**
@@ -107,12 +108,15 @@ export class StatusStore {
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
   async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
-    return (await this.scripts.chorusStatusStarted(this.keys.status(requestId), this.keys.textJobsLeftQueue(), now)) as string | null;
+    return (await this.scripts.chorusStatusStarted(this.keys.status(requestId), this.keys.textJobsWaiting(), now)) as string | null;
   }
 
-  /** A waiting job removed from the queue (cancelled) no longer counts as ahead of anyone. */
-  async markLeftQueue(): Promise<void> {
-    await this.redis.incr(this.keys.textJobsLeftQueue());
+  /**
+   * A page of the ids of requests not yet final accepted at or before `acceptedBefore` (ms), oldest
+   * first. Also holds ids whose record has expired; finishing a record takes it out.
+   */
+  async unfinished(acceptedBefore: number, offset: number, count: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.textRequestsUnfinished(), "-inf", acceptedBefore, "LIMIT", offset, count);
   }
 
   async updateProgress(requestId: string, progress: number, etaSeconds: number): Promise<boolean> {
@@ -138,7 +142,8 @@ export class StatusStore {
 
   private async finish(requestId: string, fields: Record<string, string | number>): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
-    const written = await this.scripts.chorusStatusFinish(this.keys.status(requestId), this.ttlSeconds, ...args);
+    const k = this.keys;
+    const written = await this.scripts.chorusStatusFinish(k.status(requestId), k.textJobsWaiting(), k.textRequestsUnfinished(), this.ttlSeconds, requestId, ...args);
     return written === 1;
   }
 }

@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { QUEUES } from "@chorus/contracts";
+import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import type { Redis } from "ioredis";
+import { failureMessage } from "./failure-message.js";
+
+/** The `error` of a record whose job left BullMQ without its answer being written. */
+export const LOST_ERROR = "lost: the job disappeared from the queue";
+
+export interface LostJobSweeperOptions {
+  connection: Redis;
+  keys: RedisKeys;
+  statuses: StatusStore;
+  logger: Logger;
+  /** Called once per record this sweep turned into LOST_ERROR (the worker counts it in jobs_total). */
+  onLost: () => void;
+  /** How often a sweep is tried; one worker of the fleet wins each (default 30 s). */
+  intervalMs?: number;
+  /** Records younger than this are left alone: their job may still be on its way (default 60 s). */
+  graceMs?: number;
+}
+
+export interface SweepResult {
+  /** Records turned into LOST_ERROR. */
+  lost: number;
+  /** Records given the failure their worker could not write. */
+  failed: number;
+}
+
+/** What a sweep learns of one unfinished record and its BullMQ job (a pipelined read). */
+interface Observed {
+  status: string | null;
+  jobExists: boolean;
+  finishedOn: string | null;
+  failedReason: string | null;
+}
+
+const PAGE = 500;
+
+/**
+ * Finds status records that still say `processing` although their text job is gone from BullMQ
+ * (removed, obliterated) or finished without the record being told (its final write failed through
+ * every retry), and closes them, so that no client polls a record that can never change. Every
+ * write is the one-way FINISH, so a sweep racing a worker's own final write cannot overwrite it.
+ */
+export class LostJobSweeper {
+  private readonly intervalMs: number;
+  private readonly graceMs: number;
+  private readonly owner = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: LostJobSweeperOptions) {
+    this.intervalMs = options.intervalMs ?? 30_000;
+    this.graceMs = options.graceMs ?? 60_000;
+  }
+
+  start(): void {
+    const tick = () =>
+      void this.sweepOnce().catch((error: unknown) => this.options.logger.warn("lost-job sweep failed", { error: String(error) }));
+    this.timer = setInterval(tick, this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /**
+   * One sweep, if no other process holds this interval's lock (then null). The lock is not
+   * released: it lapses after one interval, so the fleet sweeps about once per interval.
+   */
+  async sweepOnce(now = Date.now()): Promise<SweepResult | null> {
+    const { connection, keys } = this.options;
+    const won = await connection.set(keys.lostJobSweepLock(), this.owner, "PX", this.intervalMs, "NX");
+    if (won !== "OK") return null;
+    const result: SweepResult = { lost: 0, failed: 0 };
+    // Closed records leave the set, so a page's offset moves on only past the records left open;
+    // one closed by someone else meanwhile may shift a record past this sweep, not past the next.
+    for (let offset = 0; ; ) {
+      const ids = await this.options.statuses.unfinished(now - this.graceMs, offset, PAGE);
+      if (ids.length === 0) return result;
+      let kept = 0;
+      for (const [i, observed] of (await this.observe(ids)).entries()) {
+        const closed = await this.close(ids[i] as string, observed, result);
+        if (!closed) kept++;
+      }
+      offset += kept;
+      if (ids.length < PAGE) return result;
+    }
+  }
+
+  private async observe(ids: string[]): Promise<Observed[]> {
+    const { connection, keys } = this.options;
+    const pipeline = connection.pipeline();
+    for (const id of ids) {
+      const job = keys.bullJob(QUEUES.text, id);
+      pipeline.hget(keys.status(id), "status").exists(job).hmget(job, "finishedOn", "failedReason");
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    return ids.map((_id, i) => {
+      const [status, exists, fields] = replies.slice(i * 3, i * 3 + 3).map(([error, value]) => {
+        if (error) throw error;
+        return value;
+      });
+      const [finishedOn, failedReason] = (fields as (string | null)[] | undefined) ?? [null, null];
+      return { status: status as string | null, jobExists: exists === 1, finishedOn: finishedOn ?? null, failedReason: failedReason ?? null };
+    });
+  }
+
+  /** Returns false for a record left open (its job is still queued, waiting for a retry or running). */
+  private async close(id: string, seen: Observed, result: SweepResult): Promise<boolean> {
+    const { statuses, logger } = this.options;
+    // Already final or expired: FINISH writes nothing and only takes the id out of the sets.
+    if (seen.status !== "processing") {
+      await statuses.fail(id, LOST_ERROR);
+      return true;
+    }
+    if (seen.jobExists && !seen.finishedOn) return false;
+    if (seen.jobExists && seen.failedReason !== null) {
+      if (await statuses.fail(id, failureMessage(seen.failedReason))) {
+        result.failed++;
+        logger.warn("recorded a failure its worker could not write", { jobId: id });
+      }
+      return true;
+    }
+    if (await statuses.fail(id, LOST_ERROR)) {
+      result.lost++;
+      this.options.onLost();
+      logger.warn("job lost: its status record said processing but the job is gone", { jobId: id, jobExists: seen.jobExists });
+    }
+    return true;
+  }
+}
