@@ -15,6 +15,7 @@ import { addTextRoutes } from "./routes/text.route.js";
 import type { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { IdempotencyKeys } from "./services/idempotency.js";
 import type { QueueDepth } from "./services/queue-depth.js";
+import type { FinalStatusWaits } from "./services/final-status-waits.js";
 import type { TextJobs } from "./services/text-jobs.service.js";
 
 export interface GatewayDeps {
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   /** How requests find their key: the store, usually behind a short in-process cache. */
   keyLookup: ApiKeyLookup;
   statuses: StatusStore;
+  /** Requests waiting (`Prefer: wait`) for a record to turn final. */
+  finalStatusWaits: FinalStatusWaits;
   textJobs: TextJobs;
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
@@ -77,8 +80,9 @@ export function buildApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
   });
   const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
-  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs }, { authenticate: authenticated, limit: limiters.status });
-  addTextRoutes(app, { jobs: deps.textJobs, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth }, { authenticate: authenticated, limit: limiters.text });
+  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits }, { authenticate: authenticated, limit: limiters.status });
+  const textDeps = { jobs: deps.textJobs, statuses: deps.statuses, waits: deps.finalStatusWaits, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth };
+  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: limiters.text });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: limiters.tts });
   addHealthRoutes(app, redisConnections(deps));
   addMetricsRoute(app, deps.metrics, deps.metricsToken);

@@ -53,6 +53,29 @@ export async function viaService(stack: BenchStack, request: InferenceRequest, p
   }
 }
 
+/** Longest wait a client asks for with `Prefer: wait` (the gateway's maximum). */
+const WAIT_SECONDS = 60;
+
+/**
+ * Through the whole service as a client that waits instead of polling: submit with
+ * `Prefer: wait=60`, which answers with the finished record when it finishes within the wait, else
+ * status GETs with the same preference until it is final (one request per minute at most).
+ */
+export async function viaServiceWaiting(stack: BenchStack, request: InferenceRequest): Promise<Completion> {
+  const headers = { authorization: `Bearer ${stack.apiKey}`, prefer: `wait=${WAIT_SECONDS}` };
+  const sentAt = nowMs();
+  const submitted = await httpJson("POST", `${stack.gateway.url}/api/text/default`, headers, apiBody(request));
+  let record = submitted.body as Partial<StatusRecord>;
+  const id = (submitted.body as Partial<SubmitResponse>).id;
+  if (submitted.status !== 200 || typeof id !== "string") throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  const deadline = Date.now() + 300_000;
+  while (record.status !== "completed") {
+    if (record.status === "error" || Date.now() > deadline) throw new Error(`job ${id} did not complete: ${JSON.stringify(record)}`);
+    record = (await httpJson("GET", `${stack.gateway.url}/api/v2/status/${id}`, headers)).body as Partial<StatusRecord>;
+  }
+  return { tokens: record.tokens ?? Number.NaN, promptTokens: record.promptTokens ?? Number.NaN, cachedTokens: record.cachedTokens ?? Number.NaN, ms: nowMs() - sentAt };
+}
+
 /** The worker's engine alone in its own process (baselines/llama-direct.process). */
 export async function viaEngine(engine: EngineProcess<GenerationCall, GenerationTiming>, request: InferenceRequest): Promise<Completion> {
   const sentAt = nowMs();

@@ -2,9 +2,12 @@ import { ApiError } from "@chorus/contracts";
 import type { StatusStore, StoredStatus } from "@chorus/platform";
 import type { IRouter, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
+import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
+import { finalOrLatest } from "./wait-for-final.js";
 
 const REQUEST_ID = /^[A-Za-z0-9-]{1,64}$/;
 /** The spec's two status paths; each is its own route so metrics label them apart without matching. */
@@ -40,10 +43,19 @@ async function ownedStatus(req: Request): Promise<{ id: string; stored: StoredSt
   return { id, stored };
 }
 
-async function answerStatus(req: Request, res: Response): Promise<void> {
-  const { stored } = await ownedStatus(req);
-  res.setHeader("Cache-Control", "no-store");
-  sendJson(res, 200, stored.record);
+/** The record; with `Prefer: wait=N`, once it is final or N seconds have passed (one poll, however long). */
+function answerStatus(deps: StatusRouteDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const { id, stored } = await ownedStatus(req);
+    const wait = preferredWaitSeconds(req.headers.prefer);
+    let record = stored.record;
+    if (wait !== null) {
+      markWaitApplied(res, wait);
+      if (record.status === "processing" && wait > 0) record = (await finalOrLatest(deps.statuses, deps.waits, id, wait, res))?.record ?? record;
+    }
+    res.setHeader("Cache-Control", "no-store");
+    sendJson(res, 200, record);
+  };
 }
 
 function cancelRequest(statuses: StatusStore, jobs: TextJobs) {
@@ -58,14 +70,16 @@ function cancelRequest(statuses: StatusStore, jobs: TextJobs) {
 export interface StatusRouteDeps {
   statuses: StatusStore;
   jobs: TextJobs;
+  waits: FinalStatusWaits;
 }
 
-/** Both status paths answer from one READ script call; DELETE cancels (owner only). */
+/** Both status paths answer from one READ script call (and wait, when asked); DELETE cancels (owner only). */
 export function addStatusRoutes(router: IRouter, deps: StatusRouteDeps, guards: RouteGuards): void {
   const prefetch = prefetchStatus(deps.statuses);
   const cancel = cancelRequest(deps.statuses, deps.jobs);
+  const answer = answerStatus(deps);
   for (const path of STATUS_PATHS) {
-    router.get(path, guards.authenticate, prefetch, guards.limit, answerStatus);
+    router.get(path, guards.authenticate, prefetch, guards.limit, answer);
     router.delete(path, guards.authenticate, prefetch, guards.limit, cancel);
   }
 }

@@ -1,16 +1,22 @@
 import { ApiError, grants, isModelId, MODEL_IDS, sentSamplingParams, validateGenerationRequest, type ModelId, type SubmitResponse } from "@chorus/contracts";
+import type { StatusStore } from "@chorus/platform";
 import type { IRouter, NextFunction, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
+import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { QueueDepth } from "../services/queue-depth.js";
+import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
+import { finalOrLatest } from "./wait-for-final.js";
 
 export interface TextRouteDeps {
   jobs: TextJobs;
+  statuses: StatusStore;
+  waits: FinalStatusWaits;
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
   /** Text jobs queued, waiting for a retry or running beyond which new submissions get 503 (0: no limit). */
@@ -58,6 +64,16 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: Rout
       id = await deps.jobs.submit(keyId, model, request, clientSampling);
     }
     requestLogger(req).http("text request accepted", { jobId: id, model, messages: request.messages.length });
-    sendJson(res, 200, { id, tokens: -1 } satisfies SubmitResponse);
+    await answerSubmit(deps, id, req, res);
   });
+}
+
+/** `{id, tokens: -1}`; with `Prefer: wait=N`, the finished record (with its id) if it finishes within N seconds. */
+async function answerSubmit(deps: TextRouteDeps, id: string, req: Request, res: Response): Promise<void> {
+  const wait = preferredWaitSeconds(req.headers.prefer);
+  if (wait === null) return sendJson(res, 200, { id, tokens: -1 } satisfies SubmitResponse);
+  markWaitApplied(res, wait);
+  const stored = wait > 0 ? await finalOrLatest(deps.statuses, deps.waits, id, wait, res) : null;
+  const finished = stored && stored.record.status !== "processing" ? stored.record : null;
+  sendJson(res, 200, finished ? { id, ...finished } : ({ id, tokens: -1 } satisfies SubmitResponse));
 }

@@ -15,6 +15,8 @@ export interface RedisKeys {
   rateLimit(limiter: string): string;
   /** Pub/sub channel on which gateways tell every worker to stop a job. */
   cancelChannel(): string;
+  /** Pub/sub channel on which the id of every request whose record turns final is published. */
+  statusFinalChannel(): string;
   /** Hash: model id -> average reply length in tokens, learned by the workers. */
   replyLengthStats(): string;
   /** Counter handing each accepted text job its ticket: the order of the waiting set below. */
@@ -49,6 +51,7 @@ export function redisKeys(prefix: string): RedisKeys {
     apiKeyNames: () => `${prefix}:apikey-names`,
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
+    statusFinalChannel: () => `${prefix}:status-final`,
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
     textJobTickets: () => `${prefix}:queue-tickets:text:accepted`,
     textJobsWaiting: () => `${prefix}:queue-tickets:text:waiting`,

@@ -20,8 +20,9 @@ return 1
 `;
 
 /**
- * KEYS status, waiting set, unfinished set; ARGV ttl, request id, then field/value pairs. Returns 1
- * when written. A record that is already final (or gone) only leaves the sets.
+ * KEYS status, waiting set, unfinished set, final channel; ARGV ttl, request id, then field/value
+ * pairs. Returns 1 when written, and then publishes the request id (a client waiting with
+ * `Prefer: wait` is answered at once). A record that is already final (or gone) only leaves the sets.
  */
 export const FINISH = `
 redis.call('ZREM', KEYS[2], KEYS[1])
@@ -30,6 +31,7 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
 redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining')
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('PUBLISH', KEYS[4], ARGV[2])
 return 1
 `;
 

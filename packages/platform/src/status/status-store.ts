@@ -75,7 +75,7 @@ function statusScripts(redis: Redis): StatusScripts {
   redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ });
   redis.defineCommand("chorusStatusStarted", { numberOfKeys: 2, lua: MARK_STARTED });
   redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
-  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 3, lua: FINISH });
+  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 4, lua: FINISH });
   return scripts;
 }
 
@@ -143,7 +143,7 @@ export class StatusStore {
   private async finish(requestId: string, fields: Record<string, string | number>): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
-    const written = await this.scripts.chorusStatusFinish(k.status(requestId), k.textJobsWaiting(), k.textRequestsUnfinished(), this.ttlSeconds, requestId, ...args);
+    const written = await this.scripts.chorusStatusFinish(k.status(requestId), k.textJobsWaiting(), k.textRequestsUnfinished(), k.statusFinalChannel(), this.ttlSeconds, requestId, ...args);
     return written === 1;
   }
 }

@@ -1,0 +1,24 @@
+import type { Response } from "express";
+
+/** The longest wait a client may ask for (issue 15): beyond it the request is answered as for 60. */
+export const MAX_WAIT_SECONDS = 60;
+
+/**
+ * The `wait` preference of an RFC 7240 `Prefer` header, in seconds (capped at MAX_WAIT_SECONDS), or
+ * null when there is none. Preferences are a comma-separated list whose parameters follow `;`;
+ * an unknown or malformed preference is ignored, as the RFC asks.
+ */
+export function preferredWaitSeconds(header: string | string[] | undefined): number | null {
+  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
+  for (const preference of values.flatMap((value) => value.split(","))) {
+    const match = /^\s*wait\s*=\s*"?(\d{1,6})"?\s*(;|$)/i.exec(preference);
+    if (match) return Math.min(Number(match[1]), MAX_WAIT_SECONDS);
+  }
+  return null;
+}
+
+/** Says the wait was honoured, and that the answer depends on the header (for caches). */
+export function markWaitApplied(res: Response, seconds: number): void {
+  res.setHeader("Preference-Applied", `wait=${seconds}`);
+  res.setHeader("Vary", "Prefer");
+}

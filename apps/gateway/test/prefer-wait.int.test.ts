@@ -1,0 +1,115 @@
+import { get, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import request from "supertest";
+import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker.js";
+
+/** `Prefer: wait=N` (RFC 7240) on the status GET and on submit: an answer without polling. */
+let gw: TestGateway;
+let key: string;
+beforeAll(async () => {
+  gw = await startTestGateway(uniquePrefix("prefer-wait"));
+  key = await gw.createKey();
+});
+afterAll(() => gw.close());
+
+const submit = () => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
+const status = (id: string, prefer?: string) => {
+  const req = request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
+  return prefer ? req.set("Prefer", prefer) : req;
+};
+const completion = { reply: "Once upon a time.", tokens: 5, promptTokens: 12, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 };
+
+describe("Prefer: wait on the status GET", () => {
+  it("when the job finishes while the client waits, then the answer is the finished record", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const waiting = status(id, "wait=20").then((res) => res);
+    await sleep(300); // the GET is waiting by now; if not, it answers "processing" and the test fails
+    await gw.deps.statuses.complete(id, completion);
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "completed", reply: "Once upon a time.", tokens: 5 });
+    expect(res.headers["preference-applied"]).toBe("wait=20");
+    expect(res.headers.vary).toContain("Prefer");
+  });
+
+  it("when nothing finishes within the wait, then the record is answered as it stands", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const res = await status(id, "wait=1");
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "processing" });
+    expect(res.headers["preference-applied"]).toBe("wait=1");
+  });
+
+  it("when the record is already final, then it is answered at once, and a wait over 60 s is applied as 60", async () => {
+    const { id } = (await submit()).body as { id: string };
+    await gw.deps.statuses.fail(id, "generation failed: test");
+    const res = await status(id, "wait=600");
+    expect(res.body).toEqual({ status: "error", error: "generation failed: test" });
+    expect(res.headers["preference-applied"]).toBe("wait=60");
+  });
+
+  it("when a client waits, then that costs one request of its status budget", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const before = Number((await status(id)).headers["x-ratelimit-remaining"]);
+    const waited = await status(id, "wait=1");
+    expect(Number(waited.headers["x-ratelimit-remaining"])).toBe(before - 1);
+  });
+
+  it("when the waiting client goes away, then the gateway stops waiting for it", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const server: Server = gw.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const req = get({ port, host: "127.0.0.1", path: `/api/v2/status/${id}`, headers: { authorization: `Bearer ${key}`, prefer: "wait=60" } });
+      req.on("error", () => undefined);
+      for (let i = 0; i < 100 && gw.deps.finalStatusWaits.waiting === 0; i++) await sleep(20);
+      expect(gw.deps.finalStatusWaits.waiting).toBe(1);
+      req.destroy();
+      for (let i = 0; i < 250 && gw.deps.finalStatusWaits.waiting > 0; i++) await sleep(20);
+      expect(gw.deps.finalStatusWaits.waiting).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("when there is no Prefer header, then nothing waits and no Preference-Applied is sent", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const res = await status(id);
+    expect(res.body).toMatchObject({ status: "processing" });
+    expect(res.headers["preference-applied"]).toBeUndefined();
+  });
+});
+
+describe("Prefer: wait on submit", () => {
+  it("when no job finishes within the wait, then the answer is the usual {id, tokens: -1}", async () => {
+    const res = await submit().set("Prefer", "wait=1");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: expect.any(String), tokens: -1 });
+    expect(res.headers["preference-applied"]).toBe("wait=1");
+  });
+
+  describeWithModel("with a worker on the fixture model", () => {
+    it("when the reply is ready within the wait, then submit answers with the finished record and its id", async () => {
+      const prefix = uniquePrefix("prefer-wait-worker");
+      const own = await startTestGateway(prefix);
+      const engine = await loadFixtureEngine();
+      const worker = await startTestWorker(prefix, engine);
+      try {
+        const ownKey = await own.createKey();
+        const res = await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).set("Prefer", "wait=30").send(defaultRequest());
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id: expect.any(String), status: "completed", reply: expect.any(String), tokens: expect.any(Number) });
+        const polled = await request(own.app).get(`/api/v2/status/${String(res.body.id)}`).auth(ownKey, { type: "bearer" });
+        expect({ id: res.body.id, ...polled.body }).toEqual(res.body);
+      } finally {
+        await worker.close();
+        await engine.close();
+        await own.close();
+      }
+    }, 60_000);
+  });
+});
