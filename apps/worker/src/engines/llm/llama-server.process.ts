@@ -76,13 +76,15 @@ export class LlamaServerProcess {
    * it has not within `timeoutMs` or the signal aborts.
    */
   async whenReady(signal: AbortSignal, timeoutMs = 60_000): Promise<void> {
-    const timeout = sleep(timeoutMs, undefined, { signal }).then(() => {
+    const decided = new AbortController();
+    const timeout = sleep(timeoutMs, undefined, { signal: AbortSignal.any([signal, decided.signal]) }).then(() => {
       throw this.failure(`has not come back within ${timeoutMs / 1000} s`);
     });
+    timeout.catch(() => undefined); // the race below reports it; cancelled once it is decided
     try {
       await Promise.race([this.healthy, timeout]);
     } finally {
-      timeout.catch(() => undefined);
+      decided.abort();
     }
   }
 
@@ -189,7 +191,10 @@ async function terminate(child: GuardedChild, timeoutMs: number): Promise<void> 
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, "exit");
   child.stdin.end();
-  const stopped = await Promise.race([exited.then(() => true), sleep(timeoutMs).then(() => false)]);
+  const decided = new AbortController();
+  const late = sleep(timeoutMs, false, { signal: decided.signal }).catch(() => false);
+  const stopped = await Promise.race([exited.then(() => true), late]);
+  decided.abort(); // no timer left behind to keep the process alive
   if (stopped || child.pid === undefined) return;
   process.kill(-child.pid, "SIGKILL");
   await exited;
