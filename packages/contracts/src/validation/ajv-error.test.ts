@@ -12,7 +12,7 @@ function expectInvalidParameter(error: ApiError, parameter: string, expectedType
   expect({ code: error.code, httpStatus: error.httpStatus, details: error.details, message: error.message }).toEqual({
     code: "INVALID_PARAMETER",
     httpStatus: 400,
-    details: { parameter, expected_type: expectedType },
+    details: { parameter, expected_type: expectedType, problems: [{ parameter, expected_type: expectedType, message }] },
     message,
   });
 }
@@ -139,7 +139,7 @@ describe("toInvalidParameter", () => {
     [{}, "unknown"],
   ])("when the parent schema is %j, then the expected type reads %j", (parentSchema, expected) => {
     const error = toInvalidParameter(ajvError({ keyword: "type", instancePath: "/x", parentSchema }));
-    expect(error.details).toEqual({ parameter: "x", expected_type: expected });
+    expect(error.details).toEqual({ parameter: "x", expected_type: expected, problems: [{ parameter: "x", expected_type: expected, message: `x must be of type ${expected}` }] });
     expect(error.message).toBe(`x must be of type ${expected}`);
   });
 
@@ -188,7 +188,11 @@ describe("ApiError", () => {
     expect(error.code).toBe("INVALID_PARAMETER");
     expect(error.httpStatus).toBe(400);
     expect(error.message).toBe("messages[2].content must not be blank");
-    expect(error.details).toEqual({ parameter: "messages[2].content", expected_type: "string" });
+    expect(error.details).toEqual({
+      parameter: "messages[2].content",
+      expected_type: "string",
+      problems: [{ parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be blank" }],
+    });
   });
 
   it.each(Object.entries(ERROR_CODES) as [ErrorCode, number][])("when the code is %s, then httpStatus is %d", (code, status) => {
@@ -199,7 +203,11 @@ describe("ApiError", () => {
     const now = new Date("2024-05-01T12:34:56.789Z");
     const envelope = ApiError.invalidParameter("botName", "string", "botName is required").toEnvelope(now);
     expect(envelope).toStrictEqual({
-      error: { code: "INVALID_PARAMETER", message: "botName is required", details: { parameter: "botName", expected_type: "string" } },
+      error: {
+        code: "INVALID_PARAMETER",
+        message: "botName is required",
+        details: { parameter: "botName", expected_type: "string", problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }] },
+      },
       status: "error",
       timestamp: "2024-05-01T12:34:56.789Z",
     });
