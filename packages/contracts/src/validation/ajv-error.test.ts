@@ -1,6 +1,6 @@
 import type { ErrorObject } from "ajv";
 import { ApiError, ERROR_CODES, type ErrorCode } from "../errors.js";
-import { pointerToParameter, toInvalidParameter } from "./ajv-error.js";
+import { MAX_LISTED_PROBLEMS, pointerToParameter, toInvalidParameter, toInvalidParameters } from "./ajv-error.js";
 
 /** A minimal ajv error object; only the fields toInvalidParameter reads matter. */
 function ajvError(fields: Partial<ErrorObject> & Pick<ErrorObject, "keyword">): ErrorObject {
@@ -239,5 +239,34 @@ describe("ApiError", () => {
       new Date("2024-01-01T00:00:00Z"),
     );
     expect(JSON.parse(JSON.stringify(envelope))).toStrictEqual(envelope);
+  });
+});
+
+describe("toInvalidParameters", () => {
+  const missing = (name: string) => ajvError({ keyword: "required", params: { missingProperty: name }, parentSchema: { properties: { [name]: { type: "string" } } } });
+
+  it("when a body has several problems, then details describe the first and details.problems lists all, in order", () => {
+    const error = toInvalidParameters([missing("botName"), ajvError({ keyword: "maximum", instancePath: "/t", params: { comparison: "<=", limit: 2 }, parentSchema: { type: "number" } })]);
+    expect(error.message).toBe("botName is required");
+    expect(error.details).toEqual({
+      parameter: "botName",
+      expected_type: "string",
+      problems: [
+        { parameter: "botName", expected_type: "string", message: "botName is required" },
+        { parameter: "t", expected_type: "number", message: "t must be <= 2" },
+      ],
+    });
+  });
+
+  it("when one parameter fails two ways (empty and blank), then it is listed once, with its first problem", () => {
+    const empty = ajvError({ keyword: "minLength", instancePath: "/c", params: { limit: 1 }, parentSchema: { type: "string" } });
+    const blank = ajvError({ keyword: "pattern", instancePath: "/c", params: { pattern: "\\S" }, parentSchema: { type: "string" } });
+    expect((toInvalidParameters([empty, blank]).details?.problems as unknown[]).length).toBe(1);
+  });
+
+  it("when there are more problems than MAX_LISTED_PROBLEMS, then the list stops there", () => {
+    const errors = Array.from({ length: MAX_LISTED_PROBLEMS + 5 }, (_, i) => missing(`f${i}`));
+    const problems = toInvalidParameters(errors).details?.problems as { parameter: string }[];
+    expect(problems.map((p) => p.parameter)).toEqual(Array.from({ length: MAX_LISTED_PROBLEMS }, (_, i) => `f${i}`));
   });
 });
