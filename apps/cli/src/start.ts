@@ -99,23 +99,30 @@ const gatewayChildren: Child[] = [];
 for (let i = 0; i < gateways; i++) gatewayChildren.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
 const children = [...gatewayChildren, ...workerChildren.map((w) => w.child)];
 
-let stopping = false;
+let stopping: Promise<never> | undefined;
 /**
  * Gateways first (no new jobs are taken), then workers (they finish or hand back theirs), then the
  * private Redis they all write to: stopping Redis earlier is what made every app print its
- * connection errors.
+ * connection errors. Called again meanwhile (a second signal), it waits for the same stop.
  */
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+function shutdown(code: number): Promise<never> {
+  stopping ??= (async () => {
     await stopChildren(gatewayChildren, 15_000);
     await stopChildren(workerChildren.map((w) => w.child), 35_000);
     await redis.owned?.stop();
     if (redis.owned) clearLocalRedis();
-  }
-  process.exit(code);
+    say("stopped");
+    process.exit(code);
+  })();
+  return stopping;
 }
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
+// npm forwards the terminal's Ctrl-C to this process, which has it from the terminal too: one stop, said once.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (!stopping) say(`${signal}: stopping the gateways, then the workers (running jobs finish, 30 s at most), then ${redis.owned ? "the private Redis" : "done"}`);
+    void shutdown(0);
+  });
+}
 for (const child of children) {
   void child.exited.then((code) => {
     if (stopping) return;

@@ -46,6 +46,8 @@ describe("npm start", () => {
     expect(noisy(run.output())).toEqual([]);
     const stops = run.output().split("\n").filter((line) => /shutting down/.test(line)).map((line) => (/gateway|worker/.exec(line) ?? ["?"])[0]);
     expect(stops).toEqual(["gateway", "worker"]);
+    // The launcher's last word, after Redis: npm's copy of the Ctrl-C must not cut its stop short.
+    expect(run.output().trimEnd().split("\n").at(-1)).toBe("[start] stopped");
   });
 
   it("when the npm process is killed, then the signal reaches the launcher and nothing is left", async () => {
@@ -53,6 +55,7 @@ describe("npm start", () => {
     run.child.kill("SIGTERM");
     expect(await survivors(tree)).toEqual([]);
     expect(noisy(run.output())).toEqual([]);
+    expect(run.output().trimEnd().split("\n").at(-1)).toBe("[start] stopped");
   });
 
   it("when the launcher is killed with kill -9, then its gateway, worker and redis-server stop by themselves", async () => {
