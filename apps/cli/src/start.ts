@@ -61,6 +61,8 @@ const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir
   process.exit(1);
 });
 say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
+const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
+if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
 const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };
 /**
  * llama.cpp threads per worker: the cores split between the workers this launcher starts (more
@@ -119,7 +121,7 @@ function shutdown(code: number): Promise<never> {
 // npm forwards the terminal's Ctrl-C to this process, which has it from the terminal too: one stop, said once.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => {
-    if (!stopping) say(`${signal}: stopping the gateways, then the workers (running jobs finish, 30 s at most), then ${redis.owned ? "the private Redis" : "done"}`);
+    if (!stopping) say(`${signal}: stopping the gateways, then the workers (running jobs finish, 30 s at most)${redis.owned ? ", then the private Redis" : ""}`);
     void shutdown(0);
   });
 }
