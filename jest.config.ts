@@ -20,7 +20,8 @@ const shared = {
 };
 
 const config: Config = {
-  reporters: ["default", "<rootDir>/test-support/summary-reporter.cjs"],
+  // Jest's own reporters, by path so that the summary (with the "jest: N passed" line CI reads) is last.
+  reporters: ["<rootDir>/test-support/progress-reporter.cjs", "<rootDir>/test-support/summary-reporter.cjs"],
   // Global only (jest ignores it inside projects). Integration tests run a real model on shared,
   // noisy 2-core machines: generous limits guard against hangs, they do not measure speed.
   testTimeout: 60_000,

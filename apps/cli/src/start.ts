@@ -3,40 +3,49 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parseCommandLine } from "@chorus/platform";
-import { startChild, stopChildren, waitForHttp, type Child } from "./local/child-processes.js";
-import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
-import { DEFAULT_REDIS_URL, portOrFree, redisAnswers, startPrivateRedis, type PrivateRedis } from "./local/redis-server.js";
+import { startChild, stopChildren, type Child } from "./local/child-processes.js";
+import { clearLocalRedis } from "./local/local-state.js";
+import { waitUntilReady } from "./local/readiness.js";
+import { chooseRedis, defaultRedisDataDir } from "./local/redis-choice.js";
+import { freePort, portOrFree } from "./local/redis-server.js";
 
 /** `npm start`: the whole local service (the usage says what it does). */
-const USAGE = `usage: npm start [-- [--gateways N] [--workers M]]
+const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data DIR|none] [--private-redis]]
 
 The whole local service: Redis (REDIS_URL, else 127.0.0.1:6379, else a private redis-server), then N
 gateways (PORT, PORT+1, ...) and M workers (health ports WORKER_HTTP_PORT+i, by default 9100+i or a
 free port) as child processes; llama.cpp is built for this machine first (npm run llama:build).
-Ctrl-C stops everything. The gateways and workers read their settings from the environment
+It says "ready" once every gateway and worker is. Ctrl-C stops gateways, workers, then Redis.
+The gateways and workers read their settings from the environment
 (npm run gateway -- --help, npm run worker -- --help).
 
-  --gateways N   gateway processes (default 1)
-  --workers M    worker processes (default 1); the cores are split between them
-  -h, --help     this text`;
-const { values } = parseCommandLine(USAGE, (args) => parseArgs({ args, options: { gateways: { type: "string", default: "1" }, workers: { type: "string", default: "1" } } }));
+  --gateways N         gateway processes (default 1)
+  --workers M          worker processes (default 1); the cores are split between them
+  --redis-data DIR     where a private redis-server keeps its data (append-only file), across runs;
+                       none: keep nothing (default CHORUS_REDIS_DATA, else
+                       ${defaultRedisDataDir()})
+  --private-redis      start a private redis-server even when REDIS_URL is set or a Redis answers
+                       on 127.0.0.1:6379
+  -h, --help           this text`;
+const { values } = parseCommandLine(USAGE, (args) =>
+  parseArgs({
+    args,
+    options: {
+      gateways: { type: "string", default: "1" },
+      workers: { type: "string", default: "1" },
+      "redis-data": { type: "string", default: process.env.CHORUS_REDIS_DATA || defaultRedisDataDir() },
+      "private-redis": { type: "boolean", default: false },
+    },
+  }),
+);
 const gateways = Number(values.gateways);
 const workers = Number(values.workers);
 const basePort = Number(process.env.PORT || 3000);
-if (![gateways, workers, basePort].every(Number.isInteger) || gateways < 1 || workers < 1) {
-  process.stderr.write(`--gateways and --workers take whole numbers >= 1 (and PORT a port number)\n\n${USAGE}\n`);
+if (![gateways, workers, basePort].every(Number.isInteger) || gateways < 1 || workers < 1 || !values["redis-data"]) {
+  process.stderr.write(`--gateways and --workers take whole numbers >= 1 (and PORT a port number), --redis-data a directory or none\n\n${USAGE}\n`);
   process.exit(2);
 }
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
-
-async function resolveRedis(): Promise<{ url: string; owned?: PrivateRedis }> {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };
-  if (await redisAnswers(DEFAULT_REDIS_URL)) return { url: DEFAULT_REDIS_URL };
-  const owned = await startPrivateRedis();
-  say(`no Redis on 127.0.0.1:6379 and REDIS_URL is unset: started a private redis-server at ${owned.url} (it stops with this process)`);
-  saveLocalRedis(owned.url);
-  return { url: owned.url, owned };
-}
 
 /** The worker's llama.cpp engine is 2-4x faster with a build for this machine: make sure one is there. */
 function ensureLlamaBuild(): void {
@@ -47,8 +56,13 @@ function ensureLlamaBuild(): void {
 }
 
 ensureLlamaBuild();
-const redis = await resolveRedis();
+const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir: values["redis-data"] }, say).catch((error: unknown) => {
+  say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
 say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
+const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
+if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
 const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };
 /**
  * llama.cpp threads per worker: the cores split between the workers this launcher starts (more
@@ -64,38 +78,53 @@ function llamaThreads(): string {
   return String(each);
 }
 
-const children: Child[] = [];
 /**
- * Each worker its own health/metrics port: WORKER_HTTP_PORT + i when set (0 keeps "any free port"),
- * else 9100 + i, or a free port where that one is taken (another service on this host).
+ * Each worker its own health/metrics port: WORKER_HTTP_PORT + i when set (0: a free port), else
+ * 9100 + i, or a free port where that one is taken (another service on this host). Always a
+ * known port: the launcher asks it whether the worker is ready.
  */
 async function workerPort(i: number): Promise<number> {
   const chosen = Number(process.env.WORKER_HTTP_PORT);
-  if (process.env.WORKER_HTTP_PORT) return chosen === 0 ? 0 : chosen + i;
+  if (process.env.WORKER_HTTP_PORT) return chosen === 0 ? freePort() : chosen + i;
   const port = await portOrFree(9100 + i);
   if (port !== 9100 + i) say(`worker ${i + 1}: port ${9100 + i} is taken, its health and metrics are on ${port} (WORKER_HTTP_PORT chooses)`);
   return port;
 }
 
 const threads = llamaThreads();
+const workerChildren: { child: Child; port: number }[] = [];
 for (let i = 0; i < workers; i++) {
   const port = await workerPort(i);
-  children.push(startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port) }));
+  workerChildren.push({ child: startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port) }), port });
 }
-for (let i = 0; i < gateways; i++) children.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
+const gatewayChildren: Child[] = [];
+for (let i = 0; i < gateways; i++) gatewayChildren.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
+const children = [...gatewayChildren, ...workerChildren.map((w) => w.child)];
 
-let stopping = false;
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    await stopChildren(children, 15_000);
+let stopping: Promise<never> | undefined;
+/**
+ * Gateways first (no new jobs are taken), then workers (they finish or hand back theirs), then the
+ * private Redis they all write to: stopping Redis earlier is what made every app print its
+ * connection errors. Called again meanwhile (a second signal), it waits for the same stop.
+ */
+function shutdown(code: number): Promise<never> {
+  stopping ??= (async () => {
+    await stopChildren(gatewayChildren, 15_000);
+    await stopChildren(workerChildren.map((w) => w.child), 35_000);
     await redis.owned?.stop();
     if (redis.owned) clearLocalRedis();
-  }
-  process.exit(code);
+    say("stopped");
+    process.exit(code);
+  })();
+  return stopping;
 }
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+// npm forwards the terminal's Ctrl-C to this process, which has it from the terminal too: one stop, said once.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (!stopping) say(`${signal}: stopping the gateways, then the workers (running jobs finish, 30 s at most)${redis.owned ? ", then the private Redis" : ""}`);
+    void shutdown(0);
+  });
+}
 for (const child of children) {
   void child.exited.then((code) => {
     if (stopping) return;
@@ -104,8 +133,17 @@ for (const child of children) {
   });
 }
 
-for (let i = 0; i < gateways; i++) {
-  const url = `http://127.0.0.1:${basePort + i}`;
-  if (await waitForHttp(`${url}/healthz`, 20_000)) say(`gateway listening on ${url}`);
+// The worker's health port opens once its model is loaded; its /readyz answers 200 once it takes jobs.
+const workerHost = !process.env.WORKER_HTTP_HOST || ["0.0.0.0", "::"].includes(process.env.WORKER_HTTP_HOST) ? "127.0.0.1" : process.env.WORKER_HTTP_HOST;
+const ready = await waitUntilReady(
+  [
+    ...gatewayChildren.map((child, i) => ({ child, url: `http://127.0.0.1:${basePort + i}/healthz`, meanwhile: "starting" })),
+    ...workerChildren.map(({ child, port }) => ({ child, url: `http://${workerHost}:${port}/readyz`, meanwhile: "downloading or loading its model: see its log above" })),
+  ],
+  say,
+);
+if (ready && !stopping) {
+  for (let i = 0; i < gateways; i++) say(`gateway listening on http://127.0.0.1:${basePort + i}`);
+  say(`ready: ${workers} worker(s) take jobs`);
+  say("create a key:  KEY=$(npm run --silent keys -- create --name demo --rotate)   then see README 'Quick start'. Ctrl-C stops everything.");
 }
-say("create a key:  KEY=$(npm run --silent keys -- create --name demo)   then see README 'Quick start'. Ctrl-C stops everything.");

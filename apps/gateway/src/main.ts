@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createLogger, environmentUsage, loadOrExit, onShutdownSignal, parseCommandLine, redactRedisUrl, waitUntilReady } from "@chorus/platform";
+import { createLogger, environmentUsage, loadOrExit, onShutdownSignal, parseCommandLine, stopWhenLauncherExits, redactRedisUrl, waitUntilReady } from "@chorus/platform";
 import { buildApp, redisConnections } from "./app.js";
 import { GATEWAY_ENV, loadGatewayConfig } from "./config.js";
 import { createGatewayDeps } from "./dependencies.js";
@@ -8,6 +8,7 @@ parseCommandLine(
   `usage: npm run gateway   (node apps/gateway/dist/main.js)\n\nThe HTTP gateway. It takes no options; it is configured by the environment:\n${environmentUsage(GATEWAY_ENV)}`,
   (args) => parseArgs({ args, options: {} }),
 );
+stopWhenLauncherExits();
 
 const config = loadOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, service: "gateway" });

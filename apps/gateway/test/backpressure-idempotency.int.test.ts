@@ -63,7 +63,11 @@ describe("Idempotency-Key on POST /api/text", () => {
   it("when the header is malformed, then it is 400 naming it", async () => {
     const res = await submit(defaultRequest(), "has spaces in it");
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ parameter: "Idempotency-Key", expected_type: "string" });
+    expect(res.body.error.details).toEqual({
+      parameter: "Idempotency-Key",
+      expected_type: "string",
+      problems: [{ parameter: "Idempotency-Key", expected_type: "string", message: res.body.error.message }],
+    });
   });
 });
 

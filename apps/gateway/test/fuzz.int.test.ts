@@ -108,6 +108,10 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
       if (typeof error.message !== "string" || error.message === "") problems.push(`envelope without a message: ${label}`);
       if (error.details !== undefined && (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))) problems.push(`details is not an object: ${label}`);
       if (code === "INVALID_PARAMETER" && (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string")) problems.push(`INVALID_PARAMETER without details.parameter/expected_type: ${label}`);
+      const listed = error.details?.problems?.[0];
+      if (code === "INVALID_PARAMETER" && (listed?.parameter !== error.details?.parameter || listed?.expected_type !== error.details?.expected_type || listed?.message !== error.message)) {
+        problems.push(`INVALID_PARAMETER whose details.problems does not start with the problem it describes: ${label}`);
+      }
       if (typeof json.timestamp !== "string" || !ISO.test(json.timestamp) || new Date(json.timestamp).toISOString() !== json.timestamp) problems.push(`timestamp not ISO 8601: ${json.timestamp}`);
     }
   }

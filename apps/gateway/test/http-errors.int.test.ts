@@ -37,20 +37,41 @@ describe("submitting text over HTTP", () => {
   it("when messages are missing, then 400 INVALID_PARAMETER names the parameter and its type", async () => {
     const res = await post("/api/text/default").send({});
     expectError(res, 400, "INVALID_PARAMETER");
-    expect(res.body.error.details).toEqual({ parameter: "messages", expected_type: "array of object" });
+    expect(res.body.error.details).toEqual({
+      parameter: "messages",
+      expected_type: "array of object",
+      problems: [{ parameter: "messages", expected_type: "array of object", message: "messages is required" }],
+    });
   });
 
   it("when a nested field is wrong, then details.parameter is its path", async () => {
     const body = { messages: [{ role: "You", content: "a", index: 0 }, { role: "Bot", content: "b", index: 1 }, { role: "You", content: "", index: 2 }] };
     const res = await post("/api/text/default").send(body);
     expectError(res, 400, "INVALID_PARAMETER");
-    expect(res.body.error.details).toEqual({ parameter: "messages[2].content", expected_type: "string" });
+    expect(res.body.error.details).toEqual({
+      parameter: "messages[2].content",
+      expected_type: "string",
+      problems: [{ parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be empty" }],
+    });
   });
 
   it("when a character request lacks botName, then 400 names botName", async () => {
     const { botName: _omitted, ...body } = characterRequest();
     const res = await post("/api/text/Mage").send(body);
-    expect(res.body.error.details).toEqual({ parameter: "botName", expected_type: "string" });
+    expect(res.body.error.details).toEqual({ parameter: "botName", expected_type: "string", problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }] });
+  });
+
+  it("when a Witch request misses several fields and has a bad one, then one answer lists every problem, the first also as details", async () => {
+    const body = { samplingParams: { temperature: 9 }, messages: [{ role: "You", content: "Hello", index: 0 }] };
+    const res = await post("/api/text/Witch").send(body);
+    expectError(res, 400, "INVALID_PARAMETER");
+    const { problems, ...first } = res.body.error.details as { problems: { parameter: string; expected_type: string; message: string }[] };
+    expect(first).toEqual({ parameter: problems[0]!.parameter, expected_type: problems[0]!.expected_type });
+    expect(res.body.error.message).toBe(problems[0]!.message);
+    expect(problems.map((p) => p.parameter).sort()).toEqual(
+      ["botName", "messages[0].chatId", "messages[0].createdAt", "messages[0].id", "messages[0].messageIndex", "messages[0].userId", "samplingParams.temperature"].sort(),
+    );
+    expect(problems.find((p) => p.parameter === "samplingParams.temperature")).toEqual({ parameter: "samplingParams.temperature", expected_type: "number", message: "samplingParams.temperature must be <= 2" });
   });
 
   it("when the JSON is malformed, then it is 400 INVALID_JSON", async () => {
@@ -66,7 +87,7 @@ describe("submitting text over HTTP", () => {
   it.each(["/api/text/default", "/api/audio/full"])("when %s gets Content-Type: application/json and no body, then it is 400 naming body", async (path) => {
     const res = await post(path).set("Content-Type", "application/json");
     expectError(res, 400, "INVALID_PARAMETER");
-    expect(res.body.error.details).toEqual({ parameter: "body", expected_type: "object" });
+    expect(res.body.error.details).toEqual({ parameter: "body", expected_type: "object", problems: [{ parameter: "body", expected_type: "object", message: "a JSON body is required" }] });
   });
 
   it.each([

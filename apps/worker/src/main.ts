@@ -1,6 +1,6 @@
 import { createLogger, createMetrics, createSpeechQueue, createTextQueue, loadOrExit, onShutdownSignal, readQueueDepths, redactRedisUrl } from "@chorus/platform";
 import { parseArgs } from "node:util";
-import { environmentUsage, parseCommandLine } from "@chorus/platform";
+import { environmentUsage, parseCommandLine, stopWhenLauncherExits } from "@chorus/platform";
 import { loadWorkerConfig, WORKER_ENV } from "./config.js";
 import { createWorkerDeps } from "./dependencies.js";
 import { createHealthServer } from "./health-server.js";
@@ -15,6 +15,7 @@ parseCommandLine(
   `usage: npm run worker   (node apps/worker/dist/main.js)\n\nThe text and speech worker. It takes no options; it is configured by the environment:\n${environmentUsage(WORKER_ENV)}`,
   (args) => parseArgs({ args, options: {} }),
 );
+stopWhenLauncherExits();
 const config = loadOrExit(() => loadWorkerConfig(process.env));
 const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, service: "worker" });
 

@@ -30,6 +30,30 @@ function startModelHost(): Promise<{ server: Server; url: string; requests: stri
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
+/** A loopback port nothing listens on: connections are refused, as by a host that cannot be reached. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("a model whose host cannot be reached", () => {
+  it("when it is not cached, then resolving fails at once, naming the host and what to set", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "chorus-models-"));
+    const endpoint = `http://127.0.0.1:${await closedPort()}/`;
+    try {
+      const failing = resolveModel({ model: "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf", directory: empty, huggingFaceEndpoint: endpoint, showProgress: false });
+      await expect(failing).rejects.toThrow(ModelUnavailableError);
+      await expect(failing).rejects.toThrow(`its host ${endpoint} cannot be reached (ECONNREFUSED)`);
+      await expect(failing).rejects.toThrow(/Set LLM_MODEL to the path of a local \.gguf file/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
+
 describeWithModel("downloading a model by hf: URI", () => {
   let host: Awaited<ReturnType<typeof startModelHost>>;
   let cache: string;
@@ -53,6 +77,14 @@ describeWithModel("downloading a model by hf: URI", () => {
 
     expect(await resolveModel(options)).toBe(path);
     expect(host.requests.filter((r) => r.startsWith("GET")).length).toBe(gets);
+  });
+
+  it("when the model is cached, then it is used without asking its host, even one that cannot be reached", async () => {
+    const options = { model: "hf:fixture/tiny-models/stories260K-chatml.gguf", directory: cache, showProgress: false };
+    const path = await resolveModel({ ...options, huggingFaceEndpoint: host.url });
+    const requests = host.requests.length;
+    expect(await resolveModel({ ...options, huggingFaceEndpoint: `http://127.0.0.1:${await closedPort()}/` })).toBe(path);
+    expect(host.requests.length).toBe(requests);
   });
 
   it("when the download cannot happen, then the error says what to set", async () => {

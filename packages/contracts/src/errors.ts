@@ -43,8 +43,9 @@ export class ApiError extends Error {
     this.httpStatus = ERROR_CODES[code];
   }
 
+  /** One problem; `details.problems` lists it too, as it lists every problem of a body that has several. */
   static invalidParameter(parameter: string, expectedType: string, message: string): ApiError {
-    return new ApiError("INVALID_PARAMETER", message, { parameter, expected_type: expectedType });
+    return new ApiError("INVALID_PARAMETER", message, { parameter, expected_type: expectedType, problems: [{ parameter, expected_type: expectedType, message }] });
   }
 
   toEnvelope(now: Date = new Date()): ErrorEnvelope {

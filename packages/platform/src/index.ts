@@ -7,6 +7,7 @@ export * from "./status/status-store.js";
 export * from "./api-keys/api-key-store.js";
 export * from "./queues.js";
 export * from "./process/shutdown.js";
+export * from "./process/launcher.js";
 export * from "./process/command-line.js";
 export * from "./api-keys/cached-api-keys.js";
 export * from "./metrics/metrics.js";

@@ -5,7 +5,8 @@ const APPS: AppName[] = ["gateway", "worker"];
 const repoFile = (path: string) => readFileSync(new URL(`../../../../${path}`, import.meta.url), "utf8");
 /** How an npm script sets a variable: the operator's value if there is one, else the app's default. */
 const scriptEnv = (app: AppName) => Object.entries(APP_ENV[app]).map(([name, value]) => `${name}=\${${name}:-${value}}`);
-const productionCommand = (app: AppName) => [...scriptEnv(app), "node", ...APP_NODE_FLAGS[app], `apps/${app}/dist/main.js`];
+/** `exec`: npm runs a script through `sh -c`; without it, killing npm would stop the shell and leave node running. */
+const productionCommand = (app: AppName) => [...scriptEnv(app), "exec", "node", ...APP_NODE_FLAGS[app], `apps/${app}/dist/main.js`];
 
 describe("how the apps are started", () => {
   it("when an app is started by the launcher, the tests or the bench, then node gets its flags, then its compiled entry point", () => {
@@ -24,7 +25,7 @@ describe("how the apps are started", () => {
     expect(appEnv("gateway", { PATH: "/bin" })).toEqual({ PATH: "/bin" });
   });
 
-  it("when an app is started by its npm script, then it runs with the same Node flags and environment", () => {
+  it("when an app is started by its npm script, then node replaces the shell and runs with the same Node flags and environment", () => {
     const scripts = (JSON.parse(repoFile("package.json")) as { scripts: Record<string, string> }).scripts;
     for (const app of APPS) expect(scripts[app]?.endsWith(`&& ${productionCommand(app).join(" ")}`)).toBe(true);
   });

@@ -13,7 +13,7 @@ interface LocalState {
   pid: number;
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

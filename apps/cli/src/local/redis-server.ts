@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -45,18 +46,34 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
+export interface PrivateRedisOptions {
+  /**
+   * For `npm start`: run it in a process group of its own (a terminal's Ctrl-C reaches only the
+   * launcher, which stops Redis last) and on a leash (it stops when this process ends, even by
+   * `kill -9`). Tests leave it off and stop their Redis themselves.
+   */
+  ownGroup?: boolean;
+}
+
+const LEASH = fileURLToPath(new URL("./run-while-parent-lives.js", import.meta.url));
+
+function spawnRedis(args: string[], ownGroup: boolean): ChildProcess {
+  if (!ownGroup) return spawn("redis-server", args, { stdio: ["ignore", "ignore", "inherit"] });
+  return spawn(process.execPath, [LEASH, "redis-server", ...args], { detached: true, stdio: ["pipe", "ignore", "inherit"] });
+}
+
 /**
  * Starts `redis-server` from PATH on a loopback port (a free one unless given), without persistence
- * unless `extraArgs` asks for it, for this process's life.
+ * unless `extraArgs` asks for it (later arguments win), for this process's life.
  */
-export async function startPrivateRedis(extraArgs: string[] = [], port?: number): Promise<PrivateRedis> {
+export async function startPrivateRedis(extraArgs: string[] = [], port?: number, options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   port ??= await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs], {
-    stdio: ["ignore", "ignore", "inherit"],
+  const child = spawnRedis(["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs], options.ownGroup === true);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const failed = new Promise<never>((_, reject) => {
+    child.once("error", (e) => reject(new Error(`could not start redis-server (${e.message}); install Redis or set REDIS_URL`)));
+    void exited.then(() => reject(new Error(`redis-server stopped at once (exit code ${String(child.exitCode)})`)));
   });
-  const spawnError = new Promise<never>((_, reject) =>
-    child.once("error", (e) => reject(new Error(`could not start redis-server (${e.message}); install Redis or set REDIS_URL`))),
-  );
   const url = `redis://127.0.0.1:${port}`;
   const password = extraArgs[extraArgs.indexOf("--requirepass") + 1];
   const probeUrl = extraArgs.includes("--requirepass") && password ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}` : url;
@@ -67,11 +84,15 @@ export async function startPrivateRedis(extraArgs: string[] = [], port?: number)
     }
     throw new Error("redis-server did not answer within 5 s");
   })();
-  await Promise.race([ready, spawnError]);
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
+  try {
+    await Promise.race([ready, failed]);
+  } catch (error) {
     child.kill("SIGTERM");
+    throw error;
+  }
+  failed.catch(() => undefined);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     await exited;
   };
   return { url, process: child, stop };

@@ -58,7 +58,11 @@ describe("errorHandler", () => {
     const { status, body } = run(ApiError.invalidParameter("messages", "array", "messages is required"));
     expect(status).toBe(400);
     expect(body).toEqual({
-      error: { code: "INVALID_PARAMETER", message: "messages is required", details: { parameter: "messages", expected_type: "array" } },
+      error: {
+        code: "INVALID_PARAMETER",
+        message: "messages is required",
+        details: { parameter: "messages", expected_type: "array", problems: [{ parameter: "messages", expected_type: "array", message: "messages is required" }] },
+      },
       status: "error",
       timestamp: expect.stringMatching(ISO),
     });

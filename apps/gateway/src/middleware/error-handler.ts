@@ -17,7 +17,7 @@ function fromBodyParser(error: { type?: string; message?: string }): ApiError | 
     case "request.aborted":
     case "request.size.invalid":
     case "stream.encoding.set":
-      return new ApiError("INVALID_PARAMETER", "the request body could not be read", { parameter: "body", expected_type: "object" });
+      return ApiError.invalidParameter("body", "object", "the request body could not be read");
     default:
       return null;
   }

@@ -8,7 +8,7 @@ export function jsonBody(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const type = req.is("application/json"); // null: the request has no body at all
     if (type === null || req.headers["content-length"] === "0") {
-      next(new ApiError("INVALID_PARAMETER", "a JSON body is required", { parameter: "body", expected_type: "object" }));
+      next(ApiError.invalidParameter("body", "object", "a JSON body is required"));
       return;
     }
     if (!type) {

@@ -55,24 +55,34 @@ describe("ProgressEstimator", () => {
     expect(estimator.estimate(150, 2_000).progress).toBe(0.75);
   });
 
-  it("when the reply reaches the expected length, then the expected length moves up to ceil(1.25 * tokens) + 1", () => {
-    const estimator = new ProgressEstimator(10, 100, 0, 10);
-    // expected becomes ceil(12.5) + 1 = 14; rate 10 tokens / 2 s = 5 t/s; remaining 4 -> 0.8 s.
-    const atTen = estimator.estimate(10, 2_000);
-    expect(atTen.etaSeconds).toBeCloseTo(0.8, 10);
-    // progress does not fall back from an earlier 9/10.
-    const fresh = new ProgressEstimator(10, 100, 0, 10);
-    expect(fresh.estimate(9, 1_000).progress).toBe(0.9);
-    expect(fresh.estimate(10, 2_000).progress).toBe(0.9);
-    expect(fresh.estimate(13, 3_000).progress).toBeCloseTo(13 / 14, 10);
+  it("when the reply nears its expected length, then progress slows, reaching 0.9 at it and leaving room for a longer reply", () => {
+    const estimator = new ProgressEstimator(100, 1000, 0, 10);
+    expect(estimator.estimate(80, 8_000).progress).toBeCloseTo(0.8, 10);
+    expect(estimator.estimate(90, 9_000).progress).toBeCloseTo(0.85, 10);
+    expect(estimator.estimate(100, 10_000).progress).toBeCloseTo(0.9, 10);
   });
 
-  it("when the reply outgrows the estimate near max_tokens, then the expected length stops at max_tokens", () => {
+  it("when the reply runs past its expected length, then progress keeps rising slowly to 0.99 at max_tokens and the ETA is the time to max_tokens", () => {
+    // Expected 150 of max_tokens 2048, streaming 60 tokens/s: the reply of the issue that sat at 0.99 with an ETA of 0-3 s.
+    const estimator = new ProgressEstimator(150, 2048, 0, 10);
+    let previous = 0;
+    for (let tokens = 150; tokens < 2048; tokens += 50) {
+      const { progress, etaSeconds } = estimator.estimate(tokens, (tokens / 60) * 1000);
+      expect([tokens, progress > previous || tokens === 150, progress < 0.99]).toEqual([tokens, true, true]);
+      expect(etaSeconds).toBeCloseTo((2048 - tokens) / 60, 6);
+      previous = progress;
+    }
+    // Half-way from the expected length to max_tokens, progress is half-way from 0.9 to 0.99.
+    expect(new ProgressEstimator(150, 2048, 0, 10).estimate(1099, 1_000).progress).toBeCloseTo(0.945, 10);
+    expect(estimator.estimate(2048, (2048 / 60) * 1000)).toEqual({ progress: 0.99, etaSeconds: 0 });
+  });
+
+  it("when the reply outgrows the estimate near max_tokens, then the ETA counts only the tokens max_tokens leaves", () => {
     const estimator = new ProgressEstimator(10, 12, 0, 10);
-    // ceil(12.5) + 1 = 14 would pass the cap of 12: remaining is 12 - 10 = 2 at 10 t/s -> 0.2 s.
+    // Past the expected 10 tokens, at most 12 - 10 = 2 are left: 0.2 s at 10 t/s.
     const atTen = estimator.estimate(10, 1_000);
     expect(atTen.etaSeconds).toBeCloseTo(0.2, 10);
-    expect(atTen.progress).toBe(10 / 12);
+    expect(atTen.progress).toBeCloseTo(0.9, 10);
     const atCap = estimator.estimate(12, 1_200);
     expect(atCap).toEqual({ progress: 0.99, etaSeconds: 0 });
   });

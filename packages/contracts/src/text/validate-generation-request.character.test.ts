@@ -50,12 +50,15 @@ function captureApiError(fn: () => unknown): ApiError {
 
 function rejects(model: ModelId, input: unknown, parameter: string, expectedType: string): ApiError {
   const error = captureApiError(() => validateGenerationRequest(model, input));
-  expect({ code: error.code, httpStatus: error.httpStatus, details: error.details }).toEqual({
+  const { problems, ...first } = error.details ?? {};
+  expect({ code: error.code, httpStatus: error.httpStatus, details: first }).toEqual({
     code: "INVALID_PARAMETER",
     httpStatus: 400,
     details: { parameter, expected_type: expectedType },
   });
   expect(error.message).not.toBe("");
+  // details.problems lists every problem of the request, the one described above first.
+  expect((problems as unknown[])[0]).toEqual({ parameter, expected_type: expectedType, message: error.message });
   return error;
 }
 

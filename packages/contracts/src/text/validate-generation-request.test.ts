@@ -38,12 +38,15 @@ function captureApiError(fn: () => unknown): ApiError {
 
 function expectInvalidParameter(model: ModelId, input: unknown, parameter: string, expectedType: string): ApiError {
   const error = captureApiError(() => validateGenerationRequest(model, input));
-  expect({ code: error.code, httpStatus: error.httpStatus, details: error.details }).toEqual({
+  const { problems, ...first } = error.details ?? {};
+  expect({ code: error.code, httpStatus: error.httpStatus, details: first }).toEqual({
     code: "INVALID_PARAMETER",
     httpStatus: 400,
     details: { parameter, expected_type: expectedType },
   });
   expect(error.message).not.toBe("");
+  // details.problems lists every problem of the request, the one described above first.
+  expect((problems as unknown[])[0]).toEqual({ parameter, expected_type: expectedType, message: error.message });
   return error;
 }
 
@@ -598,7 +601,7 @@ describe("validateGenerationRequest on the default model", () => {
         error: {
           code: "INVALID_PARAMETER",
           message: "messages is required",
-          details: { parameter: "messages", expected_type: MESSAGES_TYPE },
+          details: { parameter: "messages", expected_type: MESSAGES_TYPE, problems: [{ parameter: "messages", expected_type: MESSAGES_TYPE, message: "messages is required" }] },
         },
         status: "error",
         timestamp: "2024-05-01T12:00:00.000Z",

@@ -1,6 +1,6 @@
 import type { ErrorObject } from "ajv";
 import { ApiError, ERROR_CODES, type ErrorCode } from "../errors.js";
-import { pointerToParameter, toInvalidParameter } from "./ajv-error.js";
+import { MAX_LISTED_PROBLEMS, pointerToParameter, toInvalidParameter, toInvalidParameters } from "./ajv-error.js";
 
 /** A minimal ajv error object; only the fields toInvalidParameter reads matter. */
 function ajvError(fields: Partial<ErrorObject> & Pick<ErrorObject, "keyword">): ErrorObject {
@@ -12,7 +12,7 @@ function expectInvalidParameter(error: ApiError, parameter: string, expectedType
   expect({ code: error.code, httpStatus: error.httpStatus, details: error.details, message: error.message }).toEqual({
     code: "INVALID_PARAMETER",
     httpStatus: 400,
-    details: { parameter, expected_type: expectedType },
+    details: { parameter, expected_type: expectedType, problems: [{ parameter, expected_type: expectedType, message }] },
     message,
   });
 }
@@ -139,7 +139,7 @@ describe("toInvalidParameter", () => {
     [{}, "unknown"],
   ])("when the parent schema is %j, then the expected type reads %j", (parentSchema, expected) => {
     const error = toInvalidParameter(ajvError({ keyword: "type", instancePath: "/x", parentSchema }));
-    expect(error.details).toEqual({ parameter: "x", expected_type: expected });
+    expect(error.details).toEqual({ parameter: "x", expected_type: expected, problems: [{ parameter: "x", expected_type: expected, message: `x must be of type ${expected}` }] });
     expect(error.message).toBe(`x must be of type ${expected}`);
   });
 
@@ -188,7 +188,11 @@ describe("ApiError", () => {
     expect(error.code).toBe("INVALID_PARAMETER");
     expect(error.httpStatus).toBe(400);
     expect(error.message).toBe("messages[2].content must not be blank");
-    expect(error.details).toEqual({ parameter: "messages[2].content", expected_type: "string" });
+    expect(error.details).toEqual({
+      parameter: "messages[2].content",
+      expected_type: "string",
+      problems: [{ parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be blank" }],
+    });
   });
 
   it.each(Object.entries(ERROR_CODES) as [ErrorCode, number][])("when the code is %s, then httpStatus is %d", (code, status) => {
@@ -199,7 +203,11 @@ describe("ApiError", () => {
     const now = new Date("2024-05-01T12:34:56.789Z");
     const envelope = ApiError.invalidParameter("botName", "string", "botName is required").toEnvelope(now);
     expect(envelope).toStrictEqual({
-      error: { code: "INVALID_PARAMETER", message: "botName is required", details: { parameter: "botName", expected_type: "string" } },
+      error: {
+        code: "INVALID_PARAMETER",
+        message: "botName is required",
+        details: { parameter: "botName", expected_type: "string", problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }] },
+      },
       status: "error",
       timestamp: "2024-05-01T12:34:56.789Z",
     });
@@ -231,5 +239,34 @@ describe("ApiError", () => {
       new Date("2024-01-01T00:00:00Z"),
     );
     expect(JSON.parse(JSON.stringify(envelope))).toStrictEqual(envelope);
+  });
+});
+
+describe("toInvalidParameters", () => {
+  const missing = (name: string) => ajvError({ keyword: "required", params: { missingProperty: name }, parentSchema: { properties: { [name]: { type: "string" } } } });
+
+  it("when a body has several problems, then details describe the first and details.problems lists all, in order", () => {
+    const error = toInvalidParameters([missing("botName"), ajvError({ keyword: "maximum", instancePath: "/t", params: { comparison: "<=", limit: 2 }, parentSchema: { type: "number" } })]);
+    expect(error.message).toBe("botName is required");
+    expect(error.details).toEqual({
+      parameter: "botName",
+      expected_type: "string",
+      problems: [
+        { parameter: "botName", expected_type: "string", message: "botName is required" },
+        { parameter: "t", expected_type: "number", message: "t must be <= 2" },
+      ],
+    });
+  });
+
+  it("when one parameter fails two ways (empty and blank), then it is listed once, with its first problem", () => {
+    const empty = ajvError({ keyword: "minLength", instancePath: "/c", params: { limit: 1 }, parentSchema: { type: "string" } });
+    const blank = ajvError({ keyword: "pattern", instancePath: "/c", params: { pattern: "\\S" }, parentSchema: { type: "string" } });
+    expect((toInvalidParameters([empty, blank]).details?.problems as unknown[]).length).toBe(1);
+  });
+
+  it("when there are more problems than MAX_LISTED_PROBLEMS, then the list stops there", () => {
+    const errors = Array.from({ length: MAX_LISTED_PROBLEMS + 5 }, (_, i) => missing(`f${i}`));
+    const problems = toInvalidParameters(errors).details?.problems as { parameter: string }[];
+    expect(problems.map((p) => p.parameter)).toEqual(Array.from({ length: MAX_LISTED_PROBLEMS }, (_, i) => `f${i}`));
   });
 });

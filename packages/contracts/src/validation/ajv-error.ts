@@ -61,21 +61,58 @@ function describe(error: ErrorObject, parameter: string, expected: string): stri
   }
 }
 
-/** Turns ajv's first error into the spec's INVALID_PARAMETER error (needs ajv `verbose: true`). */
-export function toInvalidParameter(error: ErrorObject): ApiError {
+/** One schema problem as `details` and `details.problems` describe it. */
+export interface ParameterProblem {
+  parameter: string;
+  expected_type: string;
+  message: string;
+}
+
+/** Describes one ajv error (needs ajv `verbose: true`). */
+export function toProblem(error: ErrorObject): ParameterProblem {
   const p = error.params as Record<string, unknown>;
   const parent = error.parentSchema as SchemaLike | undefined;
   if (error.keyword === "required") {
     const missing = String(p.missingProperty);
     const parameter = pointerToParameter(error.instancePath, missing);
     const expected = typeName(parent?.properties?.[missing]);
-    return ApiError.invalidParameter(parameter, expected, describe(error, parameter, expected));
+    return { parameter, expected_type: expected, message: describe(error, parameter, expected) };
   }
   if (error.keyword === "additionalProperties") {
     const parameter = pointerToParameter(error.instancePath, String(p.additionalProperty));
-    return ApiError.invalidParameter(parameter, "none (unknown field)", describe(error, parameter, ""));
+    return { parameter, expected_type: "none (unknown field)", message: describe(error, parameter, "") };
   }
   const parameter = pointerToParameter(error.instancePath);
   const expected = typeName(parent);
-  return ApiError.invalidParameter(parameter, expected, describe(error, parameter, expected));
+  return { parameter, expected_type: expected, message: describe(error, parameter, expected) };
+}
+
+/** Turns ajv's first error into the spec's INVALID_PARAMETER error (needs ajv `verbose: true`). */
+export function toInvalidParameter(error: ErrorObject): ApiError {
+  const { parameter, expected_type, message } = toProblem(error);
+  return ApiError.invalidParameter(parameter, expected_type, message);
+}
+
+/**
+ * A body can only be this wrong in one answer: a client that sent a thousand bad messages needs
+ * the first few to see the pattern, not a reply larger than its request.
+ */
+export const MAX_LISTED_PROBLEMS = 20;
+
+/**
+ * Every problem of a request at once (ajv `allErrors`): the spec's `details.parameter` and
+ * `details.expected_type` and the message describe the first, as they always did, and
+ * `details.problems` lists them all (the first included; one per parameter, at most
+ * MAX_LISTED_PROBLEMS), so a client
+ * mends a request in one round trip instead of one per field.
+ */
+export function toInvalidParameters(errors: readonly ErrorObject[]): ApiError {
+  const problems: ParameterProblem[] = [];
+  for (const problem of errors.map(toProblem)) {
+    if (problems.length === MAX_LISTED_PROBLEMS) break;
+    // One line per parameter: an empty string is also a blank one, and saying so twice helps no one.
+    if (!problems.some((known) => known.parameter === problem.parameter)) problems.push(problem);
+  }
+  const first = problems[0] ?? { parameter: "body", expected_type: "object", message: "the request body is invalid" };
+  return new ApiError("INVALID_PARAMETER", first.message, { parameter: first.parameter, expected_type: first.expected_type, problems });
 }

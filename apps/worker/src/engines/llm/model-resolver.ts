@@ -15,16 +15,59 @@ export interface ResolveOptions {
   showProgress: boolean;
   onProgress?: (downloadedBytes: number, totalBytes: number) => void;
   signal?: AbortSignal;
+  /** How long the model host may take to answer at all before it counts as unreachable (default 5 s). */
+  reachableWithinMs?: number;
 }
 
 export class ModelUnavailableError extends Error {}
 
 const isRemote = (model: string) => /^(hf:|https?:\/\/)/.test(model);
 
+/**
+ * The host a download starts at: the URL's own, or for an hf: URI the Hugging Face endpoint chosen
+ * as node-llama-cpp chooses it (the option, then MODEL_ENDPOINT, then HF_ENDPOINT: it reads them
+ * from the environment itself, so this has to as well).
+ */
+function modelHost(options: ResolveOptions): string {
+  if (!options.model.startsWith("hf:")) return new URL(options.model).origin;
+  return options.huggingFaceEndpoint || process.env.MODEL_ENDPOINT || process.env.HF_ENDPOINT || "https://huggingface.co/";
+}
+
+/**
+ * Throws at once when the model host does not answer at all. Without this, node-llama-cpp retries
+ * an unreachable host for about 12 minutes ("Gathering information") before it gives up, while
+ * `npm start` waits. Any HTTP answer counts: what the host thinks of the file is the download's business.
+ */
+async function assertReachable(options: ResolveOptions): Promise<void> {
+  const host = modelHost(options);
+  const timeoutMs = options.reachableWithinMs ?? 5000;
+  try {
+    const answer = await fetch(host, { method: "HEAD", redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+    await answer.body?.cancel();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? String(error));
+    throw new ModelUnavailableError(
+      `Could not download the model ${options.model}: its host ${host} cannot be reached (${reason}); no internet, or a mirror that is down? ` +
+        `Set LLM_MODEL to the path of a local .gguf file, or make the host reachable (HF_ENDPOINT for a Hugging Face mirror).`,
+    );
+  }
+}
+
+/** The model's file when an earlier download left it in `directory`, without asking the network. */
+async function cachedModel(model: string, directory: string): Promise<string | undefined> {
+  return resolveModelFile(model, { directory, download: false, cli: false }).catch(() => undefined);
+}
+
 /** Returns a local path to the model, downloading it once into `directory` when it is remote. */
 export async function resolveModel(options: ResolveOptions): Promise<string> {
   // node-llama-cpp reads a relative path against `directory`; people mean their working directory.
   const model = isRemote(options.model) ? options.model : resolvePath(options.model);
+  if (isRemote(model)) {
+    const cached = await cachedModel(model, options.directory);
+    if (cached) return cached;
+    await assertReachable(options);
+  }
   try {
     return await resolveModelFile(model, {
       directory: options.directory,

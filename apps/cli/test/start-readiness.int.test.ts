@@ -1,0 +1,40 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "../src/local/redis-server.js";
+import { quickServiceEnv, runInOwnGroup, START_SCRIPT } from "../../../test-support/local-service.js";
+
+/**
+ * `npm start` says "ready" only once a worker takes jobs. A new user offline, without LLM_MODEL:
+ * the worker cannot download the default model. It must say so within seconds (not after
+ * node-llama-cpp's ~12 minutes of retries), and `npm start` must stop with its message instead of
+ * having printed "gateway listening" and the key hint.
+ */
+let dir: string;
+beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), "chorus-readiness-"))));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A loopback port nothing listens on: the model host that cannot be reached. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("npm start without a reachable model host", () => {
+  it("when the worker cannot get its model, then npm start never says ready, prints the worker's advice and exits non-zero", async () => {
+    // The quick service's engine settings left out: the default llama engine and model, as a new user has them.
+    const quick = Object.entries(quickServiceEnv(dir, await freePort())).filter(([name]) => !name.startsWith("LLM_"));
+    const env = { ...Object.fromEntries(quick), HF_ENDPOINT: `http://127.0.0.1:${await closedPort()}/`, MODELS_DIR: join(dir, "models"), CHORUS_REDIS_DATA: "none" };
+    const run = runInOwnGroup(process.execPath, [START_SCRIPT, "--private-redis"], env);
+
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain("cannot be reached");
+    expect(run.output()).toContain("Set LLM_MODEL to the path of a local .gguf file");
+    expect(run.output()).toContain("[start] worker 1 exited (code 1); stopping the service");
+    expect(run.output()).not.toMatch(/\[start\] (ready|gateway listening|create a key)/);
+  });
+});
