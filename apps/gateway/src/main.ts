@@ -22,7 +22,10 @@ const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
 });
 
 onShutdownSignal(logger, 10_000, async () => {
-  // Stop accepting connections, let in-flight requests finish, then release Redis.
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Stop accepting connections, let in-flight requests finish, then release Redis. Clients waiting
+  // with `Prefer: wait` are answered at once with their record as it stands.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  deps.finalStatusWaits.close();
+  await closed;
   await deps.close();
 });

@@ -1,5 +1,6 @@
 import { get, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { jest } from "@jest/globals";
 import request from "supertest";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
@@ -23,17 +24,39 @@ const status = (id: string, prefer?: string) => {
 const completion = { reply: "Once upon a time.", tokens: 5, promptTokens: 12, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 };
 
 describe("Prefer: wait on the status GET", () => {
-  it("when the job finishes while the client waits, then the answer is the finished record", async () => {
+  // Both ask to wait 60 s under a 30 s test limit: they pass only if the finish ends the wait.
+  it("when the job finishes while the client waits, then the wait ends with the finished record", async () => {
     const { id } = (await submit()).body as { id: string };
-    const waiting = status(id, "wait=20").then((res) => res);
-    await sleep(300); // the GET is waiting by now; if not, it answers "processing" and the test fails
+    const waiting = status(id, "wait=60").then((res) => res);
+    for (let i = 0; i < 250 && gw.deps.finalStatusWaits.waiting === 0; i++) await sleep(20);
+    expect(gw.deps.finalStatusWaits.waiting).toBe(1);
     await gw.deps.statuses.complete(id, completion);
     const res = await waiting;
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "completed", reply: "Once upon a time.", tokens: 5 });
-    expect(res.headers["preference-applied"]).toBe("wait=20");
+    expect(res.headers["preference-applied"]).toBe("wait=60");
     expect(res.headers.vary).toContain("Prefer");
-  });
+    expect(gw.deps.finalStatusWaits.waiting).toBe(0);
+  }, 30_000);
+
+  it("when the job finishes after the record was read but before the wait began, then the wait ends at once", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const waits = gw.deps.finalStatusWaits;
+    const listen = waits.listen.bind(waits);
+    // The record is finalized and its message published before the wait registers: only the read
+    // after subscribing can see it.
+    const spy = jest.spyOn(waits, "listen").mockImplementationOnce((...args) => {
+      const registered = gw.deps.statuses.complete(id, completion).then(() => listen(...args));
+      return { subscribed: registered.then((wait) => wait.subscribed), finished: registered.then((wait) => wait.finished) };
+    });
+    try {
+      const res = await status(id, "wait=60");
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(res.body).toMatchObject({ status: "completed", reply: "Once upon a time." });
+    } finally {
+      spy.mockRestore();
+    }
+  }, 30_000);
 
   it("when nothing finishes within the wait, then the record is answered as it stands", async () => {
     const { id } = (await submit()).body as { id: string };

@@ -13,11 +13,11 @@ describe("preferredWaitSeconds", () => {
     expect(preferredWaitSeconds(header)).toBe(seconds);
   });
 
-  it("when the client asks for more than 60 seconds, then it gets 60", () => {
-    expect(preferredWaitSeconds("wait=600")).toBe(60);
+  it.each(["wait=600", "wait=1000000", 'wait="99999999999"'])("when the client asks for more than 60 seconds (%s), then it gets 60", (header) => {
+    expect(preferredWaitSeconds(header)).toBe(60);
   });
 
-  it.each([undefined, "", "respond-async", "wait", "wait=", "wait=-1", "wait=1.5", "wait=soon", "waiting=3"])(
+  it.each([undefined, "", "respond-async", "wait", "wait=", "wait=-1", "wait=1.5", "wait=soon", "waiting=3", 'wait="5', 'wait=5"'])(
     "when Prefer is %j, then there is no wait preference",
     (header) => {
       expect(preferredWaitSeconds(header)).toBeNull();

@@ -11,8 +11,8 @@ export const MAX_WAIT_SECONDS = 60;
 export function preferredWaitSeconds(header: string | string[] | undefined): number | null {
   const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
   for (const preference of values.flatMap((value) => value.split(","))) {
-    const match = /^\s*wait\s*=\s*"?(\d{1,6})"?\s*(;|$)/i.exec(preference);
-    if (match) return Math.min(Number(match[1]), MAX_WAIT_SECONDS);
+    const match = /^\s*wait\s*=\s*(?:(\d+)|"(\d+)")\s*(;|$)/i.exec(preference);
+    if (match) return Math.min(Number(match[1] ?? match[2]), MAX_WAIT_SECONDS);
   }
   return null;
 }
@@ -20,5 +20,5 @@ export function preferredWaitSeconds(header: string | string[] | undefined): num
 /** Says the wait was honoured, and that the answer depends on the header (for caches). */
 export function markWaitApplied(res: Response, seconds: number): void {
   res.setHeader("Preference-Applied", `wait=${seconds}`);
-  res.setHeader("Vary", "Prefer");
+  res.vary("Prefer");
 }

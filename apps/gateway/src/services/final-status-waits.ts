@@ -1,5 +1,11 @@
 import type { Redis } from "ioredis";
 
+/** A registered wait: `subscribed` once a finish can no longer be missed, `finished` when it ends. */
+export interface FinalStatusWait {
+  subscribed: Promise<void>;
+  finished: Promise<void>;
+}
+
 /**
  * Lets a request wait until a status record turns final, without polling Redis: the FINISH script
  * publishes the id of every record it finalizes, and this gateway holds one subscriber connection
@@ -8,7 +14,7 @@ import type { Redis } from "ioredis";
  */
 export class FinalStatusWaits {
   private readonly waiters = new Map<string, Set<() => void>>();
-  private subscribed: Promise<unknown> | null = null;
+  private subscription: Promise<void> | null = null;
 
   constructor(
     private readonly subscriber: Redis,
@@ -18,35 +24,27 @@ export class FinalStatusWaits {
   }
 
   /**
-   * Starts listening for `requestId`; the returned promise resolves when its record turns final, when
-   * `timeoutMs` has passed or when `signal` aborts, whichever is first. Subscribed before it returns:
-   * read the record after this call, and a finish in between is not missed.
+   * Registers a wait for `requestId` at once. `finished` resolves when its record turns final, when
+   * `timeoutMs` has passed or when `signal` aborts, whichever is first. Read the record once
+   * `subscribed` has settled: a finish published before that is seen by the read, one after it
+   * wakes the wait. `subscribed` also settles when the wait ends first (Redis away), never hangs.
    */
-  async listen(requestId: string, timeoutMs: number, signal: AbortSignal): Promise<Promise<void>> {
-    this.subscribed ??= this.subscriber.subscribe(this.channel).catch((error: unknown) => {
-      this.subscribed = null;
-      throw error;
-    });
+  listen(requestId: string, timeoutMs: number, signal: AbortSignal): FinalStatusWait {
     let wake!: () => void;
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const waiting = this.waiters.get(requestId) ?? new Set();
     waiting.add(wake);
     this.waiters.set(requestId, waiting);
     const timer = setTimeout(wake, timeoutMs);
-    signal.addEventListener("abort", wake, { once: true });
-    const done = woken.then(() => {
+    if (signal.aborted) wake();
+    else signal.addEventListener("abort", wake, { once: true });
+    const finished = woken.then(() => {
       clearTimeout(timer);
       signal.removeEventListener("abort", wake);
       waiting.delete(wake);
       if (waiting.size === 0 && this.waiters.get(requestId) === waiting) this.waiters.delete(requestId);
     });
-    try {
-      await this.subscribed;
-    } catch (error) {
-      wake();
-      throw error;
-    }
-    return done;
+    return { subscribed: Promise.race([this.subscribe(), finished]), finished };
   }
 
   /** Requests waiting now (a gauge for metrics and tests). */
@@ -56,9 +54,21 @@ export class FinalStatusWaits {
     return count;
   }
 
+  /** Wakes every waiter (each then answers with the record as it stands) and disconnects. */
   close(): void {
     for (const set of this.waiters.values()) for (const wake of set) wake();
     this.subscriber.disconnect();
+  }
+
+  /** Subscribes once; a failed subscription is tried again by the next wait. Never rejects. */
+  private subscribe(): Promise<void> {
+    this.subscription ??= this.subscriber.subscribe(this.channel).then(
+      () => undefined,
+      () => {
+        this.subscription = null;
+      },
+    );
+    return this.subscription;
   }
 
   private wake(requestId: string): void {
