@@ -41,16 +41,54 @@ const serverOf = (engine: LlamaServerLlmEngine) => (engine as unknown as { serve
 
 describeWithModel("llama-server run by the worker", () => {
   describeWithServer(`llama-server process${LLAMA_SERVER_BINARY ? "" : " [SKIPPED: no llama-server built; run npm run llama:build]"}`, () => {
-    it("when a prompt is counted, then the count is the prompt tokens the server reads for it", async () => {
+    it("when a prompt is counted, then the count is what llama-server's own chat endpoint reads for it", async () => {
       const engine = await LlamaServerLlmEngine.start(settings());
       try {
         const counted = await engine.countPromptTokens(turns);
-        const result = await engine.generate({ turns, sampling, signal: new AbortController().signal, onProgress: () => undefined });
+        const chat = await fetch(`${serverOf(engine).url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messages: turns, max_tokens: 1 }),
+        });
+        const { usage } = (await chat.json()) as { usage: { prompt_tokens: number } };
         expect(counted).toBeGreaterThan(10);
-        expect(result.promptTokens).toBe(counted);
+        expect(counted).toBe(usage.prompt_tokens);
+        const result = await engine.generate({ turns, sampling, signal: new AbortController().signal, onProgress: () => undefined });
+        expect(result.promptTokens).toBe(usage.prompt_tokens);
       } finally {
         await engine.close();
       }
+    }, 60_000);
+
+    it("when llama-server is killed in the middle of a reply, then the reply is made again on the restarted server", async () => {
+      const engine = await LlamaServerLlmEngine.start(settings());
+      const server = serverOf(engine);
+      const before = serverPidOf(server.pid);
+      let killedAt: number | null = null;
+      try {
+        const onProgress = ({ tokens }: { tokens: number }) => {
+          if (killedAt !== null) return;
+          killedAt = tokens;
+          process.kill(before, "SIGKILL");
+        };
+        const result = await engine.generate({ turns, sampling: { ...sampling, maxTokens: 900 }, signal: new AbortController().signal, onProgress });
+        expect(killedAt).not.toBeNull(); // the kill came while the reply was being made
+        expect(result.tokens).toBeGreaterThan(0);
+        expect(serverPidOf(server.pid)).not.toBe(before);
+      } finally {
+        await engine.close();
+      }
+    }, 60_000);
+
+    it("when the engine is closed while llama-server is being restarted, then it is not started again", async () => {
+      const engine = await LlamaServerLlmEngine.start(settings());
+      const server = serverOf(engine);
+      const guard = server.pid ?? -1;
+      process.kill(serverPidOf(guard), "SIGKILL");
+      expect(await waitUntilGone(guard)).toBe(true); // the guard exits with its server: a relaunch is due
+      await engine.close();
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // past the first back-off (0.5 s)
+      expect(server.pid).toBe(guard);
     }, 60_000);
 
     it("when llama-server is killed, then it is started again on the same address and the next generation completes", async () => {

@@ -81,25 +81,34 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   async countPromptTokens(turns: ChatTurn[]): Promise<number> {
-    return (await this.promptTokens(turns)).length;
+    const signal = AbortSignal.timeout(60_000);
+    return (await this.whileReachable(() => this.promptTokens(turns, signal), signal)).length;
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
     input.signal.throwIfAborted();
     const progress = new ProgressCount(input);
+    const result = await this.whileReachable(() => this.generateOnce(input, progress), input.signal);
+    progress.report(result.tokens);
+    return result;
+  }
+
+  /**
+   * Runs `call`; when the server cannot be reached (it died and is being restarted), waits for it and
+   * runs it again, three times at most. The failed call may come a moment before the worker learns
+   * of the exit, hence the pause. A reply started again after a crash starts from scratch: its
+   * progress, kept monotonic, may then run ahead of its final token count.
+   */
+  private async whileReachable<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.generateOnce(input, progress);
-        progress.report(result.tokens);
-        return { ...result, tokens: Math.max(result.tokens, progress.reported) };
+        return await call();
       } catch (error) {
         if (!(error instanceof ServerUnreachable) || attempt >= 3) throw error;
-        // The server died (it is being restarted): wait for it, then start this reply again. The
-        // failed call may come a moment before the worker learns of the exit, hence the pause.
-        await sleep(250, undefined, { signal: input.signal }).catch(() => {
-          throw input.signal.reason;
+        await sleep(250, undefined, { signal }).catch(() => {
+          throw signal.reason;
         });
-        await this.server.whenReady(input.signal);
+        await this.server.whenReady(signal);
       }
     }
   }
@@ -109,7 +118,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
-    const prompt = await this.promptTokens(input.turns);
+    const prompt = await this.promptTokens(input.turns, input.signal);
     const { slot } = await this.pool.acquire(prompt, input.signal);
     const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens) => progress.report(tokens));
     try {
@@ -142,11 +151,10 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   /** The prompt as llama-server renders it (the GGUF's chat template) and reads it (its tokenizer). */
-  private async promptTokens(turns: ChatTurn[]): Promise<number[]> {
+  private async promptTokens(turns: ChatTurn[], signal: AbortSignal): Promise<number[]> {
     const key = JSON.stringify(turns);
     const known = this.tokenized.get(key);
     if (known) return known;
-    const signal = AbortSignal.timeout(30_000);
     const { prompt } = await this.post<{ prompt: string }>("/apply-template", { messages: turns }, signal);
     const { tokens } = await this.post<{ tokens: number[] }>("/tokenize", { content: prompt, add_special: true, parse_special: true }, signal);
     if (this.tokenized.size >= 16) this.tokenized.delete(this.tokenized.keys().next().value as string);

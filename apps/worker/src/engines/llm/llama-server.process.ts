@@ -20,16 +20,18 @@ export interface LlamaServerSettings {
 
 /**
  * Starts llama-server through a small shell guard: the guard holds the read end of a pipe whose
- * write end only this process has, and stops the server when that pipe closes, so a worker that
- * dies, even by SIGKILL, never leaves a llama-server behind. Closing the pipe is also how the
- * worker stops it on purpose.
+ * write end only this process has (fd 3 is a copy of its stdin), and stops the server when that
+ * pipe closes, so a worker that dies, even by SIGKILL, never leaves a llama-server behind. Closing
+ * the pipe is also how the worker stops it on purpose. A server that ignores SIGTERM gets SIGKILL
+ * 10 s later; the watcher writes to none of the worker's pipes (so none stays open after a stop)
+ * and the guard reaps it before it exits.
  */
 const GUARD = `exec 3<&0
 "$@" </dev/null 3<&- & server=$!
-(read -r _ <&3; kill -TERM "$server" 2>/dev/null) & guard=$!
+(read -r _ <&3; kill -TERM "$server"; for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$server" || exit; sleep 1; done; kill -KILL "$server") >/dev/null 2>&1 & watcher=$!
 exec 3<&-
 wait "$server"; status=$?
-kill "$guard" 2>/dev/null
+kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 exit "$status"`;
 
 type GuardedChild = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -45,7 +47,8 @@ const OUTPUT_KEPT = 16_000;
 export class LlamaServerProcess {
   private child: GuardedChild | null = null;
   private output = "";
-  private stopping = false;
+  /** Aborted by stop(): ends a relaunch's back-off and any launch under way. */
+  private readonly stopped = new AbortController();
   private restarts = 0;
   /** Settles when the current launch is healthy: a job that lost the server waits on it. */
   private healthy: Promise<void> = Promise.resolve();
@@ -83,6 +86,9 @@ export class LlamaServerProcess {
     timeout.catch(() => undefined); // the race below reports it; cancelled once it is decided
     try {
       await Promise.race([this.healthy, timeout]);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw error;
     } finally {
       decided.abort();
     }
@@ -94,8 +100,9 @@ export class LlamaServerProcess {
   }
 
   async stop(timeoutMs = 5000): Promise<void> {
-    this.stopping = true;
+    this.stopped.abort();
     if (this.child) await terminate(this.child, timeoutMs);
+    await this.healthy.catch(() => undefined); // a launch under way ends once its child is gone
   }
 
   private args(): string[] {
@@ -132,13 +139,21 @@ export class LlamaServerProcess {
     child.on("error", (error) => (this.output += `\n${error.message}`));
     child.stdin.on("error", () => undefined); // the guard gone first: nothing left to tell
     const exited = once(child, "exit").then(([code, signal]) => `code ${String(code)}, signal ${String(signal)}`);
-    const early = await Promise.race([listening, exited]);
-    if (typeof early === "string") throw this.failure(`exited before listening (${early})`);
-    this.port = early;
-    await this.waitUntilHealthy(child, exited);
+    // One deadline for loading the model (llama-server listens only once it is loaded) and answering.
+    const deadline = AbortSignal.any([AbortSignal.timeout(this.settings.startTimeoutMs ?? 300_000), this.stopped.signal]);
+    try {
+      const early = await abortable(Promise.race([listening, exited]), deadline);
+      if (typeof early === "string") throw this.failure(`exited before listening (${early})`);
+      this.port = early;
+      await this.waitUntilHealthy(exited, deadline);
+    } catch (error) {
+      await terminate(child, 1000);
+      if (!deadline.aborted) throw error;
+      throw this.failure(this.stopped.signal.aborted ? "was stopped while starting" : "did not load the model and answer in time");
+    }
     const launchedAt = Date.now();
     void exited.then((how) => {
-      if (this.stopping || child !== this.child) return;
+      if (this.stopped.signal.aborted || child !== this.child) return;
       // A server that ran a while before dying starts its back-off afresh; a crash loop backs off.
       if (Date.now() - launchedAt > 60_000) this.restarts = 0;
       // Not ready from this moment on: a job that finds the server gone waits for the relaunch.
@@ -147,20 +162,20 @@ export class LlamaServerProcess {
     });
   }
 
-  private async waitUntilHealthy(child: GuardedChild, exited: Promise<string>): Promise<void> {
-    const deadline = Date.now() + (this.settings.startTimeoutMs ?? 300_000);
+  /** Polls /health until it answers 200 (the model loaded), the server exits or the deadline passes. */
+  private async waitUntilHealthy(exited: Promise<string>, deadline: AbortSignal): Promise<void> {
     let gone: string | null = null;
     void exited.then((how) => (gone = how));
-    while (gone === null && Date.now() < deadline) {
-      const ok = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(2000) }).then(
+    while (gone === null) {
+      deadline.throwIfAborted();
+      const ok = await fetch(`${this.url}/health`, { signal: AbortSignal.any([AbortSignal.timeout(2000), deadline]) }).then(
         (response) => response.ok,
         () => false,
       );
       if (ok) return;
       await sleep(50);
     }
-    await terminate(child, 1000);
-    throw this.failure(gone === null ? "did not become healthy in time" : `exited while loading the model (${String(gone)})`);
+    throw this.failure(`exited while loading the model (${String(gone)})`);
   }
 
   /** After an unexpected exit (a crash, the OOM killer): starts it again on the same port, backing off. */
@@ -169,20 +184,23 @@ export class LlamaServerProcess {
       const delayMs = Math.min(30_000, 500 * 2 ** Math.min(this.restarts, 6));
       this.restarts += 1;
       this.settings.logger.error("llama-server stopped unexpectedly; restarting it", { reason, restartInMs: delayMs, output: this.outputTail() });
-      await sleep(delayMs);
-      if (this.stopping) throw new Error("llama-server was stopped");
+      await sleep(delayMs, undefined, { signal: this.stopped.signal }).catch(() => undefined);
+      if (this.stopped.signal.aborted) throw new Error("llama-server was stopped");
       try {
         await this.launchOnce();
         this.settings.logger.info("llama-server restarted", { url: this.url });
         return;
       } catch (error) {
+        if (this.stopped.signal.aborted) throw error;
         reason = error instanceof Error ? error.message : String(error);
       }
     }
   }
 
+  /** Logs the server's last output (paths, internals) and returns an error short enough for a client. */
   private failure(what: string): Error {
-    return new Error(`llama-server ${what}; its last output:\n${this.outputTail()}`);
+    this.settings.logger.error(`llama-server ${what}`, { output: this.outputTail() });
+    return new Error(`llama-server ${what} (its output is in the worker's log)`);
   }
 }
 
@@ -196,6 +214,25 @@ async function terminate(child: GuardedChild, timeoutMs: number): Promise<void> 
   const stopped = await Promise.race([exited.then(() => true), late]);
   decided.abort(); // no timer left behind to keep the process alive
   if (stopped || child.pid === undefined) return;
-  process.kill(-child.pid, "SIGKILL");
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // the group went in the meantime
+  }
   await exited;
+}
+
+/** The promise's outcome, or a rejection with the signal's reason once it aborts. */
+async function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
