@@ -32,6 +32,22 @@ COPY apps/ apps/
 COPY bench/ bench/
 RUN npm run build
 
+# llama.cpp's own llama-server, the worker's llama.cpp engine (docs/engines.md), built from the
+# source node-llama-cpp ships (its git bundle: offline, the same commit as the in-process engine).
+# An image moves between CPUs, so not for this one (GGML_NATIVE off: an x86-64-v3 baseline, AVX2 and
+# FMA, on x86); one static binary, which needs only libgomp at run time.
+FROM base AS llama-server
+RUN apt-get update && apt-get install -y --no-install-recommends cmake make g++ git ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=deps /app/node_modules/node-llama-cpp/llama/gitRelease.bundle /tmp/llama.cpp.bundle
+RUN git clone -q /tmp/llama.cpp.bundle /tmp/llama.cpp \
+    && cmake -S /tmp/llama.cpp -B /tmp/build -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
+       -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+       -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+    && cmake --build /tmp/build --target llama-server -j"$(nproc)" \
+    && cp /tmp/build/bin/llama-server /usr/local/bin/llama-server \
+    && rm -rf /tmp/llama.cpp /tmp/build /tmp/llama.cpp.bundle
+
 # Production dependencies per app (npm workspaces filter): the gateway does not carry llama.cpp.
 # node-llama-cpp's postinstall only probes its binaries (or compiles llama.cpp when no prebuilt
 # one fits); the prebuilt @node-llama-cpp/linux-x64 is loaded at run time either way, so it is
@@ -61,6 +77,10 @@ EXPOSE 3000
 CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/main.js"]
 
 FROM runtime AS worker
+USER root
+RUN apt-get update && apt-get install -y --no-install-recommends libgomp1 && rm -rf /var/lib/apt/lists/*
+USER node
+COPY --from=llama-server /usr/local/bin/llama-server /usr/local/bin/llama-server
 COPY --from=worker-deps /app/ ./
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/platform/dist packages/platform/dist
@@ -68,7 +88,8 @@ COPY --from=build /app/apps/worker/dist apps/worker/dist
 # The character catalog is read from ../../characters/ relative to apps/worker/dist/characters/.
 COPY --from=build /app/apps/worker/characters apps/worker/characters
 # UV_THREADPOOL_SIZE as in apps/cli/src/local/app-command.ts (APP_ENV: llama.cpp's threads stay warm).
-ENV MODELS_DIR=/home/node/.cache/chorus/models WORKER_HTTP_PORT=9100 UV_THREADPOOL_SIZE=1
+ENV MODELS_DIR=/home/node/.cache/chorus/models WORKER_HTTP_PORT=9100 UV_THREADPOOL_SIZE=1 \
+    LLAMA_SERVER_BIN=/usr/local/bin/llama-server
 EXPOSE 9100
 # Created as node, so a fresh named volume mounted here starts out owned by node.
 RUN mkdir -p "$MODELS_DIR"
