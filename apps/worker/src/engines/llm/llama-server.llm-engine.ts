@@ -28,6 +28,9 @@ interface Completion {
 }
 const COMPLETION_FIELDS = ["content", "tokens_predicted", "tokens_evaluated", "timings"];
 
+/** fetch's causes for a connection refused or cut: the server died or is not up again yet. */
+const CONNECTION_LOST = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+
 /** The server cannot be reached (it may be restarting after a crash): worth another try. */
 class ServerUnreachable extends Error {}
 
@@ -171,7 +174,12 @@ export class LlamaServerLlmEngine implements LlmEngine {
       text = await response.text();
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      throw new ServerUnreachable(`llama-server could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      const code = (error as { cause?: { code?: string } }).cause?.code ?? "";
+      const why = `${error instanceof Error ? error.message : String(error)}${code ? ` (${code})` : ""}`;
+      // Only a connection that failed means the server is gone (it is then restarted): anything else,
+      // such as fetch's own 300 s wait for the answer's headers, is the job's failure, said as it is.
+      if (CONNECTION_LOST.has(code)) throw new ServerUnreachable(`llama-server could not be reached: ${why}`, { cause: error });
+      throw new Error(`llama-server request failed: ${why}`, { cause: error });
     }
     if (!response.ok) throw new Error(`llama-server answered ${response.status}: ${errorMessage(text)}`);
     return JSON.parse(text) as T;
