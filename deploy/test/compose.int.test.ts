@@ -60,8 +60,7 @@ function seconds(duration: string): number {
 }
 
 const envOf = (service: Json): Env => (Array.isArray(service.environment) ? parseEnvFile(service.environment.join("\n")) : (service.environment ?? {}));
-const volumeTargets = (service: Json) =>
-  (service.volumes ?? []).map((v: string | Json) => (typeof v === "string" ? { source: v.split(":")[0], target: v.split(":")[1] } : v));
+const volumeTargets = (service: Json) => (service.volumes ?? []).map((v: string | Json) => (typeof v === "string" ? { source: v.split(":")[0], target: v.split(":")[1] } : v));
 const healthUrl = (service: Json) => String(service.healthcheck?.test?.join(" ") ?? "").match(/http:\/\/127\.0\.0\.1:?(\d*)(\/\w+)/);
 
 describe("docker-compose.yml", () => {
@@ -103,7 +102,9 @@ describe("docker-compose.yml", () => {
     expect(String(nginx.ports[0])).toMatch(/^(\d+):80$/);
     expect(nginx.depends_on).toEqual({ gateway: { condition: "service_healthy" } });
     expect(nginx.volumes).toContain("./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro");
-    const published = Object.entries(services).filter(([, s]) => s.ports?.length).map(([name]) => name);
+    const published = Object.entries(services)
+      .filter(([, s]) => s.ports?.length)
+      .map(([name]) => name);
     expect(published).toEqual(["nginx"]);
   });
 
@@ -166,7 +167,11 @@ interface Stage {
 
 /** FROM ... AS name stages with their instructions (continuations joined, comments dropped). */
 function parseDockerfile(text: string): Stage[] {
-  const lines = text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   const args: Env = {};
   const stages: Stage[] = [];
   for (const line of lines) {
@@ -186,12 +191,14 @@ const chain = (name: string): Stage[] => {
   return s ? [...chain(s.from), s] : [];
 };
 const copies = (s: Stage) =>
-  s.lines.filter((l) => /^COPY\s/.test(l)).map((l) => {
-    const words = l.split(/\s+/).slice(1);
-    const from = words.find((w) => w.startsWith("--from="))?.slice(7);
-    const paths = words.filter((w) => !w.startsWith("--"));
-    return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
-  });
+  s.lines
+    .filter((l) => /^COPY\s/.test(l))
+    .map((l) => {
+      const words = l.split(/\s+/).slice(1);
+      const from = words.find((w) => w.startsWith("--from="))?.slice(7);
+      const paths = words.filter((w) => !w.startsWith("--"));
+      return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
+    });
 const targets = Object.fromEntries(APP_SERVICES.map((name) => [name, services[name]!.build.target as string]));
 
 describe("Dockerfile", () => {
@@ -227,29 +234,43 @@ describe("Dockerfile", () => {
         }
         // Whatever brings node_modules must come from a stage that installed with --omit=dev.
         const bringsModules = copy.sources.some((src) => /^\/app\/?$|node_modules/.test(src));
-        if (bringsModules) expect(chain(copy.from!).flatMap((f) => f.lines).join("\n")).toMatch(/npm ci --omit=dev/);
+        if (bringsModules)
+          expect(
+            chain(copy.from!)
+              .flatMap((f) => f.lines)
+              .join("\n"),
+          ).toMatch(/npm ci --omit=dev/);
       }
     }
   });
 
   it("when the images are assembled, then the worker keeps characters/ beside dist/ and the gateway carries the keys CLI", () => {
-    const dests = (target: string) => chain(target).flatMap(copies).map((c) => c.dest);
+    const dests = (target: string) =>
+      chain(target)
+        .flatMap(copies)
+        .map((c) => c.dest);
     expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "apps/worker/characters"]));
     expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist"]));
   });
 
   it("when npm ci runs, then every workspace's package.json and every local override package were copied first", () => {
     const pkg = JSON.parse(read("package.json")) as { workspaces: string[]; overrides: Record<string, string> };
-    const local = Object.values(pkg.overrides).filter((v) => v.startsWith("file:")).map((v) => v.slice(5).replace(/^\.\//, ""));
+    const local = Object.values(pkg.overrides)
+      .filter((v) => v.startsWith("file:"))
+      .map((v) => v.slice(5).replace(/^\.\//, ""));
     const needed = ["package.json", "package-lock.json", ...pkg.workspaces.map((w) => `${w}/package.json`), ...local.map((d) => `${d}/package.json`)];
     for (const s of stages.filter((s) => s.lines.some((l) => /npm ci/.test(l)))) {
-      const copied = chain(s.name).flatMap(copies).flatMap((c) => c.sources);
+      const copied = chain(s.name)
+        .flatMap(copies)
+        .flatMap((c) => c.sources);
       for (const file of needed) expect(copied).toContain(file);
     }
   });
 
   it("when the build context is sent, then host node_modules, dist, tsbuildinfo and .env stay out of it", () => {
-    const ignored = read(".dockerignore").split("\n").map((l) => l.trim());
+    const ignored = read(".dockerignore")
+      .split("\n")
+      .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(["**/node_modules", "**/dist", "**/*.tsbuildinfo", ".env"]));
   });
 });
@@ -266,7 +287,9 @@ describe(".env.example", () => {
   });
 
   it("when .env.example is copied to .env, then every line is blank, a comment or KEY=value without an inline comment", () => {
-    const bad = read(".env.example").split("\n").filter((l) => l.trim() && !l.startsWith("#") && !/^[A-Z][A-Z0-9_]*=[^\s#]*$/.test(l));
+    const bad = read(".env.example")
+      .split("\n")
+      .filter((l) => l.trim() && !l.startsWith("#") && !/^[A-Z][A-Z0-9_]*=[^\s#]*$/.test(l));
     expect(bad).toEqual([]);
   });
 });

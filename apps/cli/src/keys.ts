@@ -28,7 +28,10 @@ function parseLimits(value: string | undefined): Partial<OperationLimits> {
 }
 
 function parseScopes(value: string | undefined): string[] {
-  const scopes = (value ?? "*").split(",").map((s) => s.trim()).filter(Boolean);
+  const scopes = (value ?? "*")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !isKnownScope(s));
   if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(", ") || "(none given)"}`);
   return scopes;

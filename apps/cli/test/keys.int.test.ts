@@ -29,7 +29,14 @@ describe("npm run keys", () => {
 
     const listed = keys("list").stdout.trim().split("\n");
     expect(listed[0]).toBe("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE");
-    expect(listed.slice(1).map((line) => line.split("\t").filter((_, i) => i === 1 || i === 5).join(" "))).toEqual(["demo revoked", "demo active"]);
+    expect(
+      listed.slice(1).map((line) =>
+        line
+          .split("\t")
+          .filter((_, i) => i === 1 || i === 5)
+          .join(" "),
+      ),
+    ).toEqual(["demo revoked", "demo active"]);
   });
 
   it("when a key is revoked, then its name can be given to a new key", () => {

@@ -18,8 +18,18 @@ const MAX_HANGS = CONCURRENCY;
 
 /** The error-code table of docs/api.md: every 4xx/5xx body carries one of these, with its status. */
 const README_CODES: Record<string, number> = {
-  INVALID_PARAMETER: 400, INVALID_JSON: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, RATE_LIMITED: 429, INTERNAL_ERROR: 500, SERVICE_UNAVAILABLE: 503,
+  INVALID_PARAMETER: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STACK_TRACE = [/\n\s+at /, /\bat [\w$.<>]+ \(/, /[\w/.-]+\.(?:ts|js|mjs|cjs):\d+:\d+/, /node_modules\//];
@@ -90,7 +100,11 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
   }
   const code = json?.error?.code;
   const cause = causes.byId.get(json?.error?.details?.errorId) ?? (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
-  const message = cause ? `server log: ${cause}` : String(json?.error?.message ?? text).replace(UUID, "<uuid>").slice(0, 160);
+  const message = cause
+    ? `server log: ${cause}`
+    : String(json?.error?.message ?? text)
+        .replace(UUID, "<uuid>")
+        .slice(0, 160);
   const label = `${answer.status}${code ? ` ${code}` : ""}: ${message}`;
   const speechOff = answer.status === 503 && code === "SERVICE_UNAVAILABLE" && /text-to-speech is not enabled/.test(json?.error?.message);
   if (answer.status >= 500 && !speechOff) problems.push(`5xx answer ${label}`);
@@ -107,7 +121,8 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
       if (answer.status === 405 && !answer.headers.allow) problems.push("405 without an Allow header");
       if (typeof error.message !== "string" || error.message === "") problems.push(`envelope without a message: ${label}`);
       if (error.details !== undefined && (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))) problems.push(`details is not an object: ${label}`);
-      if (code === "INVALID_PARAMETER" && (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string")) problems.push(`INVALID_PARAMETER without details.parameter/expected_type: ${label}`);
+      if (code === "INVALID_PARAMETER" && (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string"))
+        problems.push(`INVALID_PARAMETER without details.parameter/expected_type: ${label}`);
       const listed = error.details?.problems?.[0];
       if (code === "INVALID_PARAMETER" && (listed?.parameter !== error.details?.parameter || listed?.expected_type !== error.details?.expected_type || listed?.message !== error.message)) {
         problems.push(`INVALID_PARAMETER whose details.problems does not start with the problem it describes: ${label}`);
@@ -117,7 +132,8 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
   }
   // A submit answer (a status record also has `tokens`, but always with `status`).
   if (answer.status === 200 && json && typeof json === "object" && "tokens" in json && !("status" in json)) {
-    if (!(typeof json.id === "string" && /^[0-9a-f-]{36}$/.test(json.id) && json.tokens === -1 && Object.keys(json).length === 2)) problems.push(`submit answer is not {id, tokens: -1}: ${text.slice(0, 200)}`);
+    if (!(typeof json.id === "string" && /^[0-9a-f-]{36}$/.test(json.id) && json.tokens === -1 && Object.keys(json).length === 2))
+      problems.push(`submit answer is not {id, tokens: -1}: ${text.slice(0, 200)}`);
   }
   return problems;
 }
@@ -129,7 +145,9 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
 class ErrorCauses extends Transport {
   readonly byId = new Map<string, string>();
   override log(info: { errorId?: string; requestId?: string; error?: unknown }, done: () => void): void {
-    const cause = String(info.error).split("\n")[0]!.replace(/'[^']*'/g, "'…'");
+    const cause = String(info.error)
+      .split("\n")[0]!
+      .replace(/'[^']*'/g, "'…'");
     for (const id of [info.errorId, info.requestId]) if (id) this.byId.set(id, cause);
     done();
   }
@@ -202,7 +220,20 @@ async function fuzzContext(): Promise<FuzzContext> {
 
 describe("fuzzing the gateway over HTTP", () => {
   it(`when ${COUNT} random and malformed requests arrive, then none is a 5xx, every error is the envelope, and nothing hangs`, async () => {
-    const summary: Summary = { seed: SEED, requests: 0, appAnswers: 0, statuses: {}, nodeParserAnswers: {}, closedWithoutAnswer: 0, closedByKind: {}, hangs: 0, fiveXX: 0, speechOff503: 0, byKind: {}, elapsedMs: 0 };
+    const summary: Summary = {
+      seed: SEED,
+      requests: 0,
+      appAnswers: 0,
+      statuses: {},
+      nodeParserAnswers: {},
+      closedWithoutAnswer: 0,
+      closedByKind: {},
+      hangs: 0,
+      fiveXX: 0,
+      speechOff503: 0,
+      byKind: {},
+      elapsedMs: 0,
+    };
     const failures = new Map<string, { count: number; kinds: string[]; bytes: number; request: string; answer: string }>();
     const fail = (fuzz: FuzzCase, problem: string, data: Buffer) => {
       const seen = failures.get(problem) ?? { count: 0, kinds: [], bytes: Infinity, request: "", answer: "" };

@@ -103,7 +103,9 @@ describe("Prefer: wait on submit", () => {
         const res = await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).set("Prefer", "wait=30").send(defaultRequest());
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ id: expect.any(String), status: "completed", reply: expect.any(String), tokens: expect.any(Number) });
-        const polled = await request(own.app).get(`/api/v2/status/${String(res.body.id)}`).auth(ownKey, { type: "bearer" });
+        const polled = await request(own.app)
+          .get(`/api/v2/status/${String(res.body.id)}`)
+          .auth(ownKey, { type: "bearer" });
         expect({ id: res.body.id, ...polled.body }).toEqual(res.body);
       } finally {
         await worker.close();

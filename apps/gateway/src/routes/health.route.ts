@@ -7,7 +7,16 @@ export function addHealthRoutes(router: IRouter, connections: Redis[]): void {
     res.json({ status: "ok" });
   });
   router.get("/readyz", async (_req, res) => {
-    const answers = await Promise.all(connections.map((redis) => redis.status === "ready" && redis.ping().then(() => true, () => false)));
+    const answers = await Promise.all(
+      connections.map(
+        (redis) =>
+          redis.status === "ready" &&
+          redis.ping().then(
+            () => true,
+            () => false,
+          ),
+      ),
+    );
     const ready = answers.every(Boolean);
     // The first connection that is not ready says why (all share one Redis, so they fail together).
     const status = connections.find((redis) => redis.status !== "ready")?.status ?? "ready";

@@ -17,12 +17,9 @@ describe("preferredWaitSeconds", () => {
     expect(preferredWaitSeconds("wait=600")).toBe(60);
   });
 
-  it.each([undefined, "", "respond-async", "wait", "wait=", "wait=-1", "wait=1.5", "wait=soon", "waiting=3"])(
-    "when Prefer is %j, then there is no wait preference",
-    (header) => {
-      expect(preferredWaitSeconds(header)).toBeNull();
-    },
-  );
+  it.each([undefined, "", "respond-async", "wait", "wait=", "wait=-1", "wait=1.5", "wait=soon", "waiting=3"])("when Prefer is %j, then there is no wait preference", (header) => {
+    expect(preferredWaitSeconds(header)).toBeNull();
+  });
 
   it("when Prefer comes as several headers, then the one with wait counts", () => {
     expect(preferredWaitSeconds(["respond-async", "wait=9"])).toBe(9);

@@ -2,11 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { fakeReplyWords, startFakeOpenAiServer, type FakeOpenAiServer } from "./fake-openai-server.test-helpers.js";
 import type { ChatTurn, GenerationInput } from "./llm-engine.js";
 import { describeLlmEngineContract } from "./llm-engine.contract.js";
-import {
-  OpenAiCompatibleLlmEngine,
-  chatCompletionsUrl,
-  type OpenAiCompatibleLlmEngineOptions,
-} from "./openai-compatible.llm-engine.js";
+import { OpenAiCompatibleLlmEngine, chatCompletionsUrl, type OpenAiCompatibleLlmEngineOptions } from "./openai-compatible.llm-engine.js";
 
 let server: FakeOpenAiServer;
 
