@@ -1,4 +1,5 @@
 import { get, type Server } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
@@ -113,5 +114,19 @@ describe("Prefer: wait on submit", () => {
         await own.close();
       }
     }, 60_000);
+  });
+});
+
+describe("listening for a record to turn final", () => {
+  it("when listen returns, then it is subscribed and has not waited yet: the finish that follows wakes it", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const clientGone = new AbortController();
+    const { finished } = await gw.deps.finalStatusWaits.listen(id, 30_000, clientGone.signal);
+    // An unref'd timer: the race's loser must not hold jest open.
+    const outcome = (wait: number) => Promise.race([finished.then(() => "woken"), delay(wait, "still waiting", { ref: false })]);
+    expect(await outcome(100)).toBe("still waiting");
+    await gw.deps.statuses.complete(id, completion);
+    expect(await outcome(10_000)).toBe("woken"); // well before the 30 s deadline
+    clientGone.abort();
   });
 });

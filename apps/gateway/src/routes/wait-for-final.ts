@@ -12,7 +12,7 @@ export async function finalOrLatest(statuses: StatusStore, waits: FinalStatusWai
   const onClose = () => clientGone.abort();
   res.on("close", onClose);
   try {
-    const finished = await waits.listen(id, seconds * 1000, clientGone.signal);
+    const { finished } = await waits.listen(id, seconds * 1000, clientGone.signal);
     const now = await statuses.get(id);
     if (now?.record.status !== "processing") return now;
     await finished;

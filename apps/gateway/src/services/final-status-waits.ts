@@ -18,11 +18,11 @@ export class FinalStatusWaits {
   }
 
   /**
-   * Starts listening for `requestId`; the returned promise resolves when its record turns final, when
-   * `timeoutMs` has passed or when `signal` aborts, whichever is first. Subscribed before it returns:
-   * read the record after this call, and a finish in between is not missed.
+   * Starts listening for `requestId` and resolves once subscribed; `finished` then resolves when its
+   * record turns final, when `timeoutMs` has passed or when `signal` aborts, whichever is first. Read
+   * the record after this call, and a finish in between is not missed.
    */
-  async listen(requestId: string, timeoutMs: number, signal: AbortSignal): Promise<Promise<void>> {
+  async listen(requestId: string, timeoutMs: number, signal: AbortSignal): Promise<{ finished: Promise<void> }> {
     this.subscribed ??= this.subscriber.subscribe(this.channel).catch((error: unknown) => {
       this.subscribed = null;
       throw error;
@@ -46,7 +46,9 @@ export class FinalStatusWaits {
       wake();
       throw error;
     }
-    return done;
+    // Wrapped: an async function that returned `done` itself would resolve only when `done` does, and
+    // the caller's read would come after the wait instead of before it.
+    return { finished: done };
   }
 
   /** Requests waiting now (a gauge for metrics and tests). */
