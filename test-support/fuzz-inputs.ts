@@ -125,8 +125,17 @@ export function randomJson(rng: Rng, depth = 3): Json {
 
 /** Every (container, key) pair inside `root`, to mutate one at random. */
 function slots(root: Json, out: [Json[] | { [key: string]: Json }, string | number][] = []) {
-  if (Array.isArray(root)) root.forEach((child, i) => (out.push([root, i]), slots(child, out)));
-  else if (root && typeof root === "object") for (const [k, child] of Object.entries(root)) (out.push([root, k]), slots(child, out));
+  if (Array.isArray(root)) {
+    root.forEach((child, i) => {
+      out.push([root, i]);
+      slots(child, out);
+    });
+  } else if (root && typeof root === "object") {
+    for (const [k, child] of Object.entries(root)) {
+      out.push([root, k]);
+      slots(child, out);
+    }
+  }
   return out;
 }
 

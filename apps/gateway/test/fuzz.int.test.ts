@@ -88,25 +88,41 @@ function parseAnswers(data: Buffer, head: boolean): { answers: Answer[]; leftove
   return { answers, leftover: data.length - at };
 }
 
+/** An answer's body as parsed: nothing in it is trusted, each check tests the type of what it reads. */
+interface Parsed {
+  id?: unknown;
+  tokens?: unknown;
+  status?: unknown;
+  timestamp?: unknown;
+  error?: {
+    code?: unknown;
+    message?: unknown;
+    details?: { errorId?: unknown; parameter?: unknown; expected_type?: unknown; problems?: { parameter?: unknown; expected_type?: unknown; message?: unknown }[] };
+  };
+}
+
+function parsed(text: string): Parsed | undefined {
+  try {
+    return text === "" ? undefined : (JSON.parse(text) as Parsed);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What is wrong with one answer the app made; empty when it keeps every promise. */
 function problemsWith(answer: Answer, headRequest: boolean): string[] {
   const problems: string[] = [];
   const text = answer.body.toString("utf8");
-  let json: any;
-  try {
-    json = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = parsed(text);
   const code = json?.error?.code;
-  const cause = causes.byId.get(json?.error?.details?.errorId) ?? (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
+  const cause = causes.byId.get(String(json?.error?.details?.errorId)) ?? (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
   const message = cause
     ? `server log: ${cause}`
     : String(json?.error?.message ?? text)
         .replace(UUID, "<uuid>")
         .slice(0, 160);
   const label = `${answer.status}${code ? ` ${code}` : ""}: ${message}`;
-  const speechOff = answer.status === 503 && code === "SERVICE_UNAVAILABLE" && /text-to-speech is not enabled/.test(json?.error?.message);
+  const speechOff = answer.status === 503 && code === "SERVICE_UNAVAILABLE" && /text-to-speech is not enabled/.test(String(json?.error?.message));
   if (answer.status >= 500 && !speechOff) problems.push(`5xx answer ${label}`);
   const trace = STACK_TRACE.find((pattern) => pattern.test(text));
   if (trace) problems.push(`stack trace or file path in body (${trace}): ${text.slice(0, 200)}`);
@@ -117,7 +133,7 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
     const errorKeysOk = error && typeof error === "object" && Object.keys(error).every((k) => ["code", "message", "details"].includes(k));
     if (!keysOk || !errorKeysOk || json.status !== "error") problems.push(`not the error envelope: ${label} body ${text.slice(0, 200)}`);
     else {
-      if (README_CODES[code] !== answer.status) problems.push(`code ${String(code)} is not docs/api.md's code for ${answer.status}`);
+      if (README_CODES[String(code)] !== answer.status) problems.push(`code ${String(code)} is not docs/api.md's code for ${answer.status}`);
       if (answer.status === 405 && !answer.headers.allow) problems.push("405 without an Allow header");
       if (typeof error.message !== "string" || error.message === "") problems.push(`envelope without a message: ${label}`);
       if (error.details !== undefined && (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))) problems.push(`details is not an object: ${label}`);
