@@ -78,7 +78,7 @@ describe("OpenAiCompatibleLlmEngine", () => {
   it("when the upstream reports usage, then tokens and promptTokens come from it", async () => {
     server.enqueue({ kind: "stream", wordsPerDelta: 2 });
     const progress: number[] = [];
-    const sampling = { maxTokens: 8, temperature: 1, topP: 1 };
+    const sampling = { maxTokens: 8, temperature: 1, topP: 1, seed: 7 };
     const result = await makeEngine().generate(input({ sampling, onProgress: (p) => progress.push(p.tokens) }));
     expect(progress).toEqual([1, 2, 3, 4]);
     expect(result.tokens).toBe(8);
