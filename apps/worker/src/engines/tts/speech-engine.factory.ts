@@ -3,9 +3,6 @@ import { EspeakSpeechEngine, type EspeakSpeechEngineOptions } from "./espeak.spe
 import { OpenAiCompatibleSpeechEngine, type OpenAiCompatibleSpeechEngineOptions } from "./openai-compatible.speech-engine.js";
 import type { SpeechEngine } from "./speech-engine.js";
 
-export const SPEECH_ENGINE_KINDS = ["espeak", "openai-compatible"] as const;
-export type SpeechEngineKind = (typeof SPEECH_ENGINE_KINDS)[number];
-
 /** Plain data, as read from the environment by the worker's config (the variables are in docs/configuration.md). */
 export type SpeechEngineConfig = ({ engine: "espeak" } & EspeakSpeechEngineOptions) | ({ engine: "openai-compatible" } & Omit<OpenAiCompatibleSpeechEngineOptions, "fetch">);
 
