@@ -15,8 +15,8 @@ export default defineConfig(
   {
     files: ["**/*.ts"],
     languageOptions: {
-      // One program over every TypeScript file, tests included (tsconfig.eslint.json), for the rules
-      // that need types.
+      // One program over every TypeScript file (tsconfig.eslint.json), for the rules that need types;
+      // not projectService, which finds only the workspaces' tsconfig.json files, and those leave tests out.
       parserOptions: { project: "./tsconfig.eslint.json", tsconfigRootDir: import.meta.dirname },
     },
     rules: {
