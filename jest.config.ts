@@ -2,10 +2,7 @@ import type { Config } from "jest";
 
 // TypeScript is transformed by swc (no type-check: `npm test` runs `tsc -b` first) into native ES
 // modules, because node-llama-cpp is ESM-only; jest therefore runs with --experimental-vm-modules.
-const swc = [
-  "@swc/jest",
-  { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "es6" } },
-] as const;
+const swc = ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "es6" } }] as const;
 
 const shared = {
   extensionsToTreatAsEsm: [".ts"],

@@ -65,9 +65,37 @@ export interface FuzzCase {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const ODD_STRINGS = [
-  "", " ", "\t\n", "\u0000", "\ud800", "\udfff\ud800", "\u202e", "\u200b", "\ufeff", "\uffff", "😀", "e\u0301",
-  "../../etc/passwd", "%00", "%ZZ", "<script>", "'; DROP TABLE x;--", "__proto__", "constructor", "null", "NaN",
-  "You", "Bot", "Witch", "default", "2026-11-23T10:00:00Z", "2026-13-45T99:99:99Z", "\\", "\"", "{}", "ck_",
+  "",
+  " ",
+  "\t\n",
+  "\u0000",
+  "\ud800",
+  "\udfff\ud800",
+  "\u202e",
+  "\u200b",
+  "\ufeff",
+  "\uffff",
+  "😀",
+  "e\u0301",
+  "../../etc/passwd",
+  "%00",
+  "%ZZ",
+  "<script>",
+  "'; DROP TABLE x;--",
+  "__proto__",
+  "constructor",
+  "null",
+  "NaN",
+  "You",
+  "Bot",
+  "Witch",
+  "default",
+  "2026-11-23T10:00:00Z",
+  "2026-13-45T99:99:99Z",
+  "\\",
+  '"',
+  "{}",
+  "ck_",
 ] as const;
 
 const ODD_NUMBERS = [0, -0, -1, 0.5, 1, 2, 2048, 2049, 0.1, 0.09, 4.01, 1e21, -1e21, 1.7976931348623157e308, 5e-324, 2 ** 53 + 1] as const;
@@ -97,8 +125,17 @@ export function randomJson(rng: Rng, depth = 3): Json {
 
 /** Every (container, key) pair inside `root`, to mutate one at random. */
 function slots(root: Json, out: [Json[] | { [key: string]: Json }, string | number][] = []) {
-  if (Array.isArray(root)) root.forEach((child, i) => (out.push([root, i]), slots(child, out)));
-  else if (root && typeof root === "object") for (const [k, child] of Object.entries(root)) out.push([root, k]), slots(child, out);
+  if (Array.isArray(root)) {
+    root.forEach((child, i) => {
+      out.push([root, i]);
+      slots(child, out);
+    });
+  } else if (root && typeof root === "object") {
+    for (const [k, child] of Object.entries(root)) {
+      out.push([root, k]);
+      slots(child, out);
+    }
+  }
   return out;
 }
 
@@ -149,25 +186,30 @@ const INVALID_JSON = ["", "{", "}", "{'messages':[]}", '{"messages":[],}', "[1,2
 export function jsonBody(rng: Rng, base: () => { [key: string]: Json }): string {
   return rng.weighted<string>([
     [12, () => JSON.stringify(base())],
-    [40, () => {
-      const body = base();
-      for (let n = 1 + rng.int(3); n > 0; n--) mutateObject(rng, body);
-      const text = JSON.stringify(body);
-      return rng.chance(0.3) ? mutateText(rng, text) : text;
-    }],
+    [
+      40,
+      () => {
+        const body = base();
+        for (let n = 1 + rng.int(3); n > 0; n--) mutateObject(rng, body);
+        const text = JSON.stringify(body);
+        return rng.chance(0.3) ? mutateText(rng, text) : text;
+      },
+    ],
     [10, () => JSON.stringify(randomJson(rng))],
     [7, () => deepNesting(rng)],
-    [12, () => {
-      const text = JSON.stringify(base());
-      return rng.chance(0.5) ? text.slice(0, rng.int(text.length)) : rng.pick(INVALID_JSON);
-    }],
+    [
+      12,
+      () => {
+        const text = JSON.stringify(base());
+        return rng.chance(0.5) ? text.slice(0, rng.int(text.length)) : rng.pick(INVALID_JSON);
+      },
+    ],
     [2, () => JSON.stringify({ ...base(), persona: "p".repeat(REQUEST_LIMITS.maxBodyBytes + rng.pick([1, 1000, 2_000_000])) })],
   ]);
 }
 
 /** A valid body for `model` (a character body is valid on `default` too). */
-const textBase = (rng: Rng, model: string) => () =>
-  (model === "default" && rng.chance(0.7) ? defaultRequest() : characterRequest()) as { [key: string]: Json };
+const textBase = (rng: Rng, model: string) => () => (model === "default" && rng.chance(0.7) ? defaultRequest() : characterRequest()) as { [key: string]: Json };
 const speechBase = () => ({ text: "Hello there.", voice: "Witch", speed: 1.25, format: "wav" }) as { [key: string]: Json };
 
 export interface HttpMessage {
@@ -191,7 +233,7 @@ export function serialize(rng: Rng, m: HttpMessage): Buffer {
 
 export function chunk(rng: Rng, body: Buffer): Buffer {
   const parts: Buffer[] = [];
-  for (let at = 0; at < body.length; ) {
+  for (let at = 0; at < body.length;) {
     const size = Math.min(body.length - at, 1 + rng.int(rng.chance(0.5) ? 16 : 65_536));
     parts.push(Buffer.from(`${size.toString(16)}\r\n`), body.subarray(at, at + size), Buffer.from("\r\n"));
     at += size;
@@ -214,8 +256,33 @@ export function encodeBody(rng: Rng, body: Buffer): { body: Buffer; encoding: st
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "PROPFIND", "PURGE", "TRACE", "SEARCH", "REPORT"] as const;
 
 const ODD_SEGMENTS = [
-  "%ZZ", "%", "%E0%A4%A", "%C0%AF", "%ED%A0%80", "%FF", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "..", ".", "%00", "default%20",
-  "%64efault", "%57itch", "witch", "DEFAULT", "Witch2", "a;b", "a,b", "~", "*", "$", "'", "(x)", "a%2Fb", "%25", "%u0041",
+  "%ZZ",
+  "%",
+  "%E0%A4%A",
+  "%C0%AF",
+  "%ED%A0%80",
+  "%FF",
+  "..%2F..%2Fetc%2Fpasswd",
+  "%2e%2e",
+  "..",
+  ".",
+  "%00",
+  "default%20",
+  "%64efault",
+  "%57itch",
+  "witch",
+  "DEFAULT",
+  "Witch2",
+  "a;b",
+  "a,b",
+  "~",
+  "*",
+  "$",
+  "'",
+  "(x)",
+  "a%2Fb",
+  "%25",
+  "%u0041",
 ] as const;
 
 /** encodeURIComponent throws on a lone surrogate; such a string goes as its CESU-8 escape instead. */
@@ -232,7 +299,7 @@ function segment(rng: Rng): string {
     [4, () => encodeSegment(oddString(rng).slice(0, 300))],
     [4, () => rng.pick(ODD_SEGMENTS)],
     [1, () => "a".repeat(rng.pick([65, 300, 5000]))],
-    [1, () => Array.from({ length: 36 }, (_, i) => ([8, 13, 18, 23].includes(i) ? "-" : (rng.int(16)).toString(16))).join("")],
+    [1, () => Array.from({ length: 36 }, (_, i) => ([8, 13, 18, 23].includes(i) ? "-" : rng.int(16).toString(16))).join("")],
   ]);
 }
 
@@ -246,9 +313,26 @@ function withSuffix(rng: Rng, path: string): string {
 }
 
 const MISC_PATHS = [
-  "/healthz", "/readyz", "/api/voices", "/", "/api", "/api/text", "/api/text/", "/api/v2/status", "/api/v2/status/", "*",
-  "/../../etc/passwd", "/api/../api/text/default", "//api//text//default", "/%2e%2e/%2e%2e/etc/passwd", "/api/text/default/extra",
-  "http://127.0.0.1/api/text/default", "/api/tts/../text/default", `/${"a/".repeat(3000)}`, "/api/audio", "/api/audio/full/x",
+  "/healthz",
+  "/readyz",
+  "/api/voices",
+  "/",
+  "/api",
+  "/api/text",
+  "/api/text/",
+  "/api/v2/status",
+  "/api/v2/status/",
+  "*",
+  "/../../etc/passwd",
+  "/api/../api/text/default",
+  "//api//text//default",
+  "/%2e%2e/%2e%2e/etc/passwd",
+  "/api/text/default/extra",
+  "http://127.0.0.1/api/text/default",
+  "/api/tts/../text/default",
+  `/${"a/".repeat(3000)}`,
+  "/api/audio",
+  "/api/audio/full/x",
 ] as const;
 
 function path(rng: Rng, route: string, ctx: FuzzContext): string {
@@ -258,7 +342,11 @@ function path(rng: Rng, route: string, ctx: FuzzContext): string {
     case "speech":
       return withSuffix(rng, rng.pick(["/api/audio/full", "/api/tts", "/api/audio/%66ull", "/API/TTS"]));
     case "status": {
-      const id = rng.weighted<string>([[4, () => rng.pick(ctx.statusIds)], [5, () => segment(rng)], [1, () => ""]]);
+      const id = rng.weighted<string>([
+        [4, () => rng.pick(ctx.statusIds)],
+        [5, () => segment(rng)],
+        [1, () => ""],
+      ]);
       return withSuffix(rng, `${rng.pick(["/api/v2/status/", "/api/status/"])}${id}`);
     }
     default:
@@ -281,14 +369,37 @@ function authorization(rng: Rng, keys: FuzzKeys): string | null {
 }
 
 const CONTENT_TYPES = [
-  "application/json; charset=utf-8", "application/json;charset=\"UTF-8\"", "APPLICATION/JSON", "application/json ; foo=bar",
-  "application/json; charset=utf-16le", "application/json; charset=latin1", "application/json; charset=utf-7", "application/json; charset=",
-  "application/json; charset", "application/vnd.api+json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-  "", "*/*", "application/*", "json", "application/json, text/plain", "application/json; charset=utf-8; charset=koi8-r", ";;;", "text/json",
+  "application/json; charset=utf-8",
+  'application/json;charset="UTF-8"',
+  "APPLICATION/JSON",
+  "application/json ; foo=bar",
+  "application/json; charset=utf-16le",
+  "application/json; charset=latin1",
+  "application/json; charset=utf-7",
+  "application/json; charset=",
+  "application/json; charset",
+  "application/vnd.api+json",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "",
+  "*/*",
+  "application/*",
+  "json",
+  "application/json, text/plain",
+  "application/json; charset=utf-8; charset=koi8-r",
+  ";;;",
+  "text/json",
 ] as const;
 
 function appCase(rng: Rng, ctx: FuzzContext): FuzzCase {
-  const route = rng.weighted<string>([[35, () => "text"], [15, () => "speech"], [15, () => "status"], [20, () => "random"], [15, () => "misc"]]);
+  const route = rng.weighted<string>([
+    [35, () => "text"],
+    [15, () => "speech"],
+    [15, () => "status"],
+    [20, () => "random"],
+    [15, () => "misc"],
+  ]);
   const usual = route === "text" || route === "speech" ? "POST" : route === "status" ? rng.pick(["GET", "GET", "DELETE", "HEAD"]) : "GET";
   const method = rng.chance(route === "random" ? 1 : 0.15) ? rng.pick(METHODS) : usual;
   const target = path(rng, route === "random" ? rng.pick(["text", "speech", "status", "misc"]) : route, ctx);
@@ -309,7 +420,8 @@ function appCase(rng: Rng, ctx: FuzzContext): FuzzCase {
     }
   }
   if (rng.chance(0.05)) headers.push(["X-Request-Id", rng.pick(["abc-123", "x".repeat(65), "../../x", "a b", "", "%00"])]);
-  if (rng.chance(0.05)) headers.push(["X-Forwarded-For", rng.pick(["1.2.3.4", "::1", "2001:db8::1", "fe80::1%eth0", "::ffff:1.2.3.4", "garbage", "1.2.3.4, 5.6.7.8", "", "[::1]:80", "unknown", "999.1.1.1"])]);
+  if (rng.chance(0.05))
+    headers.push(["X-Forwarded-For", rng.pick(["1.2.3.4", "::1", "2001:db8::1", "fe80::1%eth0", "::ffff:1.2.3.4", "garbage", "1.2.3.4, 5.6.7.8", "", "[::1]:80", "unknown", "999.1.1.1"])]);
   if (rng.chance(0.03)) headers.push(["Expect", "100-continue"]);
   if (rng.chance(0.03)) headers.push(["Accept", rng.pick(["text/html", "application/xml", "*/*;q=0", "garbage"])]);
   headers.push(["Connection", "close"]);
@@ -328,38 +440,144 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
     `${method} ${target} HTTP/1.1\r\nHost: ${ctx.host}\r\nAuthorization: Bearer ${ctx.keys.good}\r\nConnection: close\r\n${lines.map((l) => `${l}\r\n`).join("")}\r\n`;
   const json = "Content-Type: application/json";
   return rng.weighted<FuzzCase>([
-    [3, () => raw("bad-header-value", "POST", head([json, `Content-Length: ${valid.length}`, `${rng.pick(["X-Custom", "Authorization", "Content-Type"])}: a${rng.pick(["\x00", "\x01", "\x7f", "\x1b[31m", "\rb", "\xff\xe9"])}b`]) + valid)],
-    [3, () => raw("bad-header-line", "POST", head([json, `Content-Length: ${valid.length}`, rng.pick(["NoColonHere", "Content-Type : application/json", "X(Y): z", " folded: continuation", "X-A: 1\n X-B: 2", "\x00: x", ": empty-name"])]) + valid)],
+    [
+      3,
+      () =>
+        raw(
+          "bad-header-value",
+          "POST",
+          head([json, `Content-Length: ${valid.length}`, `${rng.pick(["X-Custom", "Authorization", "Content-Type"])}: a${rng.pick(["\x00", "\x01", "\x7f", "\x1b[31m", "\rb", "\xff\xe9"])}b`]) +
+            valid,
+        ),
+    ],
+    [
+      3,
+      () =>
+        raw(
+          "bad-header-line",
+          "POST",
+          head([
+            json,
+            `Content-Length: ${valid.length}`,
+            rng.pick(["NoColonHere", "Content-Type : application/json", "X(Y): z", " folded: continuation", "X-A: 1\n X-B: 2", "\x00: x", ": empty-name"]),
+          ]) + valid,
+        ),
+    ],
     [1, () => raw("lf-only", "GET", `GET /api/v2/status/x HTTP/1.1\nHost: ${ctx.host}\nAuthorization: Bearer ${ctx.keys.good}\nConnection: close\n\n`)],
     [2, () => raw("content-length-larger", "POST", head([json, `Content-Length: ${valid.length + 1 + rng.int(5000)}`]) + valid, true, true)],
     [2, () => raw("content-length-smaller", "POST", head([json, `Content-Length: ${rng.int(valid.length)}`]) + valid)],
-    [3, () => raw("content-length-invalid", "POST", head([json, rng.pick(["Content-Length: abc", "Content-Length: -1", "Content-Length: 1e3", "Content-Length:  10", "Content-Length: 0x10", "Content-Length: 99999999999999999999", `Content-Length: ${valid.length}\r\nContent-Length: 3`, `Content-Length: ${valid.length}\r\nTransfer-Encoding: chunked`])]) + valid, true, true)],
-    [3, () => raw("chunked-invalid", "POST", head([json, `Transfer-Encoding: ${rng.pick(["chunked", "chunked", "chunked, gzip", "gzip", "xchunked", " chunked"])}`]) + rng.pick(["zz\r\nabc\r\n0\r\n\r\n", "5\r\nabc", "3;a=\x01\r\nabc\r\n0\r\n\r\n", "fffffffffffffffffff\r\nabc\r\n0\r\n\r\n", "2\r\nabcdef\r\n0\r\n\r\n", `${valid.length.toString(16)}\r\n${valid}\r\n`, "3\r\nabc0\r\n\r\n"]), true, true)],
+    [
+      3,
+      () =>
+        raw(
+          "content-length-invalid",
+          "POST",
+          head([
+            json,
+            rng.pick([
+              "Content-Length: abc",
+              "Content-Length: -1",
+              "Content-Length: 1e3",
+              "Content-Length:  10",
+              "Content-Length: 0x10",
+              "Content-Length: 99999999999999999999",
+              `Content-Length: ${valid.length}\r\nContent-Length: 3`,
+              `Content-Length: ${valid.length}\r\nTransfer-Encoding: chunked`,
+            ]),
+          ]) + valid,
+          true,
+          true,
+        ),
+    ],
+    [
+      3,
+      () =>
+        raw(
+          "chunked-invalid",
+          "POST",
+          head([json, `Transfer-Encoding: ${rng.pick(["chunked", "chunked", "chunked, gzip", "gzip", "xchunked", " chunked"])}`]) +
+            rng.pick([
+              "zz\r\nabc\r\n0\r\n\r\n",
+              "5\r\nabc",
+              "3;a=\x01\r\nabc\r\n0\r\n\r\n",
+              "fffffffffffffffffff\r\nabc\r\n0\r\n\r\n",
+              "2\r\nabcdef\r\n0\r\n\r\n",
+              `${valid.length.toString(16)}\r\n${valid}\r\n`,
+              "3\r\nabc0\r\n\r\n",
+            ]),
+          true,
+          true,
+        ),
+    ],
     [2, () => raw("truncated-body", "POST", head([json, `Content-Length: ${valid.length}`]) + valid.slice(0, rng.int(valid.length)), true, true)],
-    [2, () => raw("long", "GET", rng.pick([
-      () => head([], "GET", `/api/v2/status/${"a".repeat(rng.pick([20_000, 100_000]))}`),
-      () => head([`X-Long: ${"v".repeat(20_000)}`], "GET", "/api/v2/status/x"),
-      () => head(Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`), "GET", "/api/v2/status/x"),
-    ])())],
-    [3, () => { const m = rng.pick(["FOO", "get", "G-T", "POST\x00", "\xc4\x9e", "A".repeat(100), "QUERY", "CONNECT"]); return raw("method", m, head([], m, m === "CONNECT" ? "127.0.0.1:80" : "/api/v2/status/x")); }],
+    [
+      2,
+      () =>
+        raw(
+          "long",
+          "GET",
+          rng.pick([
+            () => head([], "GET", `/api/v2/status/${"a".repeat(rng.pick([20_000, 100_000]))}`),
+            () => head([`X-Long: ${"v".repeat(20_000)}`], "GET", "/api/v2/status/x"),
+            () =>
+              head(
+                Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`),
+                "GET",
+                "/api/v2/status/x",
+              ),
+          ])(),
+        ),
+    ],
+    [
+      3,
+      () => {
+        const m = rng.pick(["FOO", "get", "G-T", "POST\x00", "\xc4\x9e", "A".repeat(100), "QUERY", "CONNECT"]);
+        return raw("method", m, head([], m, m === "CONNECT" ? "127.0.0.1:80" : "/api/v2/status/x"));
+      },
+    ],
     [2, () => raw("version", "GET", head([], "GET", "/api/v2/status/x").replace("HTTP/1.1", rng.pick(["HTTP/2.0", "HTTP/9.9", "HTTP/1.1x", "HTTP/1", "http/1.1", "HTTP/1.10", ""])), true, true)],
     [1, () => raw("http1.0", "GET", `GET /api/v2/status/x HTTP/1.0\r\nAuthorization: Bearer ${ctx.keys.good}\r\n\r\n`, false)],
-    [3, () => raw("bytes", "?", rng.pick([
-      () => Buffer.from(Array.from({ length: 1 + rng.int(2000) }, () => rng.int(256))),
-      () => Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
-      () => Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]),
-      () => Buffer.from("\r\n\r\n"),
-      () => Buffer.alloc(0),
-    ])(), true, true)],
-    [4, () => {
-      const bad = Buffer.from(rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xfe, 0xff], [0x80]]));
-      const [before, after] = [Buffer.from('{"messages":[{"role":"You","content":"a'), Buffer.from('b","index":0}]}')];
-      const body = rng.chance(0.2) ? Buffer.from(valid, "utf16le") : Buffer.concat([before, bad, after]);
-      const type = rng.pick(["application/json", "application/json; charset=utf-8", "application/json; charset=utf-16le", "application/json; charset=utf-16"]);
-      return raw("non-utf8-body", "POST", Buffer.concat([Buffer.from(head([`Content-Type: ${type}`, `Content-Length: ${body.length}`])), body]), false);
-    }],
+    [
+      3,
+      () =>
+        raw(
+          "bytes",
+          "?",
+          rng.pick([
+            () => Buffer.from(Array.from({ length: 1 + rng.int(2000) }, () => rng.int(256))),
+            () => Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+            () => Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]),
+            () => Buffer.from("\r\n\r\n"),
+            () => Buffer.alloc(0),
+          ])(),
+          true,
+          true,
+        ),
+    ],
+    [
+      4,
+      () => {
+        const bad = Buffer.from(rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xfe, 0xff], [0x80]]));
+        const [before, after] = [Buffer.from('{"messages":[{"role":"You","content":"a'), Buffer.from('b","index":0}]}')];
+        const body = rng.chance(0.2) ? Buffer.from(valid, "utf16le") : Buffer.concat([before, bad, after]);
+        const type = rng.pick(["application/json", "application/json; charset=utf-8", "application/json; charset=utf-16le", "application/json; charset=utf-16"]);
+        return raw("non-utf8-body", "POST", Buffer.concat([Buffer.from(head([`Content-Type: ${type}`, `Content-Length: ${body.length}`])), body]), false);
+      },
+    ],
     [1, () => raw("path-bytes", "GET", head([], "GET", `/api/text/${rng.pick(["\xff\xfe", "a b", "a\x01b", "\x7f", "caf\xe9"])}`))],
-    [2, () => raw("big-chunked", "POST", Buffer.concat([Buffer.from(head([json, "Transfer-Encoding: chunked"])), chunk(rng, Buffer.from(JSON.stringify({ messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }] })))]), false)],
+    [
+      2,
+      () =>
+        raw(
+          "big-chunked",
+          "POST",
+          Buffer.concat([
+            Buffer.from(head([json, "Transfer-Encoding: chunked"])),
+            chunk(rng, Buffer.from(JSON.stringify({ messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }] }))),
+          ]),
+          false,
+        ),
+    ],
     [2, () => raw("pipelined", "POST", head([json, `Content-Length: ${valid.length}`]).replace("Connection: close\r\n", "") + valid + head([], "GET", "/healthz"), false)],
   ]);
 }

@@ -57,7 +57,10 @@ export interface TreeProcess {
 /** `pid` and every process below it, with their command lines. */
 export function processTree(pid: number): TreeProcess[] {
   const rows = spawnSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" }).stdout.split("\n");
-  const all = rows.map((row) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(row)).filter((m) => m !== null).map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), command: m[3]! }));
+  const all = rows
+    .map((row) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(row))
+    .filter((m) => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), command: m[3]! }));
   const tree: TreeProcess[] = [];
   const visit = (parent: number) => {
     for (const p of all.filter((q) => q.ppid === parent)) {

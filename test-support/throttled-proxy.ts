@@ -16,7 +16,7 @@ function throttle(from: Socket, to: Socket, bytesPerSecond: number): void {
   let timer: NodeJS.Timeout | undefined;
   const pump = () => {
     timer = undefined;
-    for (let budget = perTick; budget > 0 && held.length > 0; ) {
+    for (let budget = perTick; budget > 0 && held.length > 0;) {
       const head = held[0] as Buffer;
       const part = head.subarray(0, budget);
       to.write(part);

@@ -17,7 +17,16 @@ import { startBenchStack, type BenchStack } from "./stack/bench-stack.js";
 import { startedProcesses, stopAllChildren } from "./stack/child-processes.js";
 import { closeHttpAgent } from "./stack/net.js";
 
-const GROUPS: Record<RowGroupName, RowGroup> = { memory: memoryRows, submit: submitRows, status: statusRows, "status-steps": statusStepRows, queue: queueRows, speech: speechRows, generation: generationRows, inference: inferenceRows };
+const GROUPS: Record<RowGroupName, RowGroup> = {
+  memory: memoryRows,
+  submit: submitRows,
+  status: statusRows,
+  "status-steps": statusStepRows,
+  queue: queueRows,
+  speech: speechRows,
+  generation: generationRows,
+  inference: inferenceRows,
+};
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

@@ -33,8 +33,20 @@ describe("parseBenchOptions", () => {
   });
 
   it("when nothing or --quick is given, then the speech and generation rows get full or smoke-test scale", () => {
-    expect(parseBenchOptions([], "/repo")).toEqual(expect.objectContaining({ formats: ["mp3", "wav", "opus", "flac", "pcm"], speechRuns: 5, generations: 5, maxTokens: 256, threads: availableParallelism(), largerModel: true, anchor: "llama-server" }));
-    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(expect.objectContaining({ formats: ["wav"], speechRuns: 1, generations: 1, maxTokens: 32, threads: 1, largerModel: false, anchor: "none" }));
+    expect(parseBenchOptions([], "/repo")).toEqual(
+      expect.objectContaining({
+        formats: ["mp3", "wav", "opus", "flac", "pcm"],
+        speechRuns: 5,
+        generations: 5,
+        maxTokens: 256,
+        threads: availableParallelism(),
+        largerModel: true,
+        anchor: "llama-server",
+      }),
+    );
+    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(
+      expect.objectContaining({ formats: ["wav"], speechRuns: 1, generations: 1, maxTokens: 32, threads: 1, largerModel: false, anchor: "none" }),
+    );
   });
 
   it("when --larger-model or --no-larger-model is given, then it overrides the scale's choice", () => {

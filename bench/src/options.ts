@@ -89,7 +89,10 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
 
 function formats(raw: string | undefined, fallback: AudioFormat[]): AudioFormat[] {
   if (raw === undefined) return fallback;
-  const listed = raw.split(",").map((f) => f.trim()).filter(Boolean);
+  const listed = raw
+    .split(",")
+    .map((f) => f.trim())
+    .filter(Boolean);
   const unknown = listed.filter((f) => !(AUDIO_FORMATS as readonly string[]).includes(f));
   if (listed.length === 0 || unknown.length > 0) throw new UsageError(`--formats takes a comma-separated list of ${AUDIO_FORMATS.join(", ")}; got '${raw}'`);
   return [...new Set(listed as AudioFormat[])];
@@ -103,7 +106,10 @@ function anchor(raw: string | undefined, quick: boolean): "llama-server" | "none
 
 function rowGroups(raw: string | undefined): RowGroupName[] {
   if (raw === undefined) return [...ROW_GROUP_NAMES];
-  const listed = raw.split(",").map((r) => r.trim()).filter(Boolean);
+  const listed = raw
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);
   const unknown = listed.filter((r) => !(ROW_GROUP_NAMES as readonly string[]).includes(r));
   if (listed.length === 0 || unknown.length > 0) throw new UsageError(`--rows takes a comma-separated list of ${ROW_GROUP_NAMES.join(", ")}; got '${raw}'`);
   return ROW_GROUP_NAMES.filter((name) => listed.includes(name));

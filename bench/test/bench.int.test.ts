@@ -146,7 +146,9 @@ describe("npm run bench -- --quick", () => {
   it("when it exits, then no process it started (Redis, gateway, workers, baselines, engines, autocannon) is left", () => {
     const listed = /stopped every process it started: (.*)/.exec(run.stderr)?.[1] ?? "";
     const started = listed.split(", ").map((entry) => ({ entry, pid: Number(entry.split(" ").pop()) }));
-    expect(started.map((p) => p.entry.split(" ")[0])).toEqual(expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon", "espeak-direct", "llama-direct", "status-step-gateway-limiter"]));
+    expect(started.map((p) => p.entry.split(" ")[0])).toEqual(
+      expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon", "espeak-direct", "llama-direct", "status-step-gateway-limiter"]),
+    );
     expect(started.filter((p) => isRunning(p.pid))).toEqual([]);
   });
 

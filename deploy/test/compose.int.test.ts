@@ -16,7 +16,30 @@ import { APP_ENV, APP_NODE_FLAGS, type AppName } from "../../apps/cli/src/local/
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 type Env = Record<string, string>;
-type Json = Record<string, any>;
+
+/** The parts of a compose file these checks read (parsed YAML: each is only what a test asserts it is). */
+interface ComposeService {
+  command?: string | string[];
+  environment?: string[] | Env;
+  env_file?: string | string[];
+  volumes?: (string | Mount)[];
+  ports?: (string | number)[];
+  healthcheck?: { test?: string[] };
+  deploy?: { replicas?: number };
+  depends_on?: Record<string, { condition?: string }>;
+  build?: { context?: string; target?: string };
+  container_name?: string;
+  init?: boolean;
+  stop_grace_period?: string;
+}
+interface Mount {
+  source?: string;
+  target?: string;
+}
+interface Compose {
+  services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+}
 
 /** KEY=value lines of an env file (comments and blank lines skipped). */
 function parseEnvFile(text: string): Env {
@@ -29,26 +52,28 @@ function parseEnvFile(text: string): Env {
 }
 
 /** Compose's interpolation: $$, $VAR, ${VAR}, ${VAR:-default}, ${VAR-default} in every string value. */
-function interpolate(value: unknown, env: Env): any {
-  if (typeof value === "string") {
-    return value.replace(/\$(?:(\$)|\{(\w+)(?:(:?)-([^}]*))?\}|(\w+))/g, (_match, dollar, braced, colon, fallback, bare) => {
-      if (dollar) return "$";
-      const set = env[braced ?? bare];
-      if (fallback === undefined) return set ?? "";
-      const useFallback = colon ? !set : set === undefined;
-      return useFallback ? fallback : set;
-    });
-  }
+function interpolate(value: unknown, env: Env): unknown {
+  if (typeof value === "string") return interpolateString(value, env);
   if (Array.isArray(value)) return value.map((v) => interpolate(v, env));
   if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
   return value;
 }
 
+function interpolateString(value: string, env: Env): string {
+  return value.replace(/\$(?:(\$)|\{(\w+)(?:(:?)-([^}]*))?\}|(\w+))/g, (_match, dollar, braced, colon, fallback, bare) => {
+    if (dollar) return "$";
+    const set = env[braced ?? bare];
+    if (fallback === undefined) return set ?? "";
+    const useFallback = colon ? !set : set === undefined;
+    return useFallback ? fallback : set;
+  });
+}
+
 const ENV_EXAMPLE = parseEnvFile(read(".env.example"));
-const RAW_COMPOSE = parseYaml(read("docker-compose.yml")) as Json;
-const compose = interpolate(RAW_COMPOSE, ENV_EXAMPLE) as Json;
-const withoutDotEnv = interpolate(RAW_COMPOSE, {}) as Json;
-const services = compose.services as Record<string, Json>;
+const RAW_COMPOSE: unknown = parseYaml(read("docker-compose.yml"));
+const compose = interpolate(RAW_COMPOSE, ENV_EXAMPLE) as Compose;
+const withoutDotEnv = interpolate(RAW_COMPOSE, {}) as Compose;
+const services = compose.services;
 const APP_SERVICES: AppName[] = ["gateway", "worker"];
 
 /** "1m30s" -> 90 (compose durations). */
@@ -59,10 +84,9 @@ function seconds(duration: string): number {
   return parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
 }
 
-const envOf = (service: Json): Env => (Array.isArray(service.environment) ? parseEnvFile(service.environment.join("\n")) : (service.environment ?? {}));
-const volumeTargets = (service: Json) =>
-  (service.volumes ?? []).map((v: string | Json) => (typeof v === "string" ? { source: v.split(":")[0], target: v.split(":")[1] } : v));
-const healthUrl = (service: Json) => String(service.healthcheck?.test?.join(" ") ?? "").match(/http:\/\/127\.0\.0\.1:?(\d*)(\/\w+)/);
+const envOf = (service: ComposeService): Env => (Array.isArray(service.environment) ? parseEnvFile(service.environment.join("\n")) : (service.environment ?? {}));
+const volumeTargets = (service: ComposeService): Mount[] => (service.volumes ?? []).map((v) => (typeof v === "string" ? { source: v.split(":")[0], target: v.split(":")[1] } : v));
+const healthUrl = (service: ComposeService) => String(service.healthcheck?.test?.join(" ") ?? "").match(/http:\/\/127\.0\.0\.1:?(\d*)(\/\w+)/);
 
 describe("docker-compose.yml", () => {
   it("when interpolated with .env.example values, then it is valid against the compose-spec JSON schema", () => {
@@ -85,14 +109,14 @@ describe("docker-compose.yml", () => {
     expect(setting("appendonly")).toBe("yes");
     expect(setting("maxmemory-policy")).toBe("noeviction");
     expect(volumeTargets(redis)).toContainEqual(expect.objectContaining({ target: "/data" }));
-    const dataVolume = volumeTargets(redis).find((v: Json) => v.target === "/data").source;
+    const dataVolume = volumeTargets(redis).find((v) => v.target === "/data")?.source;
     expect(Object.keys(compose.volumes)).toContain(dataVolume);
-    expect(redis.healthcheck.test.join(" ")).toContain("redis-cli ping");
+    expect(redis.healthcheck?.test?.join(" ")).toContain("redis-cli ping");
     expect(redis.ports).toBeUndefined();
   });
 
   it("when the gateway is deployed, then it runs at least 2 replicas and publishes no port of its own", () => {
-    expect(services.gateway!.deploy.replicas).toBeGreaterThanOrEqual(2);
+    expect(services.gateway!.deploy?.replicas).toBeGreaterThanOrEqual(2);
     expect(services.gateway!.ports).toBeUndefined();
     expect(services.gateway!.container_name).toBeUndefined();
   });
@@ -100,10 +124,12 @@ describe("docker-compose.yml", () => {
   it("when nginx fronts the gateways, then it publishes exactly one port, mounts its config and waits for a healthy gateway", () => {
     const nginx = services.nginx!;
     expect(nginx.ports).toHaveLength(1);
-    expect(String(nginx.ports[0])).toMatch(/^(\d+):80$/);
+    expect(String(nginx.ports?.[0])).toMatch(/^(\d+):80$/);
     expect(nginx.depends_on).toEqual({ gateway: { condition: "service_healthy" } });
     expect(nginx.volumes).toContain("./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro");
-    const published = Object.entries(services).filter(([, s]) => s.ports?.length).map(([name]) => name);
+    const published = Object.entries(services)
+      .filter(([, s]) => s.ports?.length)
+      .map(([name]) => name);
     expect(published).toEqual(["nginx"]);
   });
 
@@ -119,15 +145,15 @@ describe("docker-compose.yml", () => {
 
   it("when nginx is the only proxy, then the gateway trusts exactly that one hop, with or without a .env", () => {
     expect(envOf(services.gateway!).TRUST_PROXY).toBe("1");
-    expect(envOf(withoutDotEnv.services.gateway).TRUST_PROXY).toBe("1");
+    expect(envOf(withoutDotEnv.services.gateway!).TRUST_PROXY).toBe("1");
   });
 
   it("when workers are deployed, then at least 2 replicas share the model-cache volume at MODELS_DIR", () => {
     const worker = services.worker!;
-    expect(worker.deploy.replicas).toBeGreaterThanOrEqual(2);
-    const cache = volumeTargets(worker).find((v: Json) => v.target === envOf(worker).MODELS_DIR);
+    expect(worker.deploy?.replicas).toBeGreaterThanOrEqual(2);
+    const cache = volumeTargets(worker).find((v) => v.target === envOf(worker).MODELS_DIR);
     expect(cache).toBeDefined();
-    expect(Object.keys(compose.volumes)).toContain(cache.source);
+    expect(Object.keys(compose.volumes)).toContain(cache?.source);
     expect(worker.ports).toBeUndefined();
   });
 
@@ -135,7 +161,7 @@ describe("docker-compose.yml", () => {
     const service = services[name]!;
     expect(service.env_file).toBe(".env");
     expect(envOf(service).REDIS_URL).toBe("redis://redis:6379");
-    expect(service.depends_on.redis).toEqual({ condition: "service_healthy" });
+    expect(service.depends_on?.redis).toEqual({ condition: "service_healthy" });
   });
 
   it.each([
@@ -144,7 +170,7 @@ describe("docker-compose.yml", () => {
   ])("when %s is probed, then its healthcheck asks /healthz or /readyz on the port it listens on (%s), with node", (name, portVariable) => {
     const service = services[name]!;
     const [, port, path] = healthUrl(service) ?? [];
-    expect(service.healthcheck.test.slice(0, 2)).toEqual(["CMD", "node"]);
+    expect(service.healthcheck?.test?.slice(0, 2)).toEqual(["CMD", "node"]);
     expect(port).toBe(envOf(service)[portVariable]);
     expect(["/healthz", "/readyz"]).toContain(path);
   });
@@ -154,7 +180,7 @@ describe("docker-compose.yml", () => {
     ["worker", 60],
   ])("when %s is stopped, then SIGTERM reaches node through an init and it has at least %i s to finish", (name, atLeast) => {
     expect(services[name]!.init).toBe(true);
-    expect(seconds(services[name]!.stop_grace_period)).toBeGreaterThanOrEqual(atLeast);
+    expect(seconds(String(services[name]!.stop_grace_period))).toBeGreaterThanOrEqual(atLeast);
   });
 });
 
@@ -166,12 +192,16 @@ interface Stage {
 
 /** FROM ... AS name stages with their instructions (continuations joined, comments dropped). */
 function parseDockerfile(text: string): Stage[] {
-  const lines = text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   const args: Env = {};
   const stages: Stage[] = [];
   for (const line of lines) {
     const from = /^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(line);
-    if (from) stages.push({ from: interpolate(from[1], args), name: from[2] ?? String(stages.length), lines: [] });
+    if (from) stages.push({ from: interpolateString(from[1]!, args), name: from[2] ?? String(stages.length), lines: [] });
     else if (stages.length === 0 && /^ARG\s+(\w+)=(\S+)$/.test(line)) Object.assign(args, parseEnvFile(line.slice(4)));
     else stages.at(-1)?.lines.push(line);
   }
@@ -186,13 +216,15 @@ const chain = (name: string): Stage[] => {
   return s ? [...chain(s.from), s] : [];
 };
 const copies = (s: Stage) =>
-  s.lines.filter((l) => /^COPY\s/.test(l)).map((l) => {
-    const words = l.split(/\s+/).slice(1);
-    const from = words.find((w) => w.startsWith("--from="))?.slice(7);
-    const paths = words.filter((w) => !w.startsWith("--"));
-    return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
-  });
-const targets = Object.fromEntries(APP_SERVICES.map((name) => [name, services[name]!.build.target as string]));
+  s.lines
+    .filter((l) => /^COPY\s/.test(l))
+    .map((l) => {
+      const words = l.split(/\s+/).slice(1);
+      const from = words.find((w) => w.startsWith("--from="))?.slice(7);
+      const paths = words.filter((w) => !w.startsWith("--"));
+      return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
+    });
+const targets = Object.fromEntries(APP_SERVICES.map((name) => [name, services[name]!.build?.target]));
 
 describe("Dockerfile", () => {
   it("when compose builds a target, then the Dockerfile has that stage, and every COPY --from names a stage", () => {
@@ -227,29 +259,43 @@ describe("Dockerfile", () => {
         }
         // Whatever brings node_modules must come from a stage that installed with --omit=dev.
         const bringsModules = copy.sources.some((src) => /^\/app\/?$|node_modules/.test(src));
-        if (bringsModules) expect(chain(copy.from!).flatMap((f) => f.lines).join("\n")).toMatch(/npm ci --omit=dev/);
+        if (bringsModules)
+          expect(
+            chain(copy.from!)
+              .flatMap((f) => f.lines)
+              .join("\n"),
+          ).toMatch(/npm ci --omit=dev/);
       }
     }
   });
 
   it("when the images are assembled, then the worker keeps characters/ beside dist/ and the gateway carries the keys CLI", () => {
-    const dests = (target: string) => chain(target).flatMap(copies).map((c) => c.dest);
+    const dests = (target: string) =>
+      chain(target)
+        .flatMap(copies)
+        .map((c) => c.dest);
     expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "apps/worker/characters"]));
     expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist"]));
   });
 
   it("when npm ci runs, then every workspace's package.json and every local override package were copied first", () => {
     const pkg = JSON.parse(read("package.json")) as { workspaces: string[]; overrides: Record<string, string> };
-    const local = Object.values(pkg.overrides).filter((v) => v.startsWith("file:")).map((v) => v.slice(5).replace(/^\.\//, ""));
+    const local = Object.values(pkg.overrides)
+      .filter((v) => v.startsWith("file:"))
+      .map((v) => v.slice(5).replace(/^\.\//, ""));
     const needed = ["package.json", "package-lock.json", ...pkg.workspaces.map((w) => `${w}/package.json`), ...local.map((d) => `${d}/package.json`)];
     for (const s of stages.filter((s) => s.lines.some((l) => /npm ci/.test(l)))) {
-      const copied = chain(s.name).flatMap(copies).flatMap((c) => c.sources);
+      const copied = chain(s.name)
+        .flatMap(copies)
+        .flatMap((c) => c.sources);
       for (const file of needed) expect(copied).toContain(file);
     }
   });
 
   it("when the build context is sent, then host node_modules, dist, tsbuildinfo and .env stay out of it", () => {
-    const ignored = read(".dockerignore").split("\n").map((l) => l.trim());
+    const ignored = read(".dockerignore")
+      .split("\n")
+      .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(["**/node_modules", "**/dist", "**/*.tsbuildinfo", ".env"]));
   });
 });
@@ -266,7 +312,9 @@ describe(".env.example", () => {
   });
 
   it("when .env.example is copied to .env, then every line is blank, a comment or KEY=value without an inline comment", () => {
-    const bad = read(".env.example").split("\n").filter((l) => l.trim() && !l.startsWith("#") && !/^[A-Z][A-Z0-9_]*=[^\s#]*$/.test(l));
+    const bad = read(".env.example")
+      .split("\n")
+      .filter((l) => l.trim() && !l.startsWith("#") && !/^[A-Z][A-Z0-9_]*=[^\s#]*$/.test(l));
     expect(bad).toEqual([]);
   });
 });

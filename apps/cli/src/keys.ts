@@ -3,6 +3,7 @@ import { isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } 
 import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, parseCommandLine, redisKeys } from "@chorus/platform";
 import { runningLocalRedis } from "./local/local-state.js";
 import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
+import { describeRedisFailure } from "./redis-failure.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
   create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N] [--rotate]
@@ -28,7 +29,10 @@ function parseLimits(value: string | undefined): Partial<OperationLimits> {
 }
 
 function parseScopes(value: string | undefined): string[] {
-  const scopes = (value ?? "*").split(",").map((s) => s.trim()).filter(Boolean);
+  const scopes = (value ?? "*")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !isKnownScope(s));
   if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(", ") || "(none given)"}`);
   return scopes;
@@ -47,8 +51,9 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
     const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits), { replace: values.rotate === true });
     process.stdout.write(`${secret}\n`);
   } else if (command === "list") {
+    const listed = await store.list(); // read before printing: a failure leaves no half a table
     process.stdout.write("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\n");
-    for (const k of await store.list()) {
+    for (const k of listed) {
       process.stdout.write(`${k.id}\t${k.name}\t${k.scopes.join(",")}\t${JSON.stringify(k.limits)}\t${k.createdAt}\t${k.revoked ? "revoked" : "active"}\n`);
     }
   } else if (command === "revoke" && target) {
@@ -62,12 +67,15 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
 const commandLine = parseCommandLine(USAGE, parseCommand);
 const redisUrl = process.env.REDIS_URL || runningLocalRedis() || DEFAULT_REDIS_URL;
 const redis = createWorkerRedis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null });
-redis.on("error", () => undefined);
+let connectionError: Error | undefined;
+redis.on("error", (error: Error) => {
+  connectionError = error; // said once, with the command's failure, rather than logged as it happens
+});
 try {
   await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default)), commandLine);
 } catch (error) {
   const known = error instanceof UsageError || error instanceof ApiKeyError;
-  process.stderr.write(`keys: ${known ? error.message : `could not reach Redis at ${redisUrl}: ${String(error)}`}\n`);
+  process.stderr.write(`keys: ${known ? error.message : describeRedisFailure(error, redisUrl, connectionError)}\n`);
   process.exitCode = known ? 2 : 1;
 } finally {
   redis.disconnect();

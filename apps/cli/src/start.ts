@@ -110,7 +110,10 @@ let stopping: Promise<never> | undefined;
 function shutdown(code: number): Promise<never> {
   stopping ??= (async () => {
     await stopChildren(gatewayChildren, 15_000);
-    await stopChildren(workerChildren.map((w) => w.child), 35_000);
+    await stopChildren(
+      workerChildren.map((w) => w.child),
+      35_000,
+    );
     await redis.owned?.stop();
     if (redis.owned) clearLocalRedis();
     say("stopped");

@@ -13,7 +13,18 @@ const START = fileURLToPath(new URL("../dist/start.js", import.meta.url));
 async function startService(redisUrl: string, gateways: number, workers: number) {
   const port = await freePort();
   const child = spawn(process.execPath, [START, "--gateways", String(gateways), "--workers", String(workers)], {
-    env: { PATH: process.env.PATH ?? "", REDIS_URL: redisUrl, PORT: String(port), LLM_MODEL: FIXTURE_MODEL, LLM_THREADS: "1", WORKER_CONCURRENCY: "1", JOB_LOCK_MS: "5000", LOG_LEVEL: "warn", TTS_ENGINE: "none", WORKER_HTTP_PORT: "0" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      REDIS_URL: redisUrl,
+      PORT: String(port),
+      LLM_MODEL: FIXTURE_MODEL,
+      LLM_THREADS: "1",
+      WORKER_CONCURRENCY: "1",
+      JOB_LOCK_MS: "5000",
+      LOG_LEVEL: "warn",
+      TTS_ENGINE: "none",
+      WORKER_HTTP_PORT: "0",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

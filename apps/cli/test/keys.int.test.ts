@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 
@@ -8,7 +9,11 @@ const prefix = uniquePrefix("keys-cli");
 afterAll(() => deleteKeysWithPrefix(TEST_REDIS_URL, prefix));
 
 function keys(...args: string[]) {
-  const result = spawnSync(process.execPath, [KEYS, ...args], { encoding: "utf8", timeout: 20_000, env: { ...process.env, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } });
+  return keysOn(TEST_REDIS_URL, ...args);
+}
+
+function keysOn(redisUrl: string, ...args: string[]) {
+  const result = spawnSync(process.execPath, [KEYS, ...args], { encoding: "utf8", timeout: 20_000, env: { ...process.env, REDIS_URL: redisUrl, REDIS_PREFIX: prefix } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -29,7 +34,14 @@ describe("npm run keys", () => {
 
     const listed = keys("list").stdout.trim().split("\n");
     expect(listed[0]).toBe("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE");
-    expect(listed.slice(1).map((line) => line.split("\t").filter((_, i) => i === 1 || i === 5).join(" "))).toEqual(["demo revoked", "demo active"]);
+    expect(
+      listed.slice(1).map((line) =>
+        line
+          .split("\t")
+          .filter((_, i) => i === 1 || i === 5)
+          .join(" "),
+      ),
+    ).toEqual(["demo revoked", "demo active"]);
   });
 
   it("when a key is revoked, then its name can be given to a new key", () => {
@@ -37,4 +49,20 @@ describe("npm run keys", () => {
     expect(keys("revoke", "temp").code).toBe(0);
     expect(keys("create", "--name", "temp").code).toBe(0);
   });
+
+  it("when Redis cannot be reached, then the error says why and hides the password in REDIS_URL", async () => {
+    const port = await closedPort();
+    const failed = keysOn(`redis://admin:s3cret@127.0.0.1:${port}`, "list");
+    expect(failed).toMatchObject({ code: 1, stdout: "" });
+    expect(failed.stderr).toBe(`keys: could not reach Redis at redis://admin:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+  });
 });
+
+/** A port nothing listens on (one the system just handed out and got back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

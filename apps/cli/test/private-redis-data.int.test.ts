@@ -43,8 +43,7 @@ function createKey(): string {
 }
 
 /** The key's answer for a status that does not exist: 404 when the key is known, 401 when not. */
-const statusWith = async (key: string) =>
-  (await fetch(`http://127.0.0.1:${port}/api/v2/status/00000000-0000-4000-8000-000000000000`, { headers: { Authorization: `Bearer ${key}` } })).status;
+const statusWith = async (key: string) => (await fetch(`http://127.0.0.1:${port}/api/v2/status/00000000-0000-4000-8000-000000000000`, { headers: { Authorization: `Bearer ${key}` } })).status;
 
 describe("npm start's private Redis", () => {
   it("when stopped and started again with its data directory, then a key created before still authenticates", async () => {

@@ -44,7 +44,11 @@ describe("npm start", () => {
     process.kill(-run.child.pid!, "SIGINT");
     expect(await survivors(tree)).toEqual([]);
     expect(noisy(run.output())).toEqual([]);
-    const stops = run.output().split("\n").filter((line) => /shutting down/.test(line)).map((line) => (/gateway|worker/.exec(line) ?? ["?"])[0]);
+    const stops = run
+      .output()
+      .split("\n")
+      .filter((line) => /shutting down/.test(line))
+      .map((line) => (/gateway|worker/.exec(line) ?? ["?"])[0]);
     expect(stops).toEqual(["gateway", "worker"]);
     // The launcher's last word, after Redis: npm's copy of the Ctrl-C must not cut its stop short.
     expect(run.output().trimEnd().split("\n").at(-1)).toBe("[start] stopped");

@@ -10,7 +10,12 @@ export const GATEWAY_ENV = {
   RATE_LIMIT_STATUS: { type: "integer", default: DEFAULT_LIMITS.status, minimum: 1, description: "status polls per key per window (both status paths)" },
   RATE_LIMIT_WINDOW_MS: { type: "integer", default: 60000, minimum: 1000, description: "rate-limit window in milliseconds" },
   AUTH_FAILURE_LIMIT: { type: "integer", default: 30, minimum: 1, description: "failed authentications per client address per window before 429" },
-  MAX_QUEUE_DEPTH: { type: "integer", default: 10000, minimum: 0, description: "text jobs queued, waiting for a retry or running (as BullMQ counts them) at which submissions get 503 with Retry-After (0: no limit)" },
+  MAX_QUEUE_DEPTH: {
+    type: "integer",
+    default: 10000,
+    minimum: 0,
+    description: "text jobs queued, waiting for a retry or running (as BullMQ counts them) at which submissions get 503 with Retry-After (0: no limit)",
+  },
   IDEMPOTENCY_TTL_SECONDS: { type: "integer", default: 86400, minimum: 60, description: "how long an Idempotency-Key is remembered" },
   KEY_CACHE_TTL_MS: { type: "integer", default: 5000, minimum: 0, description: "how long a gateway remembers a found API key (a revocation takes effect within it; 0: no cache)" },
   TTS_ENABLED: { type: "boolean", default: true, description: "serve text-to-speech (needs workers with a speech engine)" },

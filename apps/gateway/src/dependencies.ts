@@ -1,4 +1,18 @@
-import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createSpeechQueue, createTextQueue, createMetrics, createWorkerRedis, readQueueDepths, redisKeys, SpeechAudioStore, StatusStore, type Logger, type RedisKeys } from "@chorus/platform";
+import {
+  ApiKeyStore,
+  CachedApiKeys,
+  createGatewayRedis,
+  createSpeechQueue,
+  createTextQueue,
+  createMetrics,
+  createWorkerRedis,
+  readQueueDepths,
+  redisKeys,
+  SpeechAudioStore,
+  StatusStore,
+  type Logger,
+  type RedisKeys,
+} from "@chorus/platform";
 import type { Redis } from "ioredis";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";

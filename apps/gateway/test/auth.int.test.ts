@@ -11,9 +11,9 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-function expectEnvelope(body: Record<string, any>, code: string) {
+function expectEnvelope(body: Record<string, unknown>, code: string) {
   expect(body).toEqual({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
-  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+  expect(new Date(String(body.timestamp)).toISOString()).toBe(body.timestamp);
 }
 
 describe("authentication", () => {

@@ -18,8 +18,18 @@ const MAX_HANGS = CONCURRENCY;
 
 /** The error-code table of docs/api.md: every 4xx/5xx body carries one of these, with its status. */
 const README_CODES: Record<string, number> = {
-  INVALID_PARAMETER: 400, INVALID_JSON: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, RATE_LIMITED: 429, INTERNAL_ERROR: 500, SERVICE_UNAVAILABLE: 503,
+  INVALID_PARAMETER: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STACK_TRACE = [/\n\s+at /, /\bat [\w$.<>]+ \(/, /[\w/.-]+\.(?:ts|js|mjs|cjs):\d+:\d+/, /node_modules\//];
@@ -78,21 +88,41 @@ function parseAnswers(data: Buffer, head: boolean): { answers: Answer[]; leftove
   return { answers, leftover: data.length - at };
 }
 
+/** An answer's body as parsed: nothing in it is trusted, each check tests the type of what it reads. */
+interface Parsed {
+  id?: unknown;
+  tokens?: unknown;
+  status?: unknown;
+  timestamp?: unknown;
+  error?: {
+    code?: unknown;
+    message?: unknown;
+    details?: { errorId?: unknown; parameter?: unknown; expected_type?: unknown; problems?: { parameter?: unknown; expected_type?: unknown; message?: unknown }[] };
+  };
+}
+
+function parsed(text: string): Parsed | undefined {
+  try {
+    return text === "" ? undefined : (JSON.parse(text) as Parsed);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What is wrong with one answer the app made; empty when it keeps every promise. */
 function problemsWith(answer: Answer, headRequest: boolean): string[] {
   const problems: string[] = [];
   const text = answer.body.toString("utf8");
-  let json: any;
-  try {
-    json = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = parsed(text);
   const code = json?.error?.code;
-  const cause = causes.byId.get(json?.error?.details?.errorId) ?? (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
-  const message = cause ? `server log: ${cause}` : String(json?.error?.message ?? text).replace(UUID, "<uuid>").slice(0, 160);
+  const cause = causes.byId.get(String(json?.error?.details?.errorId)) ?? (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
+  const message = cause
+    ? `server log: ${cause}`
+    : String(json?.error?.message ?? text)
+        .replace(UUID, "<uuid>")
+        .slice(0, 160);
   const label = `${answer.status}${code ? ` ${code}` : ""}: ${message}`;
-  const speechOff = answer.status === 503 && code === "SERVICE_UNAVAILABLE" && /text-to-speech is not enabled/.test(json?.error?.message);
+  const speechOff = answer.status === 503 && code === "SERVICE_UNAVAILABLE" && /text-to-speech is not enabled/.test(String(json?.error?.message));
   if (answer.status >= 500 && !speechOff) problems.push(`5xx answer ${label}`);
   const trace = STACK_TRACE.find((pattern) => pattern.test(text));
   if (trace) problems.push(`stack trace or file path in body (${trace}): ${text.slice(0, 200)}`);
@@ -103,11 +133,12 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
     const errorKeysOk = error && typeof error === "object" && Object.keys(error).every((k) => ["code", "message", "details"].includes(k));
     if (!keysOk || !errorKeysOk || json.status !== "error") problems.push(`not the error envelope: ${label} body ${text.slice(0, 200)}`);
     else {
-      if (README_CODES[code] !== answer.status) problems.push(`code ${String(code)} is not docs/api.md's code for ${answer.status}`);
+      if (README_CODES[String(code)] !== answer.status) problems.push(`code ${String(code)} is not docs/api.md's code for ${answer.status}`);
       if (answer.status === 405 && !answer.headers.allow) problems.push("405 without an Allow header");
       if (typeof error.message !== "string" || error.message === "") problems.push(`envelope without a message: ${label}`);
       if (error.details !== undefined && (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))) problems.push(`details is not an object: ${label}`);
-      if (code === "INVALID_PARAMETER" && (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string")) problems.push(`INVALID_PARAMETER without details.parameter/expected_type: ${label}`);
+      if (code === "INVALID_PARAMETER" && (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string"))
+        problems.push(`INVALID_PARAMETER without details.parameter/expected_type: ${label}`);
       const listed = error.details?.problems?.[0];
       if (code === "INVALID_PARAMETER" && (listed?.parameter !== error.details?.parameter || listed?.expected_type !== error.details?.expected_type || listed?.message !== error.message)) {
         problems.push(`INVALID_PARAMETER whose details.problems does not start with the problem it describes: ${label}`);
@@ -117,7 +148,8 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
   }
   // A submit answer (a status record also has `tokens`, but always with `status`).
   if (answer.status === 200 && json && typeof json === "object" && "tokens" in json && !("status" in json)) {
-    if (!(typeof json.id === "string" && /^[0-9a-f-]{36}$/.test(json.id) && json.tokens === -1 && Object.keys(json).length === 2)) problems.push(`submit answer is not {id, tokens: -1}: ${text.slice(0, 200)}`);
+    if (!(typeof json.id === "string" && /^[0-9a-f-]{36}$/.test(json.id) && json.tokens === -1 && Object.keys(json).length === 2))
+      problems.push(`submit answer is not {id, tokens: -1}: ${text.slice(0, 200)}`);
   }
   return problems;
 }
@@ -129,7 +161,9 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
 class ErrorCauses extends Transport {
   readonly byId = new Map<string, string>();
   override log(info: { errorId?: string; requestId?: string; error?: unknown }, done: () => void): void {
-    const cause = String(info.error).split("\n")[0]!.replace(/'[^']*'/g, "'…'");
+    const cause = String(info.error)
+      .split("\n")[0]!
+      .replace(/'[^']*'/g, "'…'");
     for (const id of [info.errorId, info.requestId]) if (id) this.byId.set(id, cause);
     done();
   }
@@ -202,7 +236,20 @@ async function fuzzContext(): Promise<FuzzContext> {
 
 describe("fuzzing the gateway over HTTP", () => {
   it(`when ${COUNT} random and malformed requests arrive, then none is a 5xx, every error is the envelope, and nothing hangs`, async () => {
-    const summary: Summary = { seed: SEED, requests: 0, appAnswers: 0, statuses: {}, nodeParserAnswers: {}, closedWithoutAnswer: 0, closedByKind: {}, hangs: 0, fiveXX: 0, speechOff503: 0, byKind: {}, elapsedMs: 0 };
+    const summary: Summary = {
+      seed: SEED,
+      requests: 0,
+      appAnswers: 0,
+      statuses: {},
+      nodeParserAnswers: {},
+      closedWithoutAnswer: 0,
+      closedByKind: {},
+      hangs: 0,
+      fiveXX: 0,
+      speechOff503: 0,
+      byKind: {},
+      elapsedMs: 0,
+    };
     const failures = new Map<string, { count: number; kinds: string[]; bytes: number; request: string; answer: string }>();
     const fail = (fuzz: FuzzCase, problem: string, data: Buffer) => {
       const seen = failures.get(problem) ?? { count: 0, kinds: [], bytes: Infinity, request: "", answer: "" };

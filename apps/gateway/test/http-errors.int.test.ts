@@ -45,7 +45,13 @@ describe("submitting text over HTTP", () => {
   });
 
   it("when a nested field is wrong, then details.parameter is its path", async () => {
-    const body = { messages: [{ role: "You", content: "a", index: 0 }, { role: "Bot", content: "b", index: 1 }, { role: "You", content: "", index: 2 }] };
+    const body = {
+      messages: [
+        { role: "You", content: "a", index: 0 },
+        { role: "Bot", content: "b", index: 1 },
+        { role: "You", content: "", index: 2 },
+      ],
+    };
     const res = await post("/api/text/default").send(body);
     expectError(res, 400, "INVALID_PARAMETER");
     expect(res.body.error.details).toEqual({
@@ -71,7 +77,11 @@ describe("submitting text over HTTP", () => {
     expect(problems.map((p) => p.parameter).sort()).toEqual(
       ["botName", "messages[0].chatId", "messages[0].createdAt", "messages[0].id", "messages[0].messageIndex", "messages[0].userId", "samplingParams.temperature"].sort(),
     );
-    expect(problems.find((p) => p.parameter === "samplingParams.temperature")).toEqual({ parameter: "samplingParams.temperature", expected_type: "number", message: "samplingParams.temperature must be <= 2" });
+    expect(problems.find((p) => p.parameter === "samplingParams.temperature")).toEqual({
+      parameter: "samplingParams.temperature",
+      expected_type: "number",
+      message: "samplingParams.temperature must be <= 2",
+    });
   });
 
   it("when the JSON is malformed, then it is 400 INVALID_JSON", async () => {

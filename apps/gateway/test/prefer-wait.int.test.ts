@@ -1,4 +1,5 @@
 import { get, type Server } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
 import { jest } from "@jest/globals";
 import request from "supertest";
@@ -126,7 +127,9 @@ describe("Prefer: wait on submit", () => {
         const res = await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).set("Prefer", "wait=30").send(defaultRequest());
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ id: expect.any(String), status: "completed", reply: expect.any(String), tokens: expect.any(Number) });
-        const polled = await request(own.app).get(`/api/v2/status/${String(res.body.id)}`).auth(ownKey, { type: "bearer" });
+        const polled = await request(own.app)
+          .get(`/api/v2/status/${String(res.body.id)}`)
+          .auth(ownKey, { type: "bearer" });
         expect({ id: res.body.id, ...polled.body }).toEqual(res.body);
       } finally {
         await worker.close();
@@ -134,5 +137,20 @@ describe("Prefer: wait on submit", () => {
         await own.close();
       }
     }, 60_000);
+  });
+});
+
+describe("listening for a record to turn final", () => {
+  it("when a wait is subscribed, then it has not waited yet: the finish that follows wakes it", async () => {
+    const { id } = (await submit()).body as { id: string };
+    const clientGone = new AbortController();
+    const { subscribed, finished } = gw.deps.finalStatusWaits.listen(id, 30_000, clientGone.signal);
+    await subscribed;
+    // An unref'd timer: the race's loser must not hold jest open.
+    const outcome = (wait: number) => Promise.race([finished.then(() => "woken"), delay(wait, "still waiting", { ref: false })]);
+    expect(await outcome(100)).toBe("still waiting");
+    await gw.deps.statuses.complete(id, completion);
+    expect(await outcome(10_000)).toBe("woken"); // well before the 30 s deadline
+    clientGone.abort();
   });
 });

@@ -68,7 +68,15 @@ describe("rate limits", () => {
   it("when a key sends 61 speech requests, then the 61st is 429 (invalid bodies still count)", async () => {
     const key = await gw.createKey();
     const statuses: number[] = [];
-    for (let i = 0; i < 61; i++) statuses.push((await request(gw.app).post(i % 2 ? "/api/tts" : "/api/audio/full").auth(key, { type: "bearer" }).send({ format: "aac" })).status);
+    for (let i = 0; i < 61; i++)
+      statuses.push(
+        (
+          await request(gw.app)
+            .post(i % 2 ? "/api/tts" : "/api/audio/full")
+            .auth(key, { type: "bearer" })
+            .send({ format: "aac" })
+        ).status,
+      );
     expect(statuses.slice(0, 60).every((s) => s === 400)).toBe(true);
     expect(statuses[60]).toBe(429);
   });
@@ -79,7 +87,13 @@ describe("rate limits", () => {
       const key = await gw.createKey({ limits: { text: 10 } });
       const apps = [gw.app, second.app];
       const statuses = await Promise.all(
-        Array.from({ length: 16 }, (_, i) => request(apps[i % 2]!).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()).then((r) => r.status)),
+        Array.from({ length: 16 }, (_, i) =>
+          request(apps[i % 2]!)
+            .post("/api/text/default")
+            .auth(key, { type: "bearer" })
+            .send(defaultRequest())
+            .then((r) => r.status),
+        ),
       );
       expect(statuses.filter((s) => s === 200)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(6);

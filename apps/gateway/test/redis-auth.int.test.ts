@@ -11,7 +11,7 @@ describe("a Redis with a password", () => {
     redis = await startPrivateRedis(["--requirepass", "s3cret-pass"]);
   });
   afterAll(async () => {
-    await gw?.deps.close();
+    await gw?.close({ keepKeys: true }); // a private Redis, stopped next: nothing to clean up
     await redis.stop();
   });
 

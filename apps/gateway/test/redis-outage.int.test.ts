@@ -13,7 +13,7 @@ beforeAll(async () => {
   key = await gw.createKey();
 });
 afterAll(async () => {
-  await gw.deps.close();
+  await gw.close({ keepKeys: true }); // a private Redis, stopped next: nothing to clean up
   await redis.stop();
 });
 

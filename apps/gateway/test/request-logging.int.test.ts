@@ -20,7 +20,13 @@ async function submitAndPoll(gw: TestGateway): Promise<{ id: string; key: string
   const key = await gw.createKey();
   const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
   expect(submitted.status).toBe(200);
-  expect((await request(gw.app).get(`/api/v2/status/${submitted.body.id as string}`).auth(key, { type: "bearer" })).status).toBe(200);
+  expect(
+    (
+      await request(gw.app)
+        .get(`/api/v2/status/${submitted.body.id as string}`)
+        .auth(key, { type: "bearer" })
+    ).status,
+  ).toBe(200);
   return { id: submitted.body.id as string, key };
 }
 

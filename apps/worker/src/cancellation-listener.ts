@@ -1,9 +1,7 @@
+import { CANCELLED_ERROR } from "@chorus/contracts";
 import type { Logger } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
-
-/** The abort reason of a job its owner cancelled. */
-export const CANCELLED = "cancelled";
 
 /**
  * Gateways publish a request id when its owner cancels it; whichever worker runs the job aborts it
@@ -12,7 +10,7 @@ export const CANCELLED = "cancelled";
  */
 export async function listenForCancellations(subscriber: Redis, channel: string, workers: Worker[], logger: Logger): Promise<void> {
   subscriber.on("message", (_channel: string, jobId: string) => {
-    const found = workers.some((worker) => worker.cancelJob(jobId, CANCELLED));
+    const found = workers.some((worker) => worker.cancelJob(jobId, CANCELLED_ERROR));
     if (found) logger.info("job cancelled by its owner", { jobId });
   });
   await subscriber.subscribe(channel);

@@ -34,7 +34,9 @@ export class WorkerPresence {
     const now = Date.now();
     await this.redis.hset(this.key, this.id, `${this.slots}:${now + TTL_MS}`);
     const entries = await this.redis.hgetall(this.key);
-    const stale = Object.entries(entries).filter(([, value]) => Number(value.split(":")[1]) < now).map(([id]) => id);
+    const stale = Object.entries(entries)
+      .filter(([, value]) => Number(value.split(":")[1]) < now)
+      .map(([id]) => id);
     if (stale.length > 0) await this.redis.hdel(this.key, ...stale);
   }
 }

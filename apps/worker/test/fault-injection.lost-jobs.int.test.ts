@@ -4,7 +4,7 @@ import { createMetrics, createWorkerRedis, StatusStore, type WorkerMetrics } fro
 import { Queue, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import request from "supertest";
-import type { LlamaLlmEngine } from "../src/engines/llm/llama.llm-engine.js";
+import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { LOST_ERROR, LostJobSweeper } from "../src/records/lost-job.sweeper.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
@@ -95,7 +95,7 @@ describe("the lost-job sweep", () => {
 });
 
 describeWithModel("final status writes that fail", () => {
-  let engine: LlamaLlmEngine;
+  let engine: LlmEngine;
   beforeAll(async () => {
     engine = await loadFixtureEngine();
   });

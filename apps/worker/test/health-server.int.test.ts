@@ -59,7 +59,15 @@ describe("worker health server", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
-    for (const name of ["jobs_total", "generation_tokens_total", "generation_tokens_per_second", "generation_duration_seconds", "speech_audio_seconds_total", "speech_synthesis_duration_seconds", "queue_depth"]) {
+    for (const name of [
+      "jobs_total",
+      "generation_tokens_total",
+      "generation_tokens_per_second",
+      "generation_duration_seconds",
+      "speech_audio_seconds_total",
+      "speech_synthesis_duration_seconds",
+      "queue_depth",
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
     expect(text).toContain(`queue_depth{queue="${QUEUES.text}",state="waiting"} 0`);

@@ -35,11 +35,16 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
   }, 60_000);
 
   const speak = (body: object, path = "/api/audio/full") =>
-    request(gw.app).post(path).auth(key, { type: "bearer" }).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => done(null, Buffer.concat(chunks)));
-    }).send(body);
+    request(gw.app)
+      .post(path)
+      .auth(key, { type: "bearer" })
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => done(null, Buffer.concat(chunks)));
+      })
+      .send(body);
 
   async function measured(res: request.Response, format: AudioFormat) {
     const audio = { bytes: res.body as Buffer, format, contentType: res.headers["content-type"] as string } as SynthesizedAudio;
@@ -112,7 +117,12 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
   });
 
   it("when several speech requests arrive while a text job streams, then all complete and the text job keeps reporting progress", async () => {
-    const textId = (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ ...defaultRequest(), samplingParams: { max_tokens: 200 } })).body.id;
+    const textId = (
+      await request(gw.app)
+        .post("/api/text/default")
+        .auth(key, { type: "bearer" })
+        .send({ ...defaultRequest(), samplingParams: { max_tokens: 200 } })
+    ).body.id;
     const progress: number[] = [];
     let done = false;
     const watcher = (async () => {

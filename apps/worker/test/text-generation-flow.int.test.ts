@@ -41,7 +41,10 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
 
   it.each(MODEL_IDS)("when a conversation goes to %s, then the record goes processing -> completed with a generated reply", async (model) => {
     const body = model === "default" ? defaultRequest() : characterRequest();
-    const submitted = await request(gw.app).post(`/api/text/${model}`).auth(key, { type: "bearer" }).send({ ...body, samplingParams: { max_tokens: 60 } });
+    const submitted = await request(gw.app)
+      .post(`/api/text/${model}`)
+      .auth(key, { type: "bearer" })
+      .send({ ...body, samplingParams: { max_tokens: 60 } });
     expect(submitted.status).toBe(200);
     const id = submitted.body.id as string;
 
@@ -70,7 +73,10 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
   });
 
   it("when a job is streaming, then progress and estimatedTimeRemaining (seconds) appear before completion", async () => {
-    const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ ...defaultRequest(), samplingParams: { max_tokens: 400, temperature: 1.2 } });
+    const submitted = await request(gw.app)
+      .post("/api/text/default")
+      .auth(key, { type: "bearer" })
+      .send({ ...defaultRequest(), samplingParams: { max_tokens: 400, temperature: 1.2 } });
     const seen = await pollUntilDone(`/api/v2/status/${submitted.body.id}`);
     const streaming = seen.filter((r) => r.status === "processing" && (r.progress ?? 0) > 0);
     // A short reply can finish between two polls; a 400-token budget at 1.2 rarely does, but only
@@ -84,8 +90,15 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
   });
 
   it("when the conversation is longer than the model's context, then the oldest messages are dropped and counted", async () => {
-    const messages = Array.from({ length: 80 }, (_, index) => ({ role: index % 2 === 0 ? "You" : "Bot", content: `Message ${index}: the little cat walked to the big red barn and met a dog.`, index }));
-    const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ messages, samplingParams: { max_tokens: 30 } });
+    const messages = Array.from({ length: 80 }, (_, index) => ({
+      role: index % 2 === 0 ? "You" : "Bot",
+      content: `Message ${index}: the little cat walked to the big red barn and met a dog.`,
+      index,
+    }));
+    const submitted = await request(gw.app)
+      .post("/api/text/default")
+      .auth(key, { type: "bearer" })
+      .send({ messages, samplingParams: { max_tokens: 30 } });
     const final = (await pollUntilDone(`/api/v2/status/${submitted.body.id}`)).at(-1)!;
     expect(final.status).toBe("completed");
     expect(final.droppedMessages).toBeGreaterThan(0);

@@ -50,10 +50,18 @@ describeWithModel("a worker killed mid-generation (real worker processes)", () =
     expect(finals.map((r) => r.status)).toEqual(["completed", "completed", "completed", "completed"]);
     for (const r of finals) expect(r.tokens).toBeGreaterThan(0);
     // Each reply was stored once: the rescuer logged one completion per job, and no job twice.
-    const completions = rescuer.output().split("\n").filter((l) => l.includes("generation completed")).map((l) => JSON.parse(l).jobId as string);
+    const completions = rescuer
+      .output()
+      .split("\n")
+      .filter((l) => l.includes("generation completed"))
+      .map((l) => JSON.parse(l).jobId as string);
     expect(new Set(completions).size).toBe(completions.length);
     // The job the victim was generating when it died was started again by the rescuer.
-    const rescued = rescuer.output().split("\n").filter((l) => l.includes("generation started")).map((l) => JSON.parse(l).jobId as string);
+    const rescued = rescuer
+      .output()
+      .split("\n")
+      .filter((l) => l.includes("generation started"))
+      .map((l) => JSON.parse(l).jobId as string);
     expect(rescued).toContain(ids[0]);
   }, 300_000);
 });

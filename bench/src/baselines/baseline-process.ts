@@ -25,7 +25,10 @@ export function exitWhenAsked(stop: () => Promise<void>): void {
     if (stopping) return;
     stopping = true;
     setTimeout(() => process.exit(1), 5000).unref();
-    stop().then(() => process.exit(0), () => process.exit(1));
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on("SIGTERM", handle);
   process.on("SIGINT", handle);

@@ -36,9 +36,9 @@ const limit = 1_000_000_000;
 const limiters = createRateLimiters({ redis, keys: redisKeys(`${env.prefix}:${step}`), logger, limits: { text: limit, tts: limit, status: limit }, windowMs, authFailureLimit: 10, metrics });
 
 /** Step `limit-script`: rate-limit-redis' counting script sent as one more command, without express-rate-limit. */
-function scriptOnly(): RequestHandler {
+async function scriptOnly(): Promise<RequestHandler> {
   const store = new RedisStore({ prefix: keys.rateLimit(`steps-${step}`), sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never });
-  store.init({ windowMs } as never);
+  await store.init({ windowMs } as never); // loads the counting script: a step that cannot count fails at start
   return (req: Request, res: Response, next: NextFunction) => {
     store.increment(authenticatedKey(req).id).then(({ totalHits, resetTime }) => {
       setLimitHeaders(res, limit, totalHits, resetTime?.getTime() ?? Date.now());
@@ -48,9 +48,9 @@ function scriptOnly(): RequestHandler {
 }
 
 /** The limiter of each step (none before `limit-memory`). */
-function statusLimiter(): RequestHandler[] {
+async function statusLimiter(): Promise<RequestHandler[]> {
   if (step === "limit-memory") return [rateLimit({ windowMs, limit, keyGenerator: (req) => authenticatedKey(req).id, legacyHeaders: true, standardHeaders: false, validate: false })];
-  if (step === "limit-script") return [scriptOnly()];
+  if (step === "limit-script") return [await scriptOnly()];
   if (step === "gateway-limiter") return [limiters.status];
   return [];
 }
@@ -80,7 +80,7 @@ async function answerRead(req: Request, res: Response): Promise<void> {
   sendJson(res, 200, stored.record);
 }
 if (step === "count-in-read") app.get("/api/v2/status/:id", ...guards, countInReadRoute(redis, keys, windowMs, limit));
-else app.get("/api/v2/status/:id", ...guards, startRead, ...statusLimiter(), answerRead);
+else app.get("/api/v2/status/:id", ...guards, startRead, ...(await statusLimiter()), answerRead);
 
 serveBaseline(app, env.port, async () => {
   redis.disconnect();

@@ -74,7 +74,9 @@ export async function compareSeveral(subjects: LoadSpec[], baseline: LoadSpec, p
     if (round % 2 === 1) order.reverse();
     for (const i of order) {
       const result = await runLoad(specs[i] as LoadSpec, settings);
-      plan.log(`  round ${round + 1}/${plan.rounds} ${names[i] as string}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpuText(result)}${result.failed ? `, ${result.failed} failed` : ""}`);
+      plan.log(
+        `  round ${round + 1}/${plan.rounds} ${names[i] as string}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpuText(result)}${result.failed ? `, ${result.failed} failed` : ""}`,
+      );
       (runs[i] as LoadResult[]).push(result);
       await plan.between();
     }

@@ -36,7 +36,9 @@ describe("largerModelParts", () => {
   it("when made, then it is a llama model with the source's tokenizer and context length, in the new shape", () => {
     expect(entries.get("general.architecture")?.raw.toString("utf8", 12)).toBe("llama");
     expect(entries.get("tokenizer.ggml.model")?.raw.toString("utf8", 12)).toBe("llama");
-    expect([u32("llama.context_length"), u32("llama.embedding_length"), u32("llama.block_count"), u32("llama.feed_forward_length"), u32("llama.rope.dimension_count")]).toEqual([2048, 64, 2, 96, 16]);
+    expect([u32("llama.context_length"), u32("llama.embedding_length"), u32("llama.block_count"), u32("llama.feed_forward_length"), u32("llama.rope.dimension_count")]).toEqual([
+      2048, 64, 2, 96, 16,
+    ]);
   });
 
   it("when made, then it holds the output, embedding, norm and every layer's tensors", () => {

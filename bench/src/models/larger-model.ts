@@ -29,7 +29,7 @@ function toHalf(value: number): number {
   const sign = (bits >>> 16) & 0x8000;
   const exponent = ((bits >>> 23) & 0xff) - 127 + 15;
   const mantissa = bits & 0x7fffff;
-  if (exponent <= 0) return exponent < -10 ? sign : sign | (((mantissa | 0x800000) >> (1 - exponent)) + 0x1000) >> 13;
+  if (exponent <= 0) return exponent < -10 ? sign : sign | ((((mantissa | 0x800000) >> (1 - exponent)) + 0x1000) >> 13);
   if (exponent >= 31) return sign | 0x7c00;
   return sign | ((exponent << 10) + ((mantissa + 0x1000) >> 13));
 }

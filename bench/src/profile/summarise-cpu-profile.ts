@@ -52,9 +52,7 @@ export function selfTimes(profile: CpuProfile): SelfTime[] {
     entry.us += us;
     totals.set(key, entry);
   });
-  return [...totals.values()]
-    .map((t) => ({ name: t.name, where: t.where, ms: t.us / 1000, percent: (100 * t.us) / Math.max(all, 1) }))
-    .sort((a, b) => b.ms - a.ms);
+  return [...totals.values()].map((t) => ({ name: t.name, where: t.where, ms: t.us / 1000, percent: (100 * t.us) / Math.max(all, 1) })).sort((a, b) => b.ms - a.ms);
 }
 
 /** Self time per package (node_modules/<pkg>), per app file, native and idle. */

@@ -25,7 +25,13 @@ describe("formatFigure", () => {
 
 describe("formatTable", () => {
   const rows = [
-    makeRow({ group: "submit", name: "submit row", subject: { label: "gw", value: 700, unit: "req/s", p50Ms: 1, p99Ms: 2 }, baseline: { label: "min", value: 1000, unit: "req/s", p50Ms: 1, p99Ms: 2 }, target: ratioAtLeast(0.8) }),
+    makeRow({
+      group: "submit",
+      name: "submit row",
+      subject: { label: "gw", value: 700, unit: "req/s", p50Ms: 1, p99Ms: 2 },
+      baseline: { label: "min", value: 1000, unit: "req/s", p50Ms: 1, p99Ms: 2 },
+      target: ratioAtLeast(0.8),
+    }),
     makeRow({ group: "queue", name: "queue row", subject: { label: "gw", value: 2, unit: "ms" }, baseline: { label: "min", value: 1, unit: "ms" }, target: p50Below(5), notes: ["one at a time"] }),
   ];
   const lines = formatTable(rows).split("\n");

@@ -40,12 +40,13 @@ function cells(row: BenchRow): string[] {
 export function formatTable(rows: readonly BenchRow[]): string {
   const body = rows.map(cells);
   const widths = HEADER.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
-  const line = (r: readonly string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (r: readonly string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   const rule = widths.map((w) => "-".repeat(w)).join("  ");
-  const legend = rows.flatMap((row) => [
-    `- ${row.name}: subject = ${row.subject.label}; baseline = ${row.baseline.label}`,
-    ...row.notes.map((note) => `    note: ${note}`),
-  ]);
+  const legend = rows.flatMap((row) => [`- ${row.name}: subject = ${row.subject.label}; baseline = ${row.baseline.label}`, ...row.notes.map((note) => `    note: ${note}`)]);
   return [line(HEADER), rule, ...body.map(line), "", ...legend].join("\n");
 }
 

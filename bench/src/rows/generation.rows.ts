@@ -34,15 +34,28 @@ function tokFigure(label: string, values: number[]): Figure {
 }
 
 function modelRows(run: ModelRun, threads: number, jobs: { subject: GenerationJob[]; baseline: GenerationJob[] }, extraNote: string): BenchRow[] {
-  const direct = tokFigure("the worker's llama.cpp engine alone in a process (same prompt, model, threads)", rates(jobs.baseline, (j) => j.workerS));
-  const endToEnd = tokFigure("submit → queue → worker → status polled until completed", rates(jobs.subject, (j) => j.endToEndS));
-  const workerSide = tokFigure("the worker's own figure: tokens / processingTime of the record", rates(jobs.subject, (j) => j.workerS));
+  const direct = tokFigure(
+    "the worker's llama.cpp engine alone in a process (same prompt, model, threads)",
+    rates(jobs.baseline, (j) => j.workerS),
+  );
+  const endToEnd = tokFigure(
+    "submit → queue → worker → status polled until completed",
+    rates(jobs.subject, (j) => j.endToEndS),
+  );
+  const workerSide = tokFigure(
+    "the worker's own figure: tokens / processingTime of the record",
+    rates(jobs.subject, (j) => j.workerS),
+  );
   const tokens = (list: GenerationJob[]) => round(median(list.map((j) => j.tokens)), 0);
   const method = `${run.jobs} job(s) per side one at a time after one warm-up each, order alternating; medians; LLM_THREADS=${threads} on both sides, ${WORKER_CONCURRENCY} sequences; ${run.path.split("/").pop() ?? run.path}; median ${tokens(jobs.subject)} tokens per job through the system, ${tokens(jobs.baseline)} direct`;
   const overhead = (figure: Figure, where: string) => `${round((1 - figure.value / direct.value) * 100, 1)}% of the time per token is overhead (1 − ratio): ${where}`;
   const row = (what: string, subject: Figure, notes: string[]) => makeRow({ group: "generation", name: `generation ${run.label}, tok/s ${what}`, subject, baseline: direct, target: null, notes });
   return [
-    row("submit → completed", endToEnd, [method, overhead(endToEnd, `queue, worker bookkeeping, status and progress writes, polling every ${POLL_INTERVAL_MS} ms, and the cores shared with gateway, Redis and poller`), extraNote]),
+    row("submit → completed", endToEnd, [
+      method,
+      overhead(endToEnd, `queue, worker bookkeeping, status and progress writes, polling every ${POLL_INTERVAL_MS} ms, and the cores shared with gateway, Redis and poller`),
+      extraNote,
+    ]),
     row("worker-side", workerSide, [method, overhead(workerSide, "inside the worker's processingTime (status record, progress writes every 250 ms, prompt building, cores shared with the rest)")]),
   ];
 }

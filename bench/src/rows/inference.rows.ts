@@ -13,7 +13,20 @@ import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/
 import { startRealWorker } from "../stack/workers.js";
 import { appEnv } from "../../../apps/cli/dist/local/app-command.js";
 import { buildChatTurns, loadCharacterCatalog } from "../worker-dist/llm-engine.js";
-import { aggregateRate, apiBody, conversation, jobsPerMinute, nextTurn, rotate, viaEngine, viaLlamaServer, viaService, viaServiceWaiting, type Completion, type InferenceRequest } from "./inference-jobs.js";
+import {
+  aggregateRate,
+  apiBody,
+  conversation,
+  jobsPerMinute,
+  nextTurn,
+  rotate,
+  viaEngine,
+  viaLlamaServer,
+  viaService,
+  viaServiceWaiting,
+  type Completion,
+  type InferenceRequest,
+} from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
@@ -90,8 +103,7 @@ async function decodeRateRows(run: Run): Promise<BenchRow[]> {
   const turnsOf = await chatTurnsOf();
   const rows: BenchRow[] = [];
   for (const jobs of run.scale.levels) {
-    const batch = (side: string, r: number): InferenceRequest[] =>
-      Array.from({ length: jobs }, (_, i) => ({ messages: conversation(`${side}${r}x${i}`, 1, 60), maxTokens: run.scale.maxTokens }));
+    const batch = (side: string, r: number): InferenceRequest[] => Array.from({ length: jobs }, (_, i) => ({ messages: conversation(`${side}${r}x${i}`, 1, 60), maxTokens: run.scale.maxTokens }));
     const rates = await withSides(run, jobs, ({ engine, server }) => {
       const sides: Record<string, (r: number) => Promise<number>> = {
         service: (r) => aggregateRate(batch("s", r), (q) => viaServiceWaiting(run.ctx.stack, q)),
@@ -139,12 +151,32 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
   const prompt = median(service.map((p) => p.next.promptTokens));
   const cached = median(service.map((p) => p.next.cachedTokens));
   const method = `time to the first token = a request with max_tokens 1, sent → result seen; a new conversation each round (${run.scale.conversationMessages} messages, its next turn ${prompt} prompt tokens of which ${cached} came from the cache, median), ${slots} slots, ${options.threads} threads; ${basename(run.model)}`;
-  const next = figure("the service, a client waiting (Prefer: wait): the next turn of a conversation (its first turn was just answered)", service.map((p) => p.next.ms), "ms", 2);
-  const first = figure("the service: the same conversation's first turn (only the character's system turn cached)", service.map((p) => p.first.ms), "ms", 2);
-  const polled = figure(`the service, a client polling every ${LATENCY_POLL_MS} ms: the next turn`, (results.polled ?? []).map((p) => p.next.ms), "ms", 2);
+  const next = figure(
+    "the service, a client waiting (Prefer: wait): the next turn of a conversation (its first turn was just answered)",
+    service.map((p) => p.next.ms),
+    "ms",
+    2,
+  );
+  const first = figure(
+    "the service: the same conversation's first turn (only the character's system turn cached)",
+    service.map((p) => p.first.ms),
+    "ms",
+    2,
+  );
+  const polled = figure(
+    `the service, a client polling every ${LATENCY_POLL_MS} ms: the next turn`,
+    (results.polled ?? []).map((p) => p.next.ms),
+    "ms",
+    2,
+  );
   const rows = [row("inference: next turn, time to first token vs its first turn", next, first, ratioAtMost(0.3), [method])];
   if (results.server) {
-    const anchor = figure("llama-server with cache_prompt: the same conversation's next turn", results.server.map((p) => p.next.ms), "ms", 2);
+    const anchor = figure(
+      "llama-server with cache_prompt: the same conversation's next turn",
+      results.server.map((p) => p.next.ms),
+      "ms",
+      2,
+    );
     rows.push(row("inference: next turn, time to first token vs llama-server", next, anchor, ratioAtMost(1.2), [method, run.anchorNote]));
     rows.push(row(`inference: next turn, time to first token polled every ${LATENCY_POLL_MS} ms vs llama-server`, polled, anchor, null, [method, run.anchorNote]));
   }
@@ -208,7 +240,10 @@ async function affinityRows(run: Run): Promise<BenchRow[]> {
   const { options } = run.ctx;
   const base = { LLM_CONTEXT_SIZE: String(CONTEXT_PER_SLOT) };
   const half = String(Math.max(1, Math.floor(options.threads / 2)));
-  const two = await cacheHitShare(run, [{ ...base, WORKER_CONCURRENCY: "2", LLM_THREADS: half }, { ...base, WORKER_CONCURRENCY: "2", LLM_THREADS: half }]);
+  const two = await cacheHitShare(run, [
+    { ...base, WORKER_CONCURRENCY: "2", LLM_THREADS: half },
+    { ...base, WORKER_CONCURRENCY: "2", LLM_THREADS: half },
+  ]);
   const one = await cacheHitShare(run, [{ ...base, WORKER_CONCURRENCY: "4", LLM_THREADS: String(options.threads) }]);
   const method = `${run.scale.conversations} conversations at once, ${run.scale.turns} turns each; a hit = a next turn with at least half its prompt cached; BullMQ hands each job to whichever worker asks first (no affinity)`;
   return [
@@ -229,7 +264,10 @@ export const inferenceRows: RowGroup = {
     const scale = options.quick ? QUICK : FULL;
     const anchor = options.anchor === "llama-server" ? await ensureLlamaServer(log) : { skipped: "skipped: --anchor none" };
     const llamaServer = "path" in anchor ? anchor.path : null;
-    const anchorNote = "path" in anchor ? `llama-server ${anchor.path} (the worker's build of node-llama-cpp's bundled llama.cpp ${anchor.commit}), run with its own defaults` : `llama-server rows ${anchor.skipped}`;
+    const anchorNote =
+      "path" in anchor
+        ? `llama-server ${anchor.path} (the worker's build of node-llama-cpp's bundled llama.cpp ${anchor.commit}), run with its own defaults`
+        : `llama-server rows ${anchor.skipped}`;
     if (!llamaServer) log(`  ${anchorNote}`);
     const larger = options.largerModel ? await writeLargerModel(options.model) : null;
     try {

@@ -23,7 +23,13 @@ export const statusStepRows: RowGroup = {
         const subject = series[i];
         if (!subject) throw new Error(`no load series for status step ${step}`);
         return throughputRow(
-          { group: "status-steps", name: `status step ${i + 1}: ${step}`, subjectLabel: STATUS_STEP_LABELS[step], baselineLabel: "Express 5 + one HGETALL of the same record", connections: options.connections },
+          {
+            group: "status-steps",
+            name: `status step ${i + 1}: ${step}`,
+            subjectLabel: STATUS_STEP_LABELS[step],
+            baselineLabel: "Express 5 + one HGETALL of the same record",
+            connections: options.connections,
+          },
           { subject, baseline },
         );
       });

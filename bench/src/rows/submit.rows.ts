@@ -11,7 +11,11 @@ import { throughputRow } from "./throughput-row.js";
 export const submitRows: RowGroup = {
   name: "submit",
   run: async ({ stack, options, log }) => {
-    const loads = await compareLoads(gatewaySubmit(stack), baselineSubmit(stack), comparePlan(options, log, () => stack.resetQueues()));
+    const loads = await compareLoads(
+      gatewaySubmit(stack),
+      baselineSubmit(stack),
+      comparePlan(options, log, () => stack.resetQueues()),
+    );
     const row = throughputRow(
       {
         group: "submit",

@@ -22,7 +22,10 @@ describe("throughput rows", () => {
   });
 
   it("when a row is made, then its notes carry the pair ratios next to the medians' ratio", () => {
-    const row = throughputRow({ group: "status", name: "status", subjectLabel: "s", baselineLabel: "b", minRatio: 0.8, connections: 50 }, { subject: series([80, 45, 90]), baseline: series([100, 90, 90]) });
+    const row = throughputRow(
+      { group: "status", name: "status", subjectLabel: "s", baselineLabel: "b", minRatio: 0.8, connections: 50 },
+      { subject: series([80, 45, 90]), baseline: series([100, 90, 90]) },
+    );
     expect(row.ratio).toBeCloseTo(80 / 90, 2);
     expect(row.notes.join("\n")).toContain("0.80×, 0.50×, 1.00×");
     expect([row.target?.value, row.pass]).toEqual([0.8, true]);

@@ -74,7 +74,10 @@ function parseJson(text: string): unknown {
 export async function waitForHttp(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const ok = await httpJson("GET", url).then((r) => r.status >= 200 && r.status < 300, () => false);
+    const ok = await httpJson("GET", url).then(
+      (r) => r.status >= 200 && r.status < 300,
+      () => false,
+    );
     if (ok) return true;
     await sleep(50);
   }

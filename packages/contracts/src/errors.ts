@@ -49,9 +49,7 @@ export class ApiError extends Error {
   }
 
   toEnvelope(now: Date = new Date()): ErrorEnvelope {
-    const error = this.details
-      ? { code: this.code, message: this.message, details: this.details }
-      : { code: this.code, message: this.message };
+    const error = this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
     return { error, status: "error", timestamp: now.toISOString() };
   }
 }

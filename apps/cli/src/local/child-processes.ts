@@ -34,7 +34,13 @@ export async function waitForHttp(url: string, child: Child): Promise<boolean> {
   let exited = false;
   void child.exited.then(() => (exited = true));
   while (!exited) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return true;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return true;
     await new Promise((r) => setTimeout(r, 200));
   }
   return false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { ApiError, REQUEST_LIMITS } from "@chorus/contracts";
+import { ApiError, REQUEST_LIMITS, type ErrorEnvelope } from "@chorus/contracts";
 import type { NextFunction, Request, Response } from "express";
 import type { Redis } from "ioredis";
 import winston from "winston";
@@ -20,7 +20,7 @@ class CaptureTransport extends Transport {
 
 interface Sent {
   status?: number;
-  body?: any;
+  body?: ErrorEnvelope;
   headers: Record<string, string>;
 }
 
@@ -46,7 +46,8 @@ function run(error: unknown, redisStatus = "ready") {
   } as unknown as Response;
   const redis = { status: redisStatus } as unknown as Redis;
   errorHandler([redis])(error, req, res, (() => undefined) as NextFunction);
-  return { ...sent, logs: transport.lines };
+  if (!sent.body) throw new Error("the handler sent no body");
+  return { ...sent, body: sent.body, logs: transport.lines };
 }
 
 const bodyParserError = (type: string, message = "failed") => Object.assign(new Error(message), { type, status: 400, expose: true });
@@ -100,7 +101,7 @@ describe("errorHandler", () => {
     const error = new TypeError("Cannot read properties of undefined (reading 'secretField')");
     const { status, body, logs } = run(error);
     expect(status).toBe(500);
-    const errorId: string = body.error.details.errorId;
+    const errorId = body.error.details?.errorId;
     expect(errorId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(body.error).toEqual({ code: "INTERNAL_ERROR", message: `internal error (reference ${errorId})`, details: { errorId } });
     const text = JSON.stringify(body);

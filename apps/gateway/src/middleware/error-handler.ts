@@ -6,7 +6,7 @@ import { requestLogger } from "./request-context.js";
 
 /** body-parser's errors carry a `type`; map each to a stable code. */
 function fromBodyParser(error: { type?: string; message?: string }): ApiError | null {
-  switch (error.type) {
+  switch (error.type ?? "") {
     case "entity.parse.failed":
       return new ApiError("INVALID_JSON", "the request body is not valid JSON");
     case "entity.too.large":

@@ -55,6 +55,11 @@ export function createRateLimiters(deps: RateLimitDeps): RateLimiters {
     text: limiter(deps, "text", limitFor("text"), (req) => `${authenticatedKey(req).id}:${String(req.params.model)}`),
     tts: limiter(deps, "tts", limitFor("tts"), (req) => authenticatedKey(req).id),
     status: limiter(deps, "status", limitFor("status"), (req) => authenticatedKey(req).id),
-    authFailure: limiter(deps, "auth-failures", () => deps.authFailureLimit, (req) => ipKeyGenerator(req.ip ?? "unknown")),
+    authFailure: limiter(
+      deps,
+      "auth-failures",
+      () => deps.authFailureLimit,
+      (req) => ipKeyGenerator(req.ip ?? "unknown"),
+    ),
   };
 }

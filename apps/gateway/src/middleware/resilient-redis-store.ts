@@ -13,7 +13,10 @@ export class ResilientRedisStore extends RedisStore {
     } catch (error) {
       this.incrementScriptSha = this.loadIncrementScript();
       this.incrementScriptSha.catch(() => undefined);
-      const reloaded = await this.incrementScriptSha.then(() => true, () => false);
+      const reloaded = await this.incrementScriptSha.then(
+        () => true,
+        () => false,
+      );
       if (!reloaded) throw error;
       return super.increment(key);
     }

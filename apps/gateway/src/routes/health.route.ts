@@ -7,10 +7,18 @@ export function addHealthRoutes(router: IRouter, connections: Redis[]): void {
     res.json({ status: "ok" });
   });
   router.get("/readyz", async (_req, res) => {
-    const answers = await Promise.all(connections.map((redis) => redis.status === "ready" && redis.ping().then(() => true, () => false)));
+    const answers = await Promise.all(connections.map(answersPing));
     const ready = answers.every(Boolean);
     // The first connection that is not ready says why (all share one Redis, so they fail together).
     const status = connections.find((redis) => redis.status !== "ready")?.status ?? "ready";
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", redis: status });
   });
+}
+
+async function answersPing(redis: Redis): Promise<boolean> {
+  if (redis.status !== "ready") return false;
+  return redis.ping().then(
+    () => true,
+    () => false,
+  );
 }

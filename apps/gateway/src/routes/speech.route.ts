@@ -49,7 +49,8 @@ function speechHandler(deps: SpeechRouteDeps) {
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
     const { speech: synthesized, keep } = await speakOnce({ ...deps, speech }, authenticatedKey(req).id, request, idempotencyKey);
     const { meta } = synthesized;
-    if (await sendAudio(res, speech.audio, synthesized, keep, requestLogger(req))) requestLogger(req).http("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
+    if (await sendAudio(res, speech.audio, synthesized, keep, requestLogger(req)))
+      requestLogger(req).http("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
   };
 }
 

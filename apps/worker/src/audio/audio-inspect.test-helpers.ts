@@ -108,7 +108,16 @@ export async function decodeFlac(bytes: Uint8Array): Promise<Int16Array> {
   };
   const write = (channels: Uint8Array[]) => void parts.push(pcmFromLittleEndian(channels[0] as Uint8Array));
   try {
-    if (flac.init_decoder_stream(decoder, read, write, () => undefined, () => undefined) !== 0) throw new Error("FLAC decoder init failed");
+    if (
+      flac.init_decoder_stream(
+        decoder,
+        read,
+        write,
+        () => undefined,
+        () => undefined,
+      ) !== 0
+    )
+      throw new Error("FLAC decoder init failed");
     if (!flac.FLAC__stream_decoder_process_until_end_of_stream(decoder)) throw new Error("FLAC decoding failed");
     if (!flac.FLAC__stream_decoder_finish(decoder)) throw new Error("FLAC MD5 check failed");
   } finally {

@@ -40,7 +40,11 @@ export async function encodeFlac(audio: PcmAudio): Promise<Uint8Array> {
     // Copies: the callback's view may be reused, and the STREAMINFO patch needs offset-0 buffers.
     const chunks: Uint8Array[] = [];
     let metadata: StreamMetadata | undefined;
-    const status = flac.init_encoder_stream(encoder, (data) => void chunks.push(data.slice()), (info) => (metadata = info));
+    const status = flac.init_encoder_stream(
+      encoder,
+      (data) => void chunks.push(data.slice()),
+      (info) => (metadata = info),
+    );
     if (status !== 0) throw new Error(`libFLAC encoder init failed (status ${status})`);
     if (!flac.FLAC__stream_encoder_process_interleaved(encoder, Int32Array.from(samples), samples.length)) {
       throw new Error(`libFLAC encoding failed (state ${flac.FLAC__stream_encoder_get_state(encoder)})`);

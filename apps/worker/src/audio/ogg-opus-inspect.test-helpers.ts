@@ -24,7 +24,7 @@ function crc32Bitwise(bytes: Uint8Array): number {
 
 export function parseOggPages(bytes: Uint8Array): OggPageInfo[] {
   const pages: OggPageInfo[] = [];
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     if (ascii(bytes, offset, 4) !== "OggS") throw new Error(`no OggS capture pattern at byte ${offset}`);
     const view = new DataView(bytes.buffer, bytes.byteOffset + offset);
     const count = view.getUint8(26);

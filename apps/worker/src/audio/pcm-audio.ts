@@ -5,10 +5,6 @@ export interface PcmAudio {
   sampleRate: number;
 }
 
-export function durationSeconds(audio: PcmAudio): number {
-  return audio.samples.length / audio.sampleRate;
-}
-
 /** -1..1 floats, the input of the WASM encoders and the resampler. */
 export function toFloat32(samples: Int16Array): Float32Array {
   const out = new Float32Array(samples.length);

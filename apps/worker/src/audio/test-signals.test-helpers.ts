@@ -15,6 +15,6 @@ export function sineWave(seconds: number, frequency: number, sampleRate = 22050,
 /** Sign changes per second: the fundamental's frequency, twice over, for a pure tone. */
 export function zeroCrossingsPerSecond(samples: Int16Array, sampleRate: number): number {
   let crossings = 0;
-  for (let i = 1; i < samples.length; i += 1) if ((samples[i - 1]! < 0) !== (samples[i]! < 0)) crossings += 1;
+  for (let i = 1; i < samples.length; i += 1) if (samples[i - 1]! < 0 !== samples[i]! < 0) crossings += 1;
   return crossings / (samples.length / sampleRate);
 }

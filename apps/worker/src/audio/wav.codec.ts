@@ -41,7 +41,7 @@ export function decodeWav(bytes: Uint8Array): PcmAudio {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 12 || fourCc(view, 0) !== "RIFF" || fourCc(view, 8) !== "WAVE") throw new Error("not a RIFF WAVE file");
   let sampleRate: number | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
+  for (let offset = 12; offset + 8 <= bytes.length;) {
     const id = fourCc(view, offset);
     const size = view.getUint32(offset + 4, true);
     if (id === "fmt ") {

@@ -76,10 +76,7 @@ export const MODELS_CONFIG_SCHEMA = {
       type: "object",
       additionalProperties: false,
       properties: Object.fromEntries(
-        MODEL_IDS.map((id) => [
-          id,
-          { type: "object", additionalProperties: false, properties: { engine: { type: "string" }, persona: { type: "string" }, sampling } },
-        ]),
+        MODEL_IDS.map((id) => [id, { type: "object", additionalProperties: false, properties: { engine: { type: "string" }, persona: { type: "string" }, sampling } }]),
       ),
     },
   },

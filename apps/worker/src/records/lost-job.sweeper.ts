@@ -55,8 +55,7 @@ export class LostJobSweeper {
   }
 
   start(): void {
-    const tick = () =>
-      void this.sweepOnce().catch((error: unknown) => this.options.logger.warn("lost-job sweep failed", { error: String(error) }));
+    const tick = () => void this.sweepOnce().catch((error: unknown) => this.options.logger.warn("lost-job sweep failed", { error: String(error) }));
     this.timer = setInterval(tick, this.intervalMs);
     this.timer.unref();
   }
@@ -76,7 +75,7 @@ export class LostJobSweeper {
     const result: SweepResult = { lost: 0, failed: 0 };
     // Closed records leave the set, so a page's offset moves on only past the records left open;
     // one closed by someone else meanwhile may shift a record past this sweep, not past the next.
-    for (let offset = 0; ; ) {
+    for (let offset = 0; ;) {
       const ids = await this.options.statuses.unfinished(now - this.graceMs, offset, PAGE);
       if (ids.length === 0) return result;
       let kept = 0;

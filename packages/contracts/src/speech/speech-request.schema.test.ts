@@ -84,10 +84,13 @@ describe("speechRequestSchema", () => {
     expectRejected({ text }, "/text", "type");
   });
 
-  it.each([[0.24, "minimum"], [0, "minimum"], [-1, "minimum"], [4.01, "maximum"], [10, "maximum"]])(
-    "when speed is %s, then it is rejected on %s",
-    (speed, keyword) => expectRejected({ text: "Hello", speed }, "/speed", keyword),
-  );
+  it.each([
+    [0.24, "minimum"],
+    [0, "minimum"],
+    [-1, "minimum"],
+    [4.01, "maximum"],
+    [10, "maximum"],
+  ])("when speed is %s, then it is rejected on %s", (speed, keyword) => expectRejected({ text: "Hello", speed }, "/speed", keyword));
 
   it.each([["1.0"], [null], [true]])("when speed is %p (not a number), then it is rejected on type", (speed) => {
     expectRejected({ text: "Hello", speed }, "/speed", "type");

@@ -116,9 +116,7 @@ describe("validateGenerationRequest on character models", () => {
     });
 
     it("when persona is sent, then it is kept; when absent, then the request is still accepted", () => {
-      expect(accepts(body({ persona: "A mysterious witch of the northern woods." })).persona).toBe(
-        "A mysterious witch of the northern woods.",
-      );
+      expect(accepts(body({ persona: "A mysterious witch of the northern woods." })).persona).toBe("A mysterious witch of the northern woods.");
       expect(accepts(body())).not.toHaveProperty("persona");
     });
   });
@@ -164,12 +162,9 @@ describe("validateGenerationRequest on character models", () => {
       expect(validateGenerationRequest("Witch", input).messages.map((m) => m.upvote)).toEqual([4, 0]);
     });
 
-    it.each(["1", "", null, true, [], [1], {}, Number.NaN, Number.POSITIVE_INFINITY])(
-      "when upvote is %j, then it is rejected as a number",
-      (upvote) => {
-        rejects("Witch", body({ messages: [message(0, { upvote })] }), "messages[0].upvote", "number");
-      },
-    );
+    it.each(["1", "", null, true, [], [1], {}, Number.NaN, Number.POSITIVE_INFINITY])("when upvote is %j, then it is rejected as a number", (upvote) => {
+      rejects("Witch", body({ messages: [message(0, { upvote })] }), "messages[0].upvote", "number");
+    });
   });
 
   describe("image", () => {
@@ -252,20 +247,15 @@ describe("validateGenerationRequest on character models", () => {
     });
 
     it.each([
-      ...["id", "chatId", "userId", "role", "content"].flatMap((field) =>
-        [1, null, [], {}, true].map((v): [string, unknown, string] => [field, v, "string"]),
-      ),
-      ...["index", "messageIndex"].flatMap((field) =>
-        ["0", null, [], {}, true, 0.5, -1].map((v): [string, unknown, string] => [field, v, "integer"]),
-      ),
+      ...["id", "chatId", "userId", "role", "content"].flatMap((field) => [1, null, [], {}, true].map((v): [string, unknown, string] => [field, v, "string"])),
+      ...["index", "messageIndex"].flatMap((field) => ["0", null, [], {}, true, 0.5, -1].map((v): [string, unknown, string] => [field, v, "integer"])),
     ])("when %s is %j, then it is rejected with its type", (field, value, expectedType) => {
       rejects("Lightning", body({ messages: [message(0, { [field]: value })] }), `messages[0].${field}`, expectedType);
     });
   });
 
   describe("positions", () => {
-    const contents = (model: ModelId, messages: Json[]) =>
-      validateGenerationRequest(model, body({ messages })).messages.map((m) => m.content);
+    const contents = (model: ModelId, messages: Json[]) => validateGenerationRequest(model, body({ messages })).messages.map((m) => m.content);
 
     it.each(CHARACTER_MODELS)("on %s, when messages arrive out of order, then they are sorted by index", (model) => {
       expect(contents(model, [message(2), message(0), message(1)])).toEqual(["message 0", "message 1", "message 2"]);

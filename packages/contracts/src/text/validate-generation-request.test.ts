@@ -50,8 +50,7 @@ function expectInvalidParameter(model: ModelId, input: unknown, parameter: strin
   return error;
 }
 
-const rejects = (input: unknown, parameter: string, expectedType: string): ApiError =>
-  expectInvalidParameter("default", input, parameter, expectedType);
+const rejects = (input: unknown, parameter: string, expectedType: string): ApiError => expectInvalidParameter("default", input, parameter, expectedType);
 const accepts = (input: unknown) => validateGenerationRequest("default", input);
 
 const DEFAULT_SAMPLING = { max_tokens: S.maxTokens.default, temperature: S.temperature.default, top_p: S.topP.default };
@@ -128,13 +127,10 @@ describe("validateGenerationRequest on the default model", () => {
       expect(error.message).toContain("messageIndex");
     });
 
-    it.each(["id", "chatId", "userId", "createdAt", "messageIndex", "upvote", "image"])(
-      "when a message lacks the character-only field %s, then it is still accepted",
-      (field) => {
-        const input = body({ messages: [without(message(0, { id: "m", chatId: "c", userId: "u", createdAt: "2024-01-01T00:00:00Z", messageIndex: 0, upvote: 0, image: null }), field)] });
-        expect(() => accepts(input)).not.toThrow();
-      },
-    );
+    it.each(["id", "chatId", "userId", "createdAt", "messageIndex", "upvote", "image"])("when a message lacks the character-only field %s, then it is still accepted", (field) => {
+      const input = body({ messages: [without(message(0, { id: "m", chatId: "c", userId: "u", createdAt: "2024-01-01T00:00:00Z", messageIndex: 0, upvote: 0, image: null }), field)] });
+      expect(() => accepts(input)).not.toThrow();
+    });
 
     it("when botName is absent, then the request is accepted (only character models require it)", () => {
       expect(() => accepts(without(body({ botName: "x" }), "botName"))).not.toThrow();
@@ -146,13 +142,10 @@ describe("validateGenerationRequest on the default model", () => {
       expect(accepts(body({ messages: [message(0, { role })] })).messages[0]?.role).toBe(role);
     });
 
-    it.each(["you", "bot", "YOU", "User", "user", "Assistant", "assistant", "system", "", " You"])(
-      "when role is %j, then messages[0].role is rejected",
-      (role) => {
-        const error = rejects(body({ messages: [message(0, { role })] }), "messages[0].role", "string");
-        expect(error.message).toBe("messages[0].role must be one of: You, Bot");
-      },
-    );
+    it.each(["you", "bot", "YOU", "User", "user", "Assistant", "assistant", "system", "", " You"])("when role is %j, then messages[0].role is rejected", (role) => {
+      const error = rejects(body({ messages: [message(0, { role })] }), "messages[0].role", "string");
+      expect(error.message).toBe("messages[0].role must be one of: You, Bot");
+    });
   });
 
   describe("content", () => {
@@ -161,13 +154,10 @@ describe("validateGenerationRequest on the default model", () => {
       expect(error.message).toBe("messages[0].content must not be empty");
     });
 
-    it.each([" ", "   ", "\t", "\n", "\r\n", " \t\n ", "\u00a0", "\u2003", "\u3000"])(
-      "when content is blank (%j), then it is rejected as blank",
-      (content) => {
-        const error = rejects(body({ messages: [message(0, { content })] }), "messages[0].content", "string");
-        expect(error.message).toBe("messages[0].content must not be blank");
-      },
-    );
+    it.each([" ", "   ", "\t", "\n", "\r\n", " \t\n ", "\u00a0", "\u2003", "\u3000"])("when content is blank (%j), then it is rejected as blank", (content) => {
+      const error = rejects(body({ messages: [message(0, { content })] }), "messages[0].content", "string");
+      expect(error.message).toBe("messages[0].content must not be blank");
+    });
 
     it.each(["a", " a ", "\n.\n", "0", "😀"])("when content is %j, then it is accepted unchanged", (content) => {
       expect(accepts(body({ messages: [message(0, { content })] })).messages[0]?.content).toBe(content);
@@ -225,9 +215,18 @@ describe("validateGenerationRequest on the default model", () => {
     });
 
     it.each([
-      [[2, 0, 1], ["c1", "c2", "c0"]],
-      [[1, 0], ["c1", "c0"]],
-      [[3, 2, 1, 0], ["c3", "c2", "c1", "c0"]],
+      [
+        [2, 0, 1],
+        ["c1", "c2", "c0"],
+      ],
+      [
+        [1, 0],
+        ["c1", "c0"],
+      ],
+      [
+        [3, 2, 1, 0],
+        ["c3", "c2", "c1", "c0"],
+      ],
     ])("when indexes arrive in array order %j, then the result is sorted by index", (indexes, expected) => {
       expect(contents(positioned(indexes.map((index) => ({ index }))))).toEqual(expected);
     });
@@ -253,7 +252,10 @@ describe("validateGenerationRequest on the default model", () => {
     });
 
     it("when messages are reordered, then the message objects are kept whole (not rebuilt)", () => {
-      const input = positioned([{ index: 1, id: "b" }, { index: 0, id: "a" }]);
+      const input = positioned([
+        { index: 1, id: "b" },
+        { index: 0, id: "a" },
+      ]);
       const [second, first] = input.messages as Json[];
       const result = accepts(input);
       expect(result.messages[0]).toBe(first);
@@ -322,7 +324,10 @@ describe("validateGenerationRequest on the default model", () => {
       [{ max_tokens: 10 }, { ...DEFAULT_SAMPLING, max_tokens: 10 }],
       [{ temperature: 1.5 }, { ...DEFAULT_SAMPLING, temperature: 1.5 }],
       [{ top_p: 0.3 }, { ...DEFAULT_SAMPLING, top_p: 0.3 }],
-      [{ max_tokens: 1, top_p: 1 }, { ...DEFAULT_SAMPLING, max_tokens: 1, top_p: 1 }],
+      [
+        { max_tokens: 1, top_p: 1 },
+        { ...DEFAULT_SAMPLING, max_tokens: 1, top_p: 1 },
+      ],
     ])("when samplingParams is partial (%j), then only the missing ones get defaults", (params, expected) => {
       expect(accepts(sampling(params)).samplingParams).toEqual(expected);
     });
@@ -478,21 +483,15 @@ describe("validateGenerationRequest on the default model", () => {
       },
     );
 
-    it.each(["name", "text", "Role", "timestamp", "position", "botName"])(
-      "when a message has the unknown field %j, then messages[i].<field> is named",
-      (field) => {
-        const input = body({}, 2);
-        (input.messages as Json[])[1] = message(1, { [field]: "x" });
-        rejects(input, `messages[1].${field}`, "none (unknown field)");
-      },
-    );
+    it.each(["name", "text", "Role", "timestamp", "position", "botName"])("when a message has the unknown field %j, then messages[i].<field> is named", (field) => {
+      const input = body({}, 2);
+      (input.messages as Json[])[1] = message(1, { [field]: "x" });
+      rejects(input, `messages[1].${field}`, "none (unknown field)");
+    });
 
-    it.each(["maxTokens", "topP", "top_k", "stop", "Temperature", "presence_penalty"])(
-      "when samplingParams has the unknown field %j, then samplingParams.<field> is named",
-      (field) => {
-        rejects(body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");
-      },
-    );
+    it.each(["maxTokens", "topP", "top_k", "stop", "Temperature", "presence_penalty"])("when samplingParams has the unknown field %j, then samplingParams.<field> is named", (field) => {
+      rejects(body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");
+    });
 
     // BUG (reported): a property name made only of digits is rendered as an array index ("[0]",
     // "messages[0][1]"), so the parameter no longer names the field. pointerToParameter treats the
@@ -515,8 +514,7 @@ describe("validateGenerationRequest on the default model", () => {
     const STRING_WRONG: unknown[] = [42, 0, true, null, [], ["x"], {}, { a: 1 }];
     const NUMBER_WRONG: unknown[] = ["1", "", true, null, [], [1], {}, { value: 1 }];
     const OBJECT_WRONG: unknown[] = ["x", "", 1, true, null, [], [{}]];
-    const cases = (parameter: string, expectedType: string, wrong: unknown[]) =>
-      wrong.map((value) => [parameter, value, expectedType] as const);
+    const cases = (parameter: string, expectedType: string, wrong: unknown[]) => wrong.map((value) => [parameter, value, expectedType] as const);
 
     it.each([
       ...cases("messages", MESSAGES_TYPE, ["x", "", 1, true, null, {}, { 0: message(0) }]),
@@ -528,22 +526,18 @@ describe("validateGenerationRequest on the default model", () => {
       expect(error.message).toBe(`${parameter} must be of type ${expectedType}`);
     });
 
-    it.each([
-      ...cases("max_tokens", "integer", NUMBER_WRONG),
-      ...cases("temperature", "number", NUMBER_WRONG),
-      ...cases("top_p", "number", NUMBER_WRONG),
-    ])("when samplingParams.%s is %j, then it is rejected with its type", (field, value, expectedType) => {
-      rejects(body({ samplingParams: { [field]: value } }), `samplingParams.${field}`, expectedType);
-    });
-
-    it.each(cases("messages[1]", "object", ["x", "", 1, true, null, [], [message(1)]]))(
-      "when %s is %j instead of an object, then it is rejected",
-      (parameter, value, expectedType) => {
-        const input = body({}, 2);
-        (input.messages as unknown[])[1] = value;
-        rejects(input, parameter, expectedType);
+    it.each([...cases("max_tokens", "integer", NUMBER_WRONG), ...cases("temperature", "number", NUMBER_WRONG), ...cases("top_p", "number", NUMBER_WRONG)])(
+      "when samplingParams.%s is %j, then it is rejected with its type",
+      (field, value, expectedType) => {
+        rejects(body({ samplingParams: { [field]: value } }), `samplingParams.${field}`, expectedType);
       },
     );
+
+    it.each(cases("messages[1]", "object", ["x", "", 1, true, null, [], [message(1)]]))("when %s is %j instead of an object, then it is rejected", (parameter, value, expectedType) => {
+      const input = body({}, 2);
+      (input.messages as unknown[])[1] = value;
+      rejects(input, parameter, expectedType);
+    });
 
     it.each([
       ...cases("role", "string", STRING_WRONG),
@@ -555,7 +549,11 @@ describe("validateGenerationRequest on the default model", () => {
       ...cases("userId", "string", STRING_WRONG),
       ...cases("createdAt", "string (ISO 8601 date-time)", STRING_WRONG),
       ...cases("upvote", "number", NUMBER_WRONG),
-      ...cases("image", "string or null", STRING_WRONG.filter((v) => v !== null)),
+      ...cases(
+        "image",
+        "string or null",
+        STRING_WRONG.filter((v) => v !== null),
+      ),
     ])("when message field %s is %j, then messages[0].<field> is rejected with its type", (field, value, expectedType) => {
       rejects(body({ messages: [message(0, { [field]: value })] }), `messages[0].${field}`, expectedType);
     });

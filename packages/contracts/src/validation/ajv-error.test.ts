@@ -109,9 +109,7 @@ describe("toInvalidParameter", () => {
   });
 
   it("when the missing property has no schema, then its type is 'unknown'", () => {
-    const error = toInvalidParameter(
-      ajvError({ keyword: "required", params: { missingProperty: "x" }, parentSchema: { type: "object", properties: {} } }),
-    );
+    const error = toInvalidParameter(ajvError({ keyword: "required", params: { missingProperty: "x" }, parentSchema: { type: "object", properties: {} } }));
     expectInvalidParameter(error, "x", "unknown", "x is required");
   });
 
@@ -120,9 +118,7 @@ describe("toInvalidParameter", () => {
   });
 
   it("when an unknown property is present, then it names it with expected type 'none (unknown field)'", () => {
-    const error = toInvalidParameter(
-      ajvError({ keyword: "additionalProperties", instancePath: "/samplingParams", params: { additionalProperty: "top_k" } }),
-    );
+    const error = toInvalidParameter(ajvError({ keyword: "additionalProperties", instancePath: "/samplingParams", params: { additionalProperty: "top_k" } }));
     expectInvalidParameter(error, "samplingParams.top_k", "none (unknown field)", "samplingParams.top_k is not a known field");
   });
 
@@ -162,9 +158,7 @@ describe("toInvalidParameter", () => {
   });
 
   it("when the keyword is not specially handled, then ajv's own message is used", () => {
-    const error = toInvalidParameter(
-      ajvError({ keyword: "multipleOf", instancePath: "/n", message: "must be multiple of 2", parentSchema: { type: "number" } }),
-    );
+    const error = toInvalidParameter(ajvError({ keyword: "multipleOf", instancePath: "/n", message: "must be multiple of 2", parentSchema: { type: "number" } }));
     expectInvalidParameter(error, "n", "number", "n must be multiple of 2");
   });
 
@@ -235,9 +229,7 @@ describe("ApiError", () => {
   });
 
   it("when the envelope is serialized as JSON, then it round-trips unchanged", () => {
-    const envelope = ApiError.invalidParameter("samplingParams.top_p", "number", "samplingParams.top_p must be > 0").toEnvelope(
-      new Date("2024-01-01T00:00:00Z"),
-    );
+    const envelope = ApiError.invalidParameter("samplingParams.top_p", "number", "samplingParams.top_p must be > 0").toEnvelope(new Date("2024-01-01T00:00:00Z"));
     expect(JSON.parse(JSON.stringify(envelope))).toStrictEqual(envelope);
   });
 });

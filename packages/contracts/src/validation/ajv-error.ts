@@ -3,7 +3,10 @@ import { ApiError } from "../errors.js";
 
 /** `/messages/2/content` -> `messages[2].content`; the empty pointer is the body itself. */
 export function pointerToParameter(pointer: string, child?: string): string {
-  const segments = pointer.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = pointer
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   let path = "";
   for (const segment of segments) {
     path += /^\d+$/.test(segment) ? `[${segment}]` : path === "" ? segment : `.${segment}`;

@@ -67,7 +67,7 @@ describe("loadConfig", () => {
 
   it("when a key is bad, then its line shows the value given and the key's description", () => {
     const [problem] = configError({ PORT: "70000" }).problems;
-    expect(problem).toBe('PORT=70000: must be <= 65535 (HTTP port)');
+    expect(problem).toBe("PORT=70000: must be <= 65535 (HTTP port)");
     const [enumProblem] = configError({ LOG_FORMAT: "xml" }).problems;
     expect(enumProblem).toBe('LOG_FORMAT="xml": must be equal to one of the allowed values (log format)');
   });

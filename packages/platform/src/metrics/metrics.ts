@@ -64,8 +64,19 @@ function gatewayMetrics(options: MetricsOptions): GatewayMetrics {
   const registers = [base.registry];
   const labelNames = ["method", "route", "status"] as const;
   const requests = new Counter({ name: "http_requests_total", help: "HTTP requests answered, by method, route pattern and status", labelNames, registers });
-  const duration = new Histogram({ name: "http_request_duration_seconds", help: "Time to answer an HTTP request, by method, route pattern and status", labelNames, buckets: HTTP_BUCKETS, registers });
-  const rejections = new Counter({ name: "rate_limit_rejections_total", help: "Requests refused with 429 because a rate-limit budget was spent, by operation", labelNames: ["operation"] as const, registers });
+  const duration = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "Time to answer an HTTP request, by method, route pattern and status",
+    labelNames,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const rejections = new Counter({
+    name: "rate_limit_rejections_total",
+    help: "Requests refused with 429 because a rate-limit budget was spent, by operation",
+    labelNames: ["operation"] as const,
+    registers,
+  });
   return {
     ...base,
     service: "gateway",
@@ -83,12 +94,35 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
   const registers = [base.registry];
   const model = ["model"] as const;
   const format = ["format"] as const;
-  const jobs = new Counter({ name: "jobs_total", help: "Job attempts by queue and outcome (completed, failed, cancelled, retried), and jobs found lost by the sweep (lost)", labelNames: ["queue", "outcome"] as const, registers });
+  const jobs = new Counter({
+    name: "jobs_total",
+    help: "Job attempts by queue and outcome (completed, failed, cancelled, retried), and jobs found lost by the sweep (lost)",
+    labelNames: ["queue", "outcome"] as const,
+    registers,
+  });
   const tokens = new Counter({ name: "generation_tokens_total", help: "Tokens generated, by model", labelNames: model, registers });
-  const tokenRate = new Histogram({ name: "generation_tokens_per_second", help: "Tokens per second of each finished generation, by model", labelNames: model, buckets: TOKEN_RATE_BUCKETS, registers });
-  const generation = new Histogram({ name: "generation_duration_seconds", help: "Time the worker spent on each finished generation, by model", labelNames: model, buckets: GENERATION_BUCKETS, registers });
+  const tokenRate = new Histogram({
+    name: "generation_tokens_per_second",
+    help: "Tokens per second of each finished generation, by model",
+    labelNames: model,
+    buckets: TOKEN_RATE_BUCKETS,
+    registers,
+  });
+  const generation = new Histogram({
+    name: "generation_duration_seconds",
+    help: "Time the worker spent on each finished generation, by model",
+    labelNames: model,
+    buckets: GENERATION_BUCKETS,
+    registers,
+  });
   const audio = new Counter({ name: "speech_audio_seconds_total", help: "Seconds of audio synthesized, by format", labelNames: format, registers });
-  const synthesis = new Histogram({ name: "speech_synthesis_duration_seconds", help: "Time to synthesize and encode each speech job, by format", labelNames: format, buckets: SYNTHESIS_BUCKETS, registers });
+  const synthesis = new Histogram({
+    name: "speech_synthesis_duration_seconds",
+    help: "Time to synthesize and encode each speech job, by format",
+    labelNames: format,
+    buckets: SYNTHESIS_BUCKETS,
+    registers,
+  });
   return {
     ...base,
     service: "worker",

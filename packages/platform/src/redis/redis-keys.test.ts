@@ -4,8 +4,21 @@ import { type RedisKeys, redisKeys } from "./redis-keys.js";
 /** Every key, key prefix or channel a RedisKeys builds, for the given argument. */
 function allKeys(keys: RedisKeys, arg: string): string[] {
   return [
-    keys.bullPrefix, keys.status(arg), keys.apiKeyBySecretHash(arg), keys.apiKeyIndex(), keys.apiKeyNames(), keys.rateLimit(arg), keys.cancelChannel(), keys.statusFinalChannel(),
-    keys.textJobTickets(), keys.textJobsWaiting(), keys.textRequestsUnfinished(), keys.lostJobSweepLock(), keys.bullJob("q", arg), keys.audio(arg), keys.audioMeta(arg),
+    keys.bullPrefix,
+    keys.status(arg),
+    keys.apiKeyBySecretHash(arg),
+    keys.apiKeyIndex(),
+    keys.apiKeyNames(),
+    keys.rateLimit(arg),
+    keys.cancelChannel(),
+    keys.statusFinalChannel(),
+    keys.textJobTickets(),
+    keys.textJobsWaiting(),
+    keys.textRequestsUnfinished(),
+    keys.lostJobSweepLock(),
+    keys.bullJob("q", arg),
+    keys.audio(arg),
+    keys.audioMeta(arg),
   ];
 }
 
@@ -25,8 +38,21 @@ describe("redisKeys", () => {
   it("when keys are built, then they have the documented shapes", () => {
     const keys = redisKeys("p");
     expect(allKeys(keys, "x")).toEqual([
-      "p:bull", "p:status:x", "p:apikey:x", "p:apikeys", "p:apikey-names", "p:rl:x:", "p:cancel", "p:status-final",
-      "p:queue-tickets:text:accepted", "p:queue-tickets:text:waiting", "p:text-requests:unfinished", "p:lock:lost-job-sweep", "p:bull:q:x", "p:audio:x", "p:audio-meta:x",
+      "p:bull",
+      "p:status:x",
+      "p:apikey:x",
+      "p:apikeys",
+      "p:apikey-names",
+      "p:rl:x:",
+      "p:cancel",
+      "p:status-final",
+      "p:queue-tickets:text:accepted",
+      "p:queue-tickets:text:waiting",
+      "p:text-requests:unfinished",
+      "p:lock:lost-job-sweep",
+      "p:bull:q:x",
+      "p:audio:x",
+      "p:audio-meta:x",
     ]);
   });
 

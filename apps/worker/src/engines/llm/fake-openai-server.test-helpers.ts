@@ -45,7 +45,10 @@ const BYTES_PER_WRITE = 5;
 /** The words of the reply the fake server streams for these messages. */
 export function fakeReplyWords(body: FakeChatRequestBody): string[] {
   const lastUser = [...(body.messages ?? [])].reverse().find((message) => message.role === "user");
-  const words = (lastUser?.content ?? "").split(/\s+/).filter((word) => word !== "").reverse();
+  const words = (lastUser?.content ?? "")
+    .split(/\s+/)
+    .filter((word) => word !== "")
+    .reverse();
   const source = words.length > 0 ? words : ["silence"];
   return Array.from({ length: body.max_tokens ?? 16 }, (_, i) => source[i % source.length] as string);
 }
@@ -76,12 +79,7 @@ function chunk(choices: unknown[], usage?: unknown): unknown {
   return { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 0, model: "fake", choices, usage };
 }
 
-async function streamReply(
-  res: ServerResponse,
-  body: FakeChatRequestBody,
-  tokenDelayMs: number,
-  script?: ScriptedResponse,
-): Promise<void> {
+async function streamReply(res: ServerResponse, body: FakeChatRequestBody, tokenDelayMs: number, script?: ScriptedResponse): Promise<void> {
   const words = fakeReplyWords(body);
   const perDelta = (script?.kind === "stream" && script.wordsPerDelta) || 1;
   const delayMs = (script?.kind === "stream" && script.tokenDelayMs) || tokenDelayMs;

@@ -1,12 +1,4 @@
-import {
-  getLlama,
-  LlamaChat,
-  LlamaLogLevel,
-  type ChatHistoryItem,
-  type LlamaContext,
-  type LlamaContextSequence,
-  type LlamaModel,
-} from "node-llama-cpp";
+import { getLlama, LlamaChat, LlamaLogLevel, type ChatHistoryItem, type LlamaContext, type LlamaContextSequence, type LlamaModel } from "node-llama-cpp";
 import { STOP_SEQUENCES } from "./stop-sequences.js";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";

@@ -28,11 +28,7 @@ interface Run {
 
 type RunOverrides = Partial<Pick<GenerationInput, "signal" | "onProgress">> & { maxTokens?: number; seed?: number };
 
-export function describeLlmEngineContract(
-  name: string,
-  makeEngine: () => Promise<LlmEngine>,
-  options: LlmEngineContractOptions = {},
-): void {
+export function describeLlmEngineContract(name: string, makeEngine: () => Promise<LlmEngine>, options: LlmEngineContractOptions = {}): void {
   const timeout = options.testTimeoutMs ?? 30_000;
   const tolerance = options.tokenCountTolerance ?? 0;
   const longMaxTokens = options.longMaxTokens ?? 200;
@@ -83,98 +79,146 @@ export function describeLlmEngineContract(
       expect(engine.name.length).toBeGreaterThan(0);
     });
 
-    it("when given a conversation with a system turn, then it returns text and a token count within maxTokens", async () => {
-      const { result } = await run({ maxTokens: 16 });
-      expect(result.text.trim().length).toBeGreaterThan(0);
-      expect(Number.isInteger(result.tokens)).toBe(true);
-      expect(result.tokens).toBeGreaterThan(0);
-      expect(result.tokens).toBeLessThanOrEqual(16 + tolerance);
-      expect(Number.isInteger(result.promptTokens)).toBe(true);
-      expect(result.promptTokens).toBeGreaterThanOrEqual(0);
-    }, timeout);
-
-    it("when tokens stream, then progress counts never decrease and never pass the result's count", async () => {
-      const { result, progress } = await run({ maxTokens: 16 });
-      expect(progress.length).toBeGreaterThan(0);
-      progress.forEach((tokens, i) => expect(tokens).toBeGreaterThanOrEqual(progress[i - 1] ?? 0));
-      expect(progress.at(-1)).toBeLessThanOrEqual(result.tokens);
-    }, timeout);
-
-    it.each([1, 2, 3])("when maxTokens is %i, then no more tokens than that are generated, and at least one is counted", async (maxTokens) => {
-      const { result, progress } = await run({ maxTokens });
-      // Counted even when the reply's text is empty (a token held back as the start of a stop sequence).
-      expect(result.tokens).toBeGreaterThan(0);
-      expect(result.tokens).toBeLessThanOrEqual(maxTokens + tolerance);
-      expect(Math.max(0, ...progress)).toBeLessThanOrEqual(maxTokens + tolerance);
-    }, timeout);
-
-    it("when the signal is already aborted, then it rejects with the signal's reason without generating", async () => {
-      const controller = new AbortController();
-      const reason = new Error("aborted before the start");
-      controller.abort(reason);
-      const progress: number[] = [];
-      const outcome = run({ signal: controller.signal, onProgress: (report) => progress.push(report.tokens) });
-      await expect(outcome).rejects.toBe(reason);
-      expect(progress).toEqual([]);
-    }, timeout);
-
-    it("when aborted mid-generation, then it rejects with the signal's reason before reaching maxTokens", async () => {
-      const { outcome, reason, progress } = await abortedRun();
-      await expect(outcome).rejects.toBe(reason);
-      expect(progress.length).toBeGreaterThan(0);
-      expect(progress.at(-1)).toBeLessThan(longMaxTokens);
-    }, timeout);
-
-    it("when generations were aborted, then the engine can still run two at once", async () => {
-      const aborted = await Promise.all([abortedRun(), abortedRun()]);
-      for (const { outcome, reason } of aborted) await expect(outcome).rejects.toBe(reason);
-      const [first, second] = await Promise.all([run({ maxTokens: 8 }), run({ maxTokens: 8 })]);
-      expect(first.result.tokens).toBeGreaterThan(0);
-      expect(second.result.tokens).toBeGreaterThan(0);
-    }, timeout);
-
-    it("when two generations run at once, then both complete", async () => {
-      const [first, second] = await Promise.all([run({ maxTokens: 12 }), run({ maxTokens: 12 })]);
-      for (const { result } of [first, second]) {
+    it(
+      "when given a conversation with a system turn, then it returns text and a token count within maxTokens",
+      async () => {
+        const { result } = await run({ maxTokens: 16 });
         expect(result.text.trim().length).toBeGreaterThan(0);
+        expect(Number.isInteger(result.tokens)).toBe(true);
         expect(result.tokens).toBeGreaterThan(0);
-        expect(result.tokens).toBeLessThanOrEqual(12 + tolerance);
-      }
-    }, timeout);
+        expect(result.tokens).toBeLessThanOrEqual(16 + tolerance);
+        expect(Number.isInteger(result.promptTokens)).toBe(true);
+        expect(result.promptTokens).toBeGreaterThanOrEqual(0);
+      },
+      timeout,
+    );
 
-    it("when generations start one after another with no gap, then every one completes", async () => {
-      for (let i = 0; i < 8; i++) {
-        const { result } = await run({ maxTokens: 4, seed: i });
+    it(
+      "when tokens stream, then progress counts never decrease and never pass the result's count",
+      async () => {
+        const { result, progress } = await run({ maxTokens: 16 });
+        expect(progress.length).toBeGreaterThan(0);
+        progress.forEach((tokens, i) => expect(tokens).toBeGreaterThanOrEqual(progress[i - 1] ?? 0));
+        expect(progress.at(-1)).toBeLessThanOrEqual(result.tokens);
+      },
+      timeout,
+    );
+
+    it.each([1, 2, 3])(
+      "when maxTokens is %i, then no more tokens than that are generated, and at least one is counted",
+      async (maxTokens) => {
+        const { result, progress } = await run({ maxTokens });
+        // Counted even when the reply's text is empty (a token held back as the start of a stop sequence).
         expect(result.tokens).toBeGreaterThan(0);
-      }
-    }, timeout);
+        expect(result.tokens).toBeLessThanOrEqual(maxTokens + tolerance);
+        expect(Math.max(0, ...progress)).toBeLessThanOrEqual(maxTokens + tolerance);
+      },
+      timeout,
+    );
 
-    it("when more generations start at once than the engine runs together, then the rest wait and all complete", async () => {
-      const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => run({ maxTokens: 6, seed: i })));
-      for (const { result } of runs) expect(result.tokens).toBeGreaterThan(0);
-    }, timeout);
+    it(
+      "when the signal is already aborted, then it rejects with the signal's reason without generating",
+      async () => {
+        const controller = new AbortController();
+        const reason = new Error("aborted before the start");
+        controller.abort(reason);
+        const progress: number[] = [];
+        const outcome = run({ signal: controller.signal, onProgress: (report) => progress.push(report.tokens) });
+        await expect(outcome).rejects.toBe(reason);
+        expect(progress).toEqual([]);
+      },
+      timeout,
+    );
 
-    it("when one long generation runs while short ones come and go, then all of them complete", async () => {
-      const long = run({ maxTokens: longMaxTokens });
-      for (let i = 0; i < 6; i++) {
-        const { result } = await run({ maxTokens: 3, seed: i });
+    it(
+      "when aborted mid-generation, then it rejects with the signal's reason before reaching maxTokens",
+      async () => {
+        const { outcome, reason, progress } = await abortedRun();
+        await expect(outcome).rejects.toBe(reason);
+        expect(progress.length).toBeGreaterThan(0);
+        expect(progress.at(-1)).toBeLessThan(longMaxTokens);
+      },
+      timeout,
+    );
+
+    it(
+      "when generations were aborted, then the engine can still run two at once",
+      async () => {
+        const aborted = await Promise.all([abortedRun(), abortedRun()]);
+        for (const { outcome, reason } of aborted) await expect(outcome).rejects.toBe(reason);
+        const [first, second] = await Promise.all([run({ maxTokens: 8 }), run({ maxTokens: 8 })]);
+        expect(first.result.tokens).toBeGreaterThan(0);
+        expect(second.result.tokens).toBeGreaterThan(0);
+      },
+      timeout,
+    );
+
+    it(
+      "when two generations run at once, then both complete",
+      async () => {
+        const [first, second] = await Promise.all([run({ maxTokens: 12 }), run({ maxTokens: 12 })]);
+        for (const { result } of [first, second]) {
+          expect(result.text.trim().length).toBeGreaterThan(0);
+          expect(result.tokens).toBeGreaterThan(0);
+          expect(result.tokens).toBeLessThanOrEqual(12 + tolerance);
+        }
+      },
+      timeout,
+    );
+
+    it(
+      "when generations start one after another with no gap, then every one completes",
+      async () => {
+        for (let i = 0; i < 8; i++) {
+          const { result } = await run({ maxTokens: 4, seed: i });
+          expect(result.tokens).toBeGreaterThan(0);
+        }
+      },
+      timeout,
+    );
+
+    it(
+      "when more generations start at once than the engine runs together, then the rest wait and all complete",
+      async () => {
+        const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => run({ maxTokens: 6, seed: i })));
+        for (const { result } of runs) expect(result.tokens).toBeGreaterThan(0);
+      },
+      timeout,
+    );
+
+    it(
+      "when one long generation runs while short ones come and go, then all of them complete",
+      async () => {
+        const long = run({ maxTokens: longMaxTokens });
+        for (let i = 0; i < 6; i++) {
+          const { result } = await run({ maxTokens: 3, seed: i });
+          expect(result.tokens).toBeGreaterThan(0);
+        }
+        const { result } = await long;
         expect(result.tokens).toBeGreaterThan(0);
-      }
-      const { result } = await long;
-      expect(result.tokens).toBeGreaterThan(0);
-      expect(result.tokens).toBeLessThanOrEqual(longMaxTokens + tolerance);
-    }, timeout);
+        expect(result.tokens).toBeLessThanOrEqual(longMaxTokens + tolerance);
+      },
+      timeout,
+    );
 
-    it("when a generation completes, then it reports the prompt tokens it took from a cache within its prompt", async () => {
-      const { result } = await run({ maxTokens: 4 });
-      expect(Number.isInteger(result.cachedTokens)).toBe(true);
-      expect(result.cachedTokens).toBeGreaterThanOrEqual(0);
-      expect(result.cachedTokens).toBeLessThanOrEqual(result.promptTokens);
-    }, timeout);
+    it(
+      "when a generation completes, then it reports the prompt tokens it took from a cache within its prompt",
+      async () => {
+        const { result } = await run({ maxTokens: 4 });
+        expect(Number.isInteger(result.cachedTokens)).toBe(true);
+        expect(result.cachedTokens).toBeGreaterThanOrEqual(0);
+        expect(result.cachedTokens).toBeLessThanOrEqual(result.promptTokens);
+      },
+      timeout,
+    );
 
-    it("when closed, then close() resolves", async () => {
-      closed = true;
-      await expect(engine.close()).resolves.toBeUndefined();
-    }, timeout);
+    it(
+      "when closed, then close() resolves",
+      async () => {
+        closed = true;
+        await expect(engine.close()).resolves.toBeUndefined();
+      },
+      timeout,
+    );
   });
 }

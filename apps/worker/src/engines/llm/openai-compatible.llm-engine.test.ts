@@ -2,11 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { fakeReplyWords, startFakeOpenAiServer, type FakeOpenAiServer } from "./fake-openai-server.test-helpers.js";
 import type { ChatTurn, GenerationInput } from "./llm-engine.js";
 import { describeLlmEngineContract } from "./llm-engine.contract.js";
-import {
-  OpenAiCompatibleLlmEngine,
-  chatCompletionsUrl,
-  type OpenAiCompatibleLlmEngineOptions,
-} from "./openai-compatible.llm-engine.js";
+import { OpenAiCompatibleLlmEngine, chatCompletionsUrl, type OpenAiCompatibleLlmEngineOptions } from "./openai-compatible.llm-engine.js";
 
 let server: FakeOpenAiServer;
 
@@ -82,7 +78,7 @@ describe("OpenAiCompatibleLlmEngine", () => {
   it("when the upstream reports usage, then tokens and promptTokens come from it", async () => {
     server.enqueue({ kind: "stream", wordsPerDelta: 2 });
     const progress: number[] = [];
-    const sampling = { maxTokens: 8, temperature: 1, topP: 1 };
+    const sampling = { maxTokens: 8, temperature: 1, topP: 1, seed: 7 };
     const result = await makeEngine().generate(input({ sampling, onProgress: (p) => progress.push(p.tokens) }));
     expect(progress).toEqual([1, 2, 3, 4]);
     expect(result.tokens).toBe(8);

@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import { ChatCompletionAccumulator, SseDataParser } from "./openai-compatible.stream.js";
-import {
-  OpenAiCompatibleUpstreamError,
-  errorFromResponse,
-  retryDelayMs,
-  transportError,
-} from "./openai-compatible.upstream-error.js";
+import { OpenAiCompatibleUpstreamError, errorFromResponse, retryDelayMs, transportError } from "./openai-compatible.upstream-error.js";
 
 export interface OpenAiCompatibleLlmEngineOptions {
   /** The server (`http://host:8000`) or its API root (`http://host:8000/v1`); see chatCompletionsUrl. */
@@ -172,12 +167,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     });
   }
 
-  private async readReply(
-    response: Response,
-    input: GenerationInput,
-    streamed: StreamedSoFar,
-    idle: IdleTimer,
-  ): Promise<GenerationResult> {
+  private async readReply(response: Response, input: GenerationInput, streamed: StreamedSoFar, idle: IdleTimer): Promise<GenerationResult> {
     const reader = response.body?.getReader();
     const parser = new SseDataParser();
     const reply = new ChatCompletionAccumulator();

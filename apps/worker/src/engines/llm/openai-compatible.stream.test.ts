@@ -49,7 +49,12 @@ describe("SseDataParser", () => {
 
   it("when every byte arrives alone, then it yields the same data", () => {
     const bytes = encoder.encode(STREAM);
-    expect(parse(bytes, Array.from({ length: bytes.length }, (_, i) => i))).toEqual(EXPECTED);
+    expect(
+      parse(
+        bytes,
+        Array.from({ length: bytes.length }, (_, i) => i),
+      ),
+    ).toEqual(EXPECTED);
   });
 
   it.each([
@@ -71,9 +76,7 @@ function chunk(delta: object, extra: object = {}): string {
 describe("ChatCompletionAccumulator", () => {
   it("when content deltas arrive, then it joins them and counts only non-empty ones", () => {
     const reply = new ChatCompletionAccumulator();
-    const counted = [chunk({ role: "assistant", content: "" }), chunk({ content: "Hi" }), chunk({ content: " there" })].map(
-      (payload) => reply.apply(payload, undefined),
-    );
+    const counted = [chunk({ role: "assistant", content: "" }), chunk({ content: "Hi" }), chunk({ content: " there" })].map((payload) => reply.apply(payload, undefined));
     expect(counted).toEqual([false, true, true]);
     expect(reply).toMatchObject({ text: "Hi there", deltas: 2, done: false });
   });

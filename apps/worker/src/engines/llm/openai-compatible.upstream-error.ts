@@ -31,7 +31,10 @@ export class OpenAiCompatibleUpstreamError extends Error {
 /** Removes the API key and any bearer token, then bounds the length (redacting first: a cut key would leak). */
 export function redact(text: string, apiKey: string | undefined): string {
   let safe = apiKey ? text.split(apiKey).join("[redacted]") : text;
-  safe = safe.replace(/(Bearer\s+)\S+/gi, "$1[redacted]").replace(/\s+/g, " ").trim();
+  safe = safe
+    .replace(/(Bearer\s+)\S+/gi, "$1[redacted]")
+    .replace(/\s+/g, " ")
+    .trim();
   return safe.length > MAX_UPSTREAM_MESSAGE_CHARS ? `${safe.slice(0, MAX_UPSTREAM_MESSAGE_CHARS)}…` : safe;
 }
 
@@ -62,10 +65,7 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /** Reads a failed response into an error; the body is read best-effort (it may never come). */
-export async function errorFromResponse(
-  response: Response,
-  apiKey: string | undefined,
-): Promise<OpenAiCompatibleUpstreamError> {
+export async function errorFromResponse(response: Response, apiKey: string | undefined): Promise<OpenAiCompatibleUpstreamError> {
   const body = await response.text().catch(() => "");
   const message = `Upstream returned HTTP ${response.status}: ${upstreamMessage(body, apiKey)}`;
   return new OpenAiCompatibleUpstreamError(message, {
@@ -76,11 +76,7 @@ export async function errorFromResponse(
 }
 
 /** A fetch or body read that failed below HTTP: refused, reset, or cut off by our idle timeout. */
-export function transportError(
-  error: unknown,
-  timedOutAfterMs: number | undefined,
-  apiKey: string | undefined,
-): OpenAiCompatibleUpstreamError {
+export function transportError(error: unknown, timedOutAfterMs: number | undefined, apiKey: string | undefined): OpenAiCompatibleUpstreamError {
   if (timedOutAfterMs !== undefined) {
     return new OpenAiCompatibleUpstreamError(`Upstream sent nothing for ${timedOutAfterMs} ms`, { retryable: true });
   }
@@ -119,12 +115,7 @@ export interface RetryPolicy {
  * Wait before retry number `attempt + 1`: what the upstream asked for, else exponential backoff
  * with "equal jitter" (between half and all of base * 2^attempt); never more than maxDelayMs.
  */
-export function retryDelayMs(
-  attempt: number,
-  retryAfterMs: number | undefined,
-  policy: RetryPolicy,
-  random: () => number = Math.random,
-): number {
+export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, policy: RetryPolicy, random: () => number = Math.random): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxDelayMs);
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);

@@ -50,8 +50,7 @@ async function attempt(engine: OpenAiCompatibleLlmEngine, overrides: Partial<Gen
 const echoAuthorization = (status: number) => ({
   kind: "status" as const,
   status,
-  body: (request: { headers: { authorization?: string } }) =>
-    JSON.stringify({ error: { message: `Rejected credentials ${request.headers.authorization ?? ""}`, type: "auth" } }),
+  body: (request: { headers: { authorization?: string } }) => JSON.stringify({ error: { message: `Rejected credentials ${request.headers.authorization ?? ""}`, type: "auth" } }),
 });
 
 describe("OpenAiCompatibleLlmEngine upstream failures", () => {

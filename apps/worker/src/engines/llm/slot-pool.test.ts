@@ -46,8 +46,14 @@ describe("SlotPool", () => {
     const pool = new SlotPool([new FakeSlot("only")]);
     const held = await pool.acquire([1], live());
     const order: string[] = [];
-    const second = pool.acquire([2], live()).then((b) => order.push("second") && b);
-    const third = pool.acquire([3], live()).then((b) => order.push("third") && b);
+    const second = pool.acquire([2], live()).then((b) => {
+      order.push("second");
+      return b;
+    });
+    const third = pool.acquire([3], live()).then((b) => {
+      order.push("third");
+      return b;
+    });
     await Promise.resolve();
     expect(order).toEqual([]);
     expect(pool.busyCount).toBe(1);

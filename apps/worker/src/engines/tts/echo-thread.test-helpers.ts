@@ -25,11 +25,11 @@ serveTasks<EchoTask, EchoResult>(async (task, reportProgress) => {
       return { result: { threadId } };
     case "fail":
       throw new Error(task.message);
-    case "crash":
-      process.exit(3);
     case "block":
       reportProgress(0);
       await new Promise((resolve) => setImmediate(resolve)); // let the progress message leave first
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    case "crash":
+      process.exit(3);
   }
 });

@@ -22,70 +22,100 @@ async function withEngine<T>(options: ConstructorParameters<typeof EspeakSpeechE
 }
 
 describe("EspeakSpeechEngine", () => {
-  it("when every voice of the catalogue speaks, then each gives audio that is not silence", async () => {
-    await withEngine({ concurrency: 2 }, async (engine) => {
-      const results = await Promise.all(VOICE_IDS.map(async (voice) => [voice, await measureAudio(await engine.synthesize(request({ voice, text: "Hello, can you hear me?" }), never()))] as const));
-      for (const [voice, measured] of results) expect({ voice, loud: measured.loud, long: measured.durationSeconds > 0.8 }).toEqual({ voice, loud: true, long: true });
-    });
-  }, TIMEOUT);
+  it(
+    "when every voice of the catalogue speaks, then each gives audio that is not silence",
+    async () => {
+      await withEngine({ concurrency: 2 }, async (engine) => {
+        const results = await Promise.all(
+          VOICE_IDS.map(async (voice) => [voice, await measureAudio(await engine.synthesize(request({ voice, text: "Hello, can you hear me?" }), never()))] as const),
+        );
+        for (const [voice, measured] of results) expect({ voice, loud: measured.loud, long: measured.durationSeconds > 0.8 }).toEqual({ voice, loud: true, long: true });
+      });
+    },
+    TIMEOUT,
+  );
 
-  it("when the Mage and Lightning read the same text, then the Mage's unhurried pace makes it longer", async () => {
-    await withEngine({ concurrency: 1 }, async (engine) => {
-      const [mage, lightning] = [await engine.synthesize(request({ voice: "Mage" }), never()), await engine.synthesize(request({ voice: "Lightning" }), never())];
-      expect(mage.durationSeconds).toBeGreaterThan((lightning.durationSeconds as number) * 1.1);
-      expect(mage.bytes.equals(lightning.bytes)).toBe(false);
-    });
-  }, TIMEOUT);
+  it(
+    "when the Mage and Lightning read the same text, then the Mage's unhurried pace makes it longer",
+    async () => {
+      await withEngine({ concurrency: 1 }, async (engine) => {
+        const [mage, lightning] = [await engine.synthesize(request({ voice: "Mage" }), never()), await engine.synthesize(request({ voice: "Lightning" }), never())];
+        expect(mage.durationSeconds).toBeGreaterThan((lightning.durationSeconds as number) * 1.1);
+        expect(mage.bytes.equals(lightning.bytes)).toBe(false);
+      });
+    },
+    TIMEOUT,
+  );
 
-  it("when the text is longer than one piece, then it is spoken in pieces, reported as it goes, and nothing is lost", async () => {
-    const text = `${CONTRACT_TEXT} `.repeat(4);
-    await withEngine({ concurrency: 1, maxChunkChars: 130 }, async (engine) => {
-      const fractions: number[] = [];
-      const split = await engine.synthesize(request({ text }), never(), ({ fraction }) => fractions.push(fraction));
-      expect(fractions).toEqual([1 / 5, 2 / 5, 3 / 5, 4 / 5, 1]);
-      const whole = await withEngine({ concurrency: 1 }, (single) => single.synthesize(request({ text }), never()));
-      expect(split.durationSeconds).toBeGreaterThan((whole.durationSeconds as number) * 0.9);
-      expect(split.durationSeconds).toBeLessThan((whole.durationSeconds as number) * 1.1);
-    });
-  }, TIMEOUT);
+  it(
+    "when the text is longer than one piece, then it is spoken in pieces, reported as it goes, and nothing is lost",
+    async () => {
+      const text = `${CONTRACT_TEXT} `.repeat(4);
+      await withEngine({ concurrency: 1, maxChunkChars: 130 }, async (engine) => {
+        const fractions: number[] = [];
+        const split = await engine.synthesize(request({ text }), never(), ({ fraction }) => fractions.push(fraction));
+        expect(fractions).toEqual([1 / 5, 2 / 5, 3 / 5, 4 / 5, 1]);
+        const whole = await withEngine({ concurrency: 1 }, (single) => single.synthesize(request({ text }), never()));
+        expect(split.durationSeconds).toBeGreaterThan((whole.durationSeconds as number) * 0.9);
+        expect(split.durationSeconds).toBeLessThan((whole.durationSeconds as number) * 1.1);
+      });
+    },
+    TIMEOUT,
+  );
 
-  it("when concurrency is 2 and two requests arrive together, then two threads speak them", async () => {
-    await withEngine({ concurrency: 2 }, async (engine) => {
-      expect(engine.threadCount).toBe(0);
-      await Promise.all([engine.synthesize(request(), never()), engine.synthesize(request(), never())]);
-      expect(engine.threadCount).toBe(2);
-    });
-  }, TIMEOUT);
+  it(
+    "when concurrency is 2 and two requests arrive together, then two threads speak them",
+    async () => {
+      await withEngine({ concurrency: 2 }, async (engine) => {
+        expect(engine.threadCount).toBe(0);
+        await Promise.all([engine.synthesize(request(), never()), engine.synthesize(request(), never())]);
+        expect(engine.threadCount).toBe(2);
+      });
+    },
+    TIMEOUT,
+  );
 
-  it("when concurrency is 1 and three requests arrive together, then one thread speaks them in turn", async () => {
-    await withEngine({ concurrency: 1 }, async (engine) => {
-      const results = await Promise.all([1, 2, 3].map(() => engine.synthesize(request(), never())));
-      expect(results.every((audio) => audio.bytes.length > 0)).toBe(true);
-      expect(engine.threadCount).toBe(1);
-    });
-  }, TIMEOUT);
+  it(
+    "when concurrency is 1 and three requests arrive together, then one thread speaks them in turn",
+    async () => {
+      await withEngine({ concurrency: 1 }, async (engine) => {
+        const results = await Promise.all([1, 2, 3].map(() => engine.synthesize(request(), never())));
+        expect(results.every((audio) => audio.bytes.length > 0)).toBe(true);
+        expect(engine.threadCount).toBe(1);
+      });
+    },
+    TIMEOUT,
+  );
 
-  it("when a long text is synthesized, then the event loop keeps turning meanwhile (the work is off the main thread)", async () => {
-    await withEngine({ concurrency: 1 }, async (engine) => {
-      await engine.synthesize(request({ text: "Warm up." }), never());
-      let turns = 0;
-      let running = true;
-      const spin = (): void => {
-        turns += 1;
-        if (running) setImmediate(spin);
-      };
-      setImmediate(spin);
-      await engine.synthesize(request({ text: `${CONTRACT_TEXT} `.repeat(20), format: "mp3" }), never());
-      running = false;
-      expect(turns).toBeGreaterThan(100);
-    });
-  }, TIMEOUT);
+  it(
+    "when a long text is synthesized, then the event loop keeps turning meanwhile (the work is off the main thread)",
+    async () => {
+      await withEngine({ concurrency: 1 }, async (engine) => {
+        await engine.synthesize(request({ text: "Warm up." }), never());
+        let turns = 0;
+        let running = true;
+        const spin = (): void => {
+          turns += 1;
+          if (running) setImmediate(spin);
+        };
+        setImmediate(spin);
+        await engine.synthesize(request({ text: `${CONTRACT_TEXT} `.repeat(20), format: "mp3" }), never());
+        running = false;
+        expect(turns).toBeGreaterThan(100);
+      });
+    },
+    TIMEOUT,
+  );
 
-  it("when a job names a voice this worker does not know, then it fails at once as UNSUPPORTED_VOICE, not retryable", async () => {
-    await withEngine({ concurrency: 1 }, async (engine) => {
-      const outcome = engine.synthesize(request({ voice: "nova" as VoiceId }), never());
-      await expect(outcome).rejects.toBeInstanceOf(SpeechEngineError);
-      await expect(outcome).rejects.toMatchObject({ code: "UNSUPPORTED_VOICE", retryable: false, message: 'eSpeak NG has no voice "nova"' });
-    });
-  }, TIMEOUT);
+  it(
+    "when a job names a voice this worker does not know, then it fails at once as UNSUPPORTED_VOICE, not retryable",
+    async () => {
+      await withEngine({ concurrency: 1 }, async (engine) => {
+        const outcome = engine.synthesize(request({ voice: "nova" as VoiceId }), never());
+        await expect(outcome).rejects.toBeInstanceOf(SpeechEngineError);
+        await expect(outcome).rejects.toMatchObject({ code: "UNSUPPORTED_VOICE", retryable: false, message: 'eSpeak NG has no voice "nova"' });
+      });
+    },
+    TIMEOUT,
+  );
 });

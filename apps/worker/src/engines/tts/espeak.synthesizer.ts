@@ -19,7 +19,9 @@ let compiled: Promise<object> | undefined;
 /** The 18 MB eSpeak NG WASM binary (program + voice data), compiled once per thread. */
 function espeakModule(): Promise<object> {
   compiled ??= (async () => {
-    const wasmPath = createRequire(import.meta.url).resolve("espeak-ng").replace(/\.js$/, ".wasm");
+    const wasmPath = createRequire(import.meta.url)
+      .resolve("espeak-ng")
+      .replace(/\.js$/, ".wasm");
     return wasmApi.compile(await readFile(wasmPath));
   })();
   return compiled;

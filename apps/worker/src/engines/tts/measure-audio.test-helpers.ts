@@ -52,7 +52,10 @@ export async function measureAudio(audio: SynthesizedAudio): Promise<MeasuredAud
     }
     case "opus": {
       const info = inspectOggOpus(bytes);
-      check(info.pages.every((page) => page.crcValid), "Ogg page with a bad CRC");
+      check(
+        info.pages.every((page) => page.crcValid),
+        "Ogg page with a bad CRC",
+      );
       check(info.head.version === 1 && info.head.channels === 1 && info.tagsMagic === "OpusTags", "bad OpusHead/OpusTags");
       // Opus always decodes at 48 kHz; OpusHead's rate is only the original's, for information.
       return { sampleRate: info.head.inputSampleRate, durationSeconds: info.durationSeconds, loud: rms(decodeOggOpus(info)) > LOUD_RMS };

@@ -20,7 +20,10 @@ const request = (overrides: Partial<SpeechRequest> = {}): SpeechRequest => ({ te
 const never = (): AbortSignal => new AbortController().signal;
 
 async function failure(outcome: Promise<unknown>): Promise<SpeechEngineError> {
-  const error = await outcome.then(() => undefined, (reason: unknown) => reason);
+  const error = await outcome.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
   if (!(error instanceof SpeechEngineError)) throw new Error(`expected a SpeechEngineError, got ${String(error)}`);
   return error;
 }
@@ -57,10 +60,12 @@ describe("OpenAiCompatibleSpeechEngine", () => {
     expect(server.requests[0]?.headers.authorization).toBeUndefined();
   });
 
-  it.each([["http://h:1", "http://h:1/v1/audio/speech"], ["http://h:1/", "http://h:1/v1/audio/speech"], ["http://h:1/v1", "http://h:1/v1/audio/speech"], ["http://h:1/api/v1/", "http://h:1/api/v1/audio/speech"]])(
-    "when the base URL is %s, then the speech endpoint is %s",
-    (baseUrl, url) => expect(speechUrl(baseUrl)).toBe(url),
-  );
+  it.each([
+    ["http://h:1", "http://h:1/v1/audio/speech"],
+    ["http://h:1/", "http://h:1/v1/audio/speech"],
+    ["http://h:1/v1", "http://h:1/v1/audio/speech"],
+    ["http://h:1/api/v1/", "http://h:1/api/v1/audio/speech"],
+  ])("when the base URL is %s, then the speech endpoint is %s", (baseUrl, url) => expect(speechUrl(baseUrl)).toBe(url));
 
   it("when the server answers with audio, then the bytes are passed through unchanged", async () => {
     const mp3 = await encodeAudio({ samples: voicedSignal(0.4, FAKE_SAMPLE_RATE), sampleRate: FAKE_SAMPLE_RATE }, "mp3");
@@ -115,7 +120,11 @@ describe("OpenAiCompatibleSpeechEngine", () => {
     expect(error.message).not.toContain(API_KEY);
   });
 
-  it.each([[500, "SYNTHESIS_FAILED"], [503, "UNAVAILABLE"], [429, "UNAVAILABLE"]])("when the server answers %i, then the error is retryable (%s)", async (status, code) => {
+  it.each([
+    [500, "SYNTHESIS_FAILED"],
+    [503, "UNAVAILABLE"],
+    [429, "UNAVAILABLE"],
+  ])("when the server answers %i, then the error is retryable (%s)", async (status, code) => {
     server.enqueue({ kind: "status", status, body: JSON.stringify({ detail: "busy" }) });
     engine = make();
     expect(await failure(engine.synthesize(request(), never()))).toMatchObject({ code, retryable: true });

@@ -76,10 +76,7 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
     if (signal.aborted) throw signal.reason;
     const voice = this.serverVoice(request.voice);
     this.checkFormat(request.format);
-    const bytes = await this.post(
-      { model: this.options.model, input: request.text, voice, speed: request.speed, response_format: request.format },
-      signal,
-    );
+    const bytes = await this.post({ model: this.options.model, input: request.text, voice, speed: request.speed, response_format: request.format }, signal);
     this.checkContainer(bytes, request.format);
     return this.describe(bytes, request.format);
   }

@@ -5,7 +5,10 @@ const MAX_MESSAGE_CHARS = 300;
 /** Removes the API key and any bearer token, then bounds the length (redacting first: a cut key would leak). */
 export function redact(text: string, apiKey: string | undefined): string {
   let safe = apiKey ? text.split(apiKey).join("[redacted]") : text;
-  safe = safe.replace(/(Bearer\s+)\S+/gi, "$1[redacted]").replace(/\s+/g, " ").trim();
+  safe = safe
+    .replace(/(Bearer\s+)\S+/gi, "$1[redacted]")
+    .replace(/\s+/g, " ")
+    .trim();
   return safe.length > MAX_MESSAGE_CHARS ? `${safe.slice(0, MAX_MESSAGE_CHARS)}…` : safe;
 }
 

@@ -3,13 +3,8 @@ import { EspeakSpeechEngine, type EspeakSpeechEngineOptions } from "./espeak.spe
 import { OpenAiCompatibleSpeechEngine, type OpenAiCompatibleSpeechEngineOptions } from "./openai-compatible.speech-engine.js";
 import type { SpeechEngine } from "./speech-engine.js";
 
-export const SPEECH_ENGINE_KINDS = ["espeak", "openai-compatible"] as const;
-export type SpeechEngineKind = (typeof SPEECH_ENGINE_KINDS)[number];
-
 /** Plain data, as read from the environment by the worker's config (the variables are in docs/configuration.md). */
-export type SpeechEngineConfig =
-  | ({ engine: "espeak" } & EspeakSpeechEngineOptions)
-  | ({ engine: "openai-compatible" } & Omit<OpenAiCompatibleSpeechEngineOptions, "fetch">);
+export type SpeechEngineConfig = ({ engine: "espeak" } & EspeakSpeechEngineOptions) | ({ engine: "openai-compatible" } & Omit<OpenAiCompatibleSpeechEngineOptions, "fetch">);
 
 export function createSpeechEngine(config: SpeechEngineConfig): SpeechEngine {
   switch (config.engine) {
@@ -44,7 +39,10 @@ export function parseVoiceMap(json: string): Partial<Record<VoiceId, string>> {
 
 /** Reads a comma-separated format list (`mp3,wav,pcm`). Throws naming every unknown format. */
 export function parseFormatList(list: string): AudioFormat[] {
-  const items = list.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const items = list
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
   const unknown = items.filter((item) => !isAudioFormat(item));
   if (unknown.length > 0) throw new Error(`unknown audio formats: ${unknown.join(", ")} (known: ${AUDIO_FORMATS.join(", ")})`);
   if (items.length === 0) throw new Error("the format list is empty");

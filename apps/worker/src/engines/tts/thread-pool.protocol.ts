@@ -7,10 +7,7 @@ export interface TaskMessage<TPayload> {
 }
 
 /** Thread -> engine. */
-export type ReplyMessage<TResult> =
-  | { id: number; kind: "progress"; fraction: number }
-  | { id: number; kind: "done"; result: TResult }
-  | { id: number; kind: "failed"; message: string };
+export type ReplyMessage<TResult> = { id: number; kind: "progress"; fraction: number } | { id: number; kind: "done"; result: TResult } | { id: number; kind: "failed"; message: string };
 
 export interface TaskOutcome<TResult> {
   result: TResult;
@@ -22,9 +19,7 @@ export interface TaskOutcome<TResult> {
  * The thread side of ThreadPool: runs `handler` for each task it receives, one at a time (the pool
  * never sends a second task before the first is answered), and answers with its outcome.
  */
-export function serveTasks<TPayload, TResult>(
-  handler: (payload: TPayload, reportProgress: (fraction: number) => void) => Promise<TaskOutcome<TResult>>,
-): void {
+export function serveTasks<TPayload, TResult>(handler: (payload: TPayload, reportProgress: (fraction: number) => void) => Promise<TaskOutcome<TResult>>): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks() must run in a worker thread");
   port.on("message", ({ id, payload }: TaskMessage<TPayload>) => {
