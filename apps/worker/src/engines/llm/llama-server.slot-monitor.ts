@@ -8,6 +8,10 @@ interface SlotState {
   next_token?: { n_decoded?: number }[];
 }
 
+interface Polling {
+  stop: AbortController;
+}
+
 interface Watcher {
   seed: number;
   reported: number;
@@ -23,7 +27,8 @@ interface Watcher {
  */
 export class SlotMonitor {
   private readonly watchers = new Map<number, Watcher>();
-  private polling = false;
+  /** The running poll loop, if any; stopped when the last watcher leaves. */
+  private polling: Polling | null = null;
 
   constructor(
     private readonly slotsUrl: () => string,
@@ -34,12 +39,15 @@ export class SlotMonitor {
   watch(slotId: number, seed: number, onTokens: (tokens: number) => void): () => void {
     const watcher: Watcher = { seed, reported: 0, onTokens };
     this.watchers.set(slotId, watcher);
-    if (!this.polling) {
-      this.polling = true;
-      void this.poll();
-    }
+    this.polling ??= this.poll(new AbortController());
     return () => {
       if (this.watchers.get(slotId) === watcher) this.watchers.delete(slotId);
+      // The last job gone, the loop stops at once: a job that starts next gets a first read a full
+      // interval after its own start, so one shorter than that is never read (nor slowed) at all.
+      if (this.watchers.size === 0 && this.polling) {
+        this.polling.stop.abort();
+        this.polling = null; // forgotten now: a job starting in this same tick starts a new loop
+      }
     };
   }
 
@@ -53,23 +61,31 @@ export class SlotMonitor {
     }
   }
 
-  private async poll(): Promise<void> {
-    while (this.watchers.size > 0) {
-      await sleep(this.intervalMs);
-      const slots = await this.read();
-      for (const slot of slots ?? []) {
-        const watcher = this.watchers.get(slot.id);
-        const tokens = slot.next_token?.[0]?.n_decoded ?? 0;
-        if (!watcher || !slot.is_processing || slot.params?.seed !== watcher.seed || tokens <= watcher.reported) continue;
-        watcher.reported = tokens;
-        try {
-          watcher.onTokens(tokens);
-        } catch {
-          this.watchers.delete(slot.id); // a watcher that cannot take a report is not asked again
-        }
+  private poll(stop: AbortController): Polling {
+    const run = async () => {
+      while (this.watchers.size > 0 && !stop.signal.aborted) {
+        await sleep(this.intervalMs, undefined, { signal: stop.signal }).catch(() => undefined);
+        if (stop.signal.aborted) break;
+        this.report(await this.read());
+      }
+      if (this.polling?.stop === stop) this.polling = null;
+    };
+    void run(); // never rejects: read() answers null on any failure, report() catches callbacks
+    return { stop };
+  }
+
+  private report(slots: SlotState[] | null): void {
+    for (const slot of slots ?? []) {
+      const watcher = this.watchers.get(slot.id);
+      const tokens = slot.next_token?.[0]?.n_decoded ?? 0;
+      if (!watcher || !slot.is_processing || slot.params?.seed !== watcher.seed || tokens <= watcher.reported) continue;
+      watcher.reported = tokens;
+      try {
+        watcher.onTokens(tokens);
+      } catch {
+        this.watchers.delete(slot.id); // a watcher that cannot take a report is not asked again
       }
     }
-    this.polling = false;
   }
 
   /** The slots, or null while the server cannot answer (it may be restarting). */
