@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
+import { ChatPrompt } from "./chat-prompt.js";
 import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.process.js";
 import { SlotMonitor } from "./llama-server.slot-monitor.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";
@@ -53,18 +54,18 @@ class ProgressCount {
  * that decodes, and decodes every busy slot's next token in one batch. As in the in-process engine,
  * a job takes the free slot whose cache shares the longest prefix with its prompt (and is pinned to
  * it with `id_slot`), so a conversation's next turn reads only what is new. The prompt is rendered
- * and tokenized by the server's own chat template and tokenizer (so counted exactly) and sent as
- * tokens; the reply comes in one answer, and progress is read from GET /slots (SlotMonitor).
+ * with the GGUF's chat template and tokenized in the worker (ChatPrompt) and sent as tokens, so the
+ * count is exactly what the server reads; the reply comes in one answer, and progress is read from
+ * GET /slots (SlotMonitor).
  */
 export class LlamaServerLlmEngine implements LlmEngine {
   readonly name = "llama.cpp (llama-server)";
   private readonly pool: SlotPool<ServerSlot>;
   private readonly monitor: SlotMonitor;
-  /** The last prompts tokenized: trimming counts the prompt that generate() then sends. */
-  private readonly tokenized = new Map<string, number[]>();
 
   private constructor(
     private readonly server: LlamaServerProcess,
+    private readonly prompt: ChatPrompt,
     readonly contextTokens: number,
     slots: number,
   ) {
@@ -73,19 +74,23 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   static async start(settings: LlamaServerSettings): Promise<LlamaServerLlmEngine> {
-    const server = await LlamaServerProcess.start(settings);
+    const prompt = await ChatPrompt.load(settings.modelPath);
+    const server = await LlamaServerProcess.start(settings).catch(async (error: unknown) => {
+      await prompt.close();
+      throw error;
+    });
     try {
       const props = (await (await fetch(`${server.url}/props`)).json()) as { total_slots?: number; default_generation_settings?: { n_ctx?: number } };
-      return new LlamaServerLlmEngine(server, props.default_generation_settings?.n_ctx ?? settings.contextPerSlot, props.total_slots ?? settings.slots);
+      return new LlamaServerLlmEngine(server, prompt, props.default_generation_settings?.n_ctx ?? settings.contextPerSlot, props.total_slots ?? settings.slots);
     } catch (error) {
       await server.stop();
+      await prompt.close();
       throw error;
     }
   }
 
   async countPromptTokens(turns: ChatTurn[]): Promise<number> {
-    const signal = AbortSignal.timeout(60_000);
-    return (await this.whileReachable(() => this.promptTokens(turns, signal), signal)).length;
+    return this.prompt.tokens(turns).length;
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
@@ -118,10 +123,11 @@ export class LlamaServerLlmEngine implements LlmEngine {
 
   async close(): Promise<void> {
     await this.server.stop();
+    await this.prompt.close();
   }
 
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
-    const prompt = await this.promptTokens(input.turns, input.signal);
+    const prompt = this.prompt.tokens(input.turns);
     const { slot } = await this.pool.acquire(prompt, input.signal);
     const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens) => progress.report(tokens));
     try {
@@ -137,10 +143,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
     }
   }
 
-  /**
-   * The prompt goes as the tokens already counted, to the native /completion endpoint: the chat
-   * template (jinja, ~3 ms for a conversation of a dozen turns) is rendered once per job, not twice.
-   */
+  /** The prompt goes as the tokens already counted (ChatPrompt), to the native /completion endpoint. */
   private async complete(slot: ServerSlot, prompt: number[], input: GenerationInput): Promise<GenerationResult> {
     const { maxTokens, temperature, topP, seed } = input.sampling;
     const body = { prompt, n_predict: maxTokens, temperature, top_p: topP, seed, stop: STOP_SEQUENCES, id_slot: slot.id, cache_prompt: true, response_fields: COMPLETION_FIELDS };
@@ -148,21 +151,9 @@ export class LlamaServerLlmEngine implements LlmEngine {
     return {
       text: answer.content ?? "",
       tokens: answer.tokens_predicted ?? 0,
-      promptTokens: answer.tokens_evaluated ?? prompt.length,
+      promptTokens: answer.tokens_evaluated ?? 0,
       cachedTokens: answer.timings?.cache_n ?? 0,
     };
-  }
-
-  /** The prompt as llama-server renders it (the GGUF's chat template) and reads it (its tokenizer). */
-  private async promptTokens(turns: ChatTurn[], signal: AbortSignal): Promise<number[]> {
-    const key = JSON.stringify(turns);
-    const known = this.tokenized.get(key);
-    if (known) return known;
-    const { prompt } = await this.post<{ prompt: string }>("/apply-template", { messages: turns }, signal);
-    const { tokens } = await this.post<{ tokens: number[] }>("/tokenize", { content: prompt, add_special: true, parse_special: true }, signal);
-    if (this.tokenized.size >= 16) this.tokenized.delete(this.tokenized.keys().next().value as string);
-    this.tokenized.set(key, tokens);
-    return tokens;
   }
 
   /** POSTs JSON and reads the JSON answer; an abort rejects with the signal's reason. */

@@ -1,4 +1,5 @@
 import { getLlama, LlamaChat, LlamaLogLevel, type ChatHistoryItem, type LlamaContext, type LlamaContextSequence, type LlamaModel } from "node-llama-cpp";
+import { toHistory } from "./chat-prompt.js";
 import { STOP_SEQUENCES } from "./stop-sequences.js";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";
@@ -24,14 +25,6 @@ class LlamaSlot implements CacheSlot {
   cachedTokens(): readonly number[] {
     return this.sequence.contextTokens;
   }
-}
-
-function toHistory(turns: ChatTurn[]): ChatHistoryItem[] {
-  return turns.map((turn): ChatHistoryItem => {
-    if (turn.role === "system") return { type: "system", text: turn.content };
-    if (turn.role === "user") return { type: "user", text: turn.content };
-    return { type: "model", response: [turn.content] };
-  });
 }
 
 /**
