@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { closedPort } from "../../../test-support/ports.js";
 
 /** `npm run keys` as a user runs it, on the test Redis under a prefix of its own. */
 const KEYS = fileURLToPath(new URL("../../cli/dist/keys.js", import.meta.url));
@@ -57,12 +57,3 @@ describe("npm run keys", () => {
     expect(failed.stderr).toBe(`keys: could not reach Redis at redis://admin:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 });
-
-/** A port nothing listens on (one the system just handed out and got back). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../src/local/redis-server.js";
 import { quickServiceEnv, runInOwnGroup, START_SCRIPT } from "../../../test-support/local-service.js";
+import { closedPort } from "../../../test-support/ports.js";
 
 /**
  * `npm start` says "ready" only once a worker takes jobs. A new user offline, without LLM_MODEL:
@@ -14,15 +14,6 @@ import { quickServiceEnv, runInOwnGroup, START_SCRIPT } from "../../../test-supp
 let dir: string;
 beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), "chorus-readiness-"))));
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** A loopback port nothing listens on: the model host that cannot be reached. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("npm start without a reachable model host", () => {
   it("when the worker cannot get its model, then npm start never says ready, prints the worker's advice and exits non-zero", async () => {

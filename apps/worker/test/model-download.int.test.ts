@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join, relative as relativePath } from "node:path";
 import { ModelUnavailableError, resolveModel } from "../src/engines/llm/model-resolver.js";
 import { describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
+import { closedPort } from "../../../test-support/ports.js";
 
 /**
  * A stand-in for the Hugging Face file endpoint on 127.0.0.1, serving the fixture model at
@@ -29,15 +30,6 @@ function startModelHost(): Promise<{ server: Server; url: string; requests: stri
 }
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
-
-/** A loopback port nothing listens on: connections are refused, as by a host that cannot be reached. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("a model whose host cannot be reached", () => {
   it("when it is not cached, then resolving fails at once, naming the host and what to set", async () => {
