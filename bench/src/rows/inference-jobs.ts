@@ -35,42 +35,28 @@ export function apiBody(request: InferenceRequest) {
   return { messages: request.messages, samplingParams: { max_tokens: request.maxTokens, ...SAMPLING } };
 }
 
-/** Through the whole service: submit, then poll the status every `pollMs` until it is final. */
-export async function viaService(stack: BenchStack, request: InferenceRequest, pollMs: number): Promise<Completion> {
-  const auth = { authorization: `Bearer ${stack.apiKey}` };
-  const sentAt = nowMs();
-  const submitted = await httpJson("POST", `${stack.gateway.url}/api/text/default`, auth, apiBody(request));
-  const id = (submitted.body as Partial<SubmitResponse>).id;
-  if (submitted.status !== 200 || typeof id !== "string") throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const record = (await httpJson("GET", `${stack.gateway.url}/api/v2/status/${id}`, auth)).body as Partial<StatusRecord>;
-    if (record.status === "completed") {
-      return { tokens: record.tokens ?? Number.NaN, promptTokens: record.promptTokens ?? Number.NaN, cachedTokens: record.cachedTokens ?? Number.NaN, ms: nowMs() - sentAt };
-    }
-    if (record.status === "error" || Date.now() > deadline) throw new Error(`job ${id} did not complete: ${JSON.stringify(record)}`);
-    await sleep(pollMs);
-  }
-}
-
 /** Longest wait a client asks for with `Prefer: wait` (the gateway's maximum). */
 const WAIT_SECONDS = 60;
 
 /**
- * Through the whole service as a client that waits instead of polling: submit with
- * `Prefer: wait=60`, which answers with the finished record when it finishes within the wait, else
- * status GETs with the same preference until it is final (one request per minute at most).
+ * How a client learns the outcome: polling the status every `pollEveryMs`, or waiting
+ * (`Prefer: wait=60` on submit, which answers with the finished record when it finishes within the
+ * wait, and on each status GET: one request per minute at most).
  */
-export async function viaServiceWaiting(stack: BenchStack, request: InferenceRequest): Promise<Completion> {
-  const headers = { authorization: `Bearer ${stack.apiKey}`, prefer: `wait=${WAIT_SECONDS}` };
+export type ServiceClient = { pollEveryMs: number } | { waits: true };
+
+/** Through the whole service: submit, then status GETs as `client` makes them until the record is final. */
+export async function viaService(stack: BenchStack, request: InferenceRequest, client: ServiceClient): Promise<Completion> {
+  const headers = { authorization: `Bearer ${stack.apiKey}`, ...("waits" in client ? { prefer: `wait=${WAIT_SECONDS}` } : {}) };
   const sentAt = nowMs();
   const submitted = await httpJson("POST", `${stack.gateway.url}/api/text/default`, headers, apiBody(request));
-  let record = submitted.body as Partial<StatusRecord>;
   const id = (submitted.body as Partial<SubmitResponse>).id;
   if (submitted.status !== 200 || typeof id !== "string") throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
   const deadline = Date.now() + 300_000;
-  while (record.status !== "completed") {
+  let record = submitted.body as Partial<StatusRecord>;
+  for (let polls = 0; record.status !== "completed"; polls++) {
     if (record.status === "error" || Date.now() > deadline) throw new Error(`job ${id} did not complete: ${JSON.stringify(record)}`);
+    if (polls > 0 && "pollEveryMs" in client) await sleep(client.pollEveryMs);
     record = (await httpJson("GET", `${stack.gateway.url}/api/v2/status/${id}`, headers)).body as Partial<StatusRecord>;
   }
   return { tokens: record.tokens ?? Number.NaN, promptTokens: record.promptTokens ?? Number.NaN, cachedTokens: record.cachedTokens ?? Number.NaN, ms: nowMs() - sentAt };

@@ -13,20 +13,7 @@ import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/
 import { startRealWorker } from "../stack/workers.js";
 import { appEnv } from "../../../apps/cli/dist/local/app-command.js";
 import { buildChatTurns, loadCharacterCatalog } from "../worker-dist/llm-engine.js";
-import {
-  aggregateRate,
-  apiBody,
-  conversation,
-  jobsPerMinute,
-  nextTurn,
-  rotate,
-  viaEngine,
-  viaLlamaServer,
-  viaService,
-  viaServiceWaiting,
-  type Completion,
-  type InferenceRequest,
-} from "./inference-jobs.js";
+import { aggregateRate, apiBody, conversation, jobsPerMinute, nextTurn, rotate, viaEngine, viaLlamaServer, viaService, type Completion, type InferenceRequest } from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
@@ -43,6 +30,8 @@ const LATENCY_POLL_MS = 2;
 const THROUGHPUT_POLL_MS = 20;
 /** Status polls of the burst: hundreds of jobs wait at once, each polled like a patient client. */
 const BURST_POLL_MS = 500;
+/** The client of the targeted rows: it waits (Prefer: wait) instead of polling. */
+const WAITS = { waits: true } as const;
 
 interface Scale {
   levels: number[];
@@ -106,8 +95,8 @@ async function decodeRateRows(run: Run): Promise<BenchRow[]> {
     const batch = (side: string, r: number): InferenceRequest[] => Array.from({ length: jobs }, (_, i) => ({ messages: conversation(`${side}${r}x${i}`, 1, 60), maxTokens: run.scale.maxTokens }));
     const rates = await withSides(run, jobs, ({ engine, server }) => {
       const sides: Record<string, (r: number) => Promise<number>> = {
-        service: (r) => aggregateRate(batch("s", r), (q) => viaServiceWaiting(run.ctx.stack, q)),
-        polled: (r) => aggregateRate(batch("p", r), (q) => viaService(run.ctx.stack, q, THROUGHPUT_POLL_MS)),
+        service: (r) => aggregateRate(batch("s", r), (q) => viaService(run.ctx.stack, q, WAITS)),
+        polled: (r) => aggregateRate(batch("p", r), (q) => viaService(run.ctx.stack, q, { pollEveryMs: THROUGHPUT_POLL_MS })),
         engine: (r) => aggregateRate(batch("e", r), (q) => viaEngine(engine, q)),
       };
       if (server) sides.server = (r) => aggregateRate(batch("l", r), (q) => viaLlamaServer(server.url, turnsOf(q), q));
@@ -141,8 +130,8 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
   };
   const results = await withSides(run, slots, ({ server }) => {
     const sides: Record<string, (r: number) => Promise<Pair>> = {
-      service: (r) => talk(`s${r}`, (q) => viaServiceWaiting(run.ctx.stack, q)),
-      polled: (r) => talk(`p${r}`, (q) => viaService(run.ctx.stack, q, LATENCY_POLL_MS)),
+      service: (r) => talk(`s${r}`, (q) => viaService(run.ctx.stack, q, WAITS)),
+      polled: (r) => talk(`p${r}`, (q) => viaService(run.ctx.stack, q, { pollEveryMs: LATENCY_POLL_MS })),
     };
     if (server) sides.server = (r) => talk(`l${r}`, (q) => viaLlamaServer(server.url, turnsOf(q), q));
     return rotate(1, sides).then(() => rotate(Math.max(options.rounds, 3), sides));
@@ -199,7 +188,7 @@ async function burstRows(run: Run): Promise<BenchRow[]> {
   const slots = 2; // the worker's default WORKER_CONCURRENCY: the burst is 100x its slots
   const jobs = Array.from({ length: run.scale.burstJobs }, (_, i): InferenceRequest => ({ messages: conversation(`b${i}`, 1, 40), maxTokens: 8 }));
   const measured = await withSides({ ...run, llamaServer: null }, slots, async ({ engine }) => {
-    const service = await jobsPerMinute(jobs, (q) => viaService(run.ctx.stack, q, BURST_POLL_MS));
+    const service = await jobsPerMinute(jobs, (q) => viaService(run.ctx.stack, q, { pollEveryMs: BURST_POLL_MS }));
     const failures = await failedAttempts(run.ctx.stack);
     return { service, engine: await jobsPerMinute(jobs, (q) => viaEngine(engine, q)), failures };
   });
@@ -222,7 +211,7 @@ async function cacheHitShare(run: Run, workers: Array<Record<string, string>>): 
       let messages = conversation(`w${workers.length}c${c}`, run.scale.conversationMessages);
       const hits: boolean[] = [];
       for (let turn = 0; turn < run.scale.turns; turn++) {
-        const done = await viaService(stack, { messages, maxTokens: 4 }, THROUGHPUT_POLL_MS);
+        const done = await viaService(stack, { messages, maxTokens: 4 }, { pollEveryMs: THROUGHPUT_POLL_MS });
         if (turn > 0) hits.push(done.cachedTokens >= done.promptTokens / 2);
         messages = nextTurn(messages);
       }

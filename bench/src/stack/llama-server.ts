@@ -1,7 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { ensureLlamaServerBuild, missingBuildTools, nodeLlamaCppDir } from "../worker-dist/llm-engine.js";
+import { ensureLlamaServerBuild, llamaSourceBundle, missingForLlamaServerBuild } from "../worker-dist/llm-engine.js";
 import { startCommand, whileAlive, type BenchChild } from "./child-processes.js";
 import { freePort, waitForHttp } from "./net.js";
 
@@ -29,10 +27,9 @@ export interface LlamaServer {
 
 /** The worker's llama-server build (built now if missing, ~10 min on 2 cores), or why it cannot be had here. */
 export async function ensureLlamaServer(log: (line: string) => void): Promise<LlamaServerBinary> {
-  const bundle = join(nodeLlamaCppDir(), "llama", "gitRelease.bundle");
-  const missing = [...missingBuildTools(), ...(existsSync(bundle) ? [] : [`node-llama-cpp's llama.cpp source (${bundle})`])];
+  const missing = missingForLlamaServerBuild();
   if (missing.length > 0) return { skipped: `llama-server cannot be built here: needs ${missing.join(" and ")}` };
-  const commit = execFileSync("git", ["bundle", "list-heads", bundle], { encoding: "utf8" }).trim().slice(0, 7);
+  const commit = execFileSync("git", ["bundle", "list-heads", llamaSourceBundle()], { encoding: "utf8" }).trim().slice(0, 7);
   const { path } = await ensureLlamaServerBuild({ log, ...(process.env.LLAMA_BUILD_CACHE ? { cacheRoot: process.env.LLAMA_BUILD_CACHE } : {}) });
   return { path, commit };
 }

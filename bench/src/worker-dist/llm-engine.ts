@@ -4,8 +4,7 @@
  * baseline. The only module that reaches into apps/worker/dist for text generation.
  */
 export { loadCharacterCatalog } from "../../../apps/worker/dist/characters/character-catalog.js";
-export { missingBuildTools, nodeLlamaCppDir } from "../../../apps/worker/dist/engines/llm/llama-build.js";
-export { ensureLlamaServerBuild, findLlamaServer } from "../../../apps/worker/dist/engines/llm/llama-server.build.js";
+export { ensureLlamaServerBuild, findLlamaServer, llamaSourceBundle, missingForLlamaServerBuild } from "../../../apps/worker/dist/engines/llm/llama-server.build.js";
 export { loadLlamaEngine } from "../../../apps/worker/dist/engines/llm/llama-engine.factory.js";
 export { resolveSampling } from "../../../apps/worker/dist/processors/sampling.js";
 export { buildChatTurns } from "../../../apps/worker/dist/prompt/build-chat-turns.js";

@@ -37,6 +37,17 @@ export function findLlamaServer(cacheRoot = DEFAULT_LLAMA_BUILD_CACHE): string |
   return existsSync(path) ? path : null;
 }
 
+/** node-llama-cpp's git bundle of the llama.cpp source it was built from. */
+export function llamaSourceBundle(): string {
+  return join(nodeLlamaCppDir(), "llama", "gitRelease.bundle");
+}
+
+/** What a build of llama-server needs and this machine lacks (empty when it can be built). */
+export function missingForLlamaServerBuild(): string[] {
+  const bundle = llamaSourceBundle();
+  return [...missingBuildTools(), ...(existsSync(bundle) ? [] : [`node-llama-cpp's llama.cpp source (${bundle})`])];
+}
+
 export interface LlamaServerBuildOptions {
   cacheRoot?: string;
   log: (line: string) => void;
@@ -47,15 +58,14 @@ export async function ensureLlamaServerBuild(options: LlamaServerBuildOptions): 
   const cacheRoot = options.cacheRoot ?? DEFAULT_LLAMA_BUILD_CACHE;
   const path = llamaServerPath(cacheRoot);
   if (existsSync(path)) return { path, outcome: "present" };
-  const bundle = join(nodeLlamaCppDir(), "llama", "gitRelease.bundle");
-  const missing = [...missingBuildTools(), ...(existsSync(bundle) ? [] : [`node-llama-cpp's llama.cpp source (${bundle})`])];
+  const missing = missingForLlamaServerBuild();
   if (missing.length > 0) throw new Error(`building llama-server needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`);
   options.log("llama-server: building it for this machine from the source node-llama-cpp ships (once; ~10 min on 2 cores)...");
   // Built in a scratch folder beside the cache entry, then renamed: a half-built binary is never found.
   const scratch = join(cacheRoot, `.llama-server.${process.pid}.tmp`);
   await rm(scratch, { recursive: true, force: true });
   try {
-    await run("git", ["clone", "-q", bundle, join(scratch, "src")]);
+    await run("git", ["clone", "-q", llamaSourceBundle(), join(scratch, "src")]);
     await run("cmake", ["-S", join(scratch, "src"), "-B", join(scratch, "build"), ...CMAKE_OPTIONS]);
     await run("cmake", ["--build", join(scratch, "build"), "--target", "llama-server", "-j", String(availableParallelism())]);
     await mkdir(join(scratch, "out"));
