@@ -62,6 +62,8 @@ export class LlamaServerLlmEngine implements LlmEngine {
   readonly name = "llama.cpp (llama-server)";
   private readonly pool: SlotPool<ServerSlot>;
   private readonly monitor: SlotMonitor;
+  /** The prompt last tokenized: trimming counts the conversation that generate() then sends. */
+  private last: { key: string; tokens: number[] } | null = null;
 
   private constructor(
     private readonly server: LlamaServerProcess,
@@ -90,7 +92,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   async countPromptTokens(turns: ChatTurn[]): Promise<number> {
-    return this.prompt.tokens(turns).length;
+    return this.promptTokens(turns).length;
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
@@ -127,7 +129,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
-    const prompt = this.prompt.tokens(input.turns);
+    const prompt = this.promptTokens(input.turns);
     const { slot } = await this.pool.acquire(prompt, input.signal);
     const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens) => progress.report(tokens));
     try {
@@ -141,6 +143,12 @@ export class LlamaServerLlmEngine implements LlmEngine {
       if (input.signal.aborted) void this.monitor.untilIdle(slot.id).then(() => this.pool.release(slot));
       else this.pool.release(slot);
     }
+  }
+
+  private promptTokens(turns: ChatTurn[]): number[] {
+    const key = JSON.stringify(turns);
+    if (this.last?.key !== key) this.last = { key, tokens: this.prompt.tokens(turns) };
+    return this.last.tokens;
   }
 
   /** The prompt goes as the tokens already counted (ChatPrompt), to the native /completion endpoint. */

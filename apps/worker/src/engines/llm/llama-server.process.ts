@@ -69,7 +69,7 @@ export class LlamaServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** The guard's process id; llama-server runs as its only child, in its process group. */
+  /** The guard's process id; llama-server is its first child (the second, its watcher), in its group. */
   get pid(): number | undefined {
     return this.child?.pid;
   }
@@ -79,23 +79,18 @@ export class LlamaServerProcess {
    * it has not within `timeoutMs` or the signal aborts.
    */
   async whenReady(signal: AbortSignal, timeoutMs = 60_000): Promise<void> {
-    const decided = new AbortController();
-    const timeout = sleep(timeoutMs, undefined, { signal: AbortSignal.any([signal, decided.signal]) }).then(() => {
-      throw this.failure(`has not come back within ${timeoutMs / 1000} s`);
-    });
-    timeout.catch(() => undefined); // the race below reports it; cancelled once it is decided
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      await Promise.race([this.healthy, timeout]);
+      await abortable(this.healthy, AbortSignal.any([signal, timeout]));
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (timeout.aborted) throw this.failure(`has not come back within ${timeoutMs / 1000} s`);
       throw error;
-    } finally {
-      decided.abort();
     }
   }
 
-  /** The last lines llama-server printed (for error messages). */
-  outputTail(): string {
+  /** The last lines llama-server printed (for the log). */
+  private outputTail(): string {
     return this.output.slice(-4000);
   }
 
@@ -209,10 +204,10 @@ async function terminate(child: GuardedChild, timeoutMs: number): Promise<void> 
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, "exit");
   child.stdin.end();
-  const decided = new AbortController();
-  const late = sleep(timeoutMs, false, { signal: decided.signal }).catch(() => false);
-  const stopped = await Promise.race([exited.then(() => true), late]);
-  decided.abort(); // no timer left behind to keep the process alive
+  const stopped = await abortable(exited, AbortSignal.timeout(timeoutMs)).then(
+    () => true,
+    () => false,
+  );
   if (stopped || child.pid === undefined) return;
   try {
     process.kill(-child.pid, "SIGKILL");
