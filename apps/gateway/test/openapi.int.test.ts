@@ -137,3 +137,16 @@ describe("GET /openapi.json", () => {
     expect(checked.length).toBeGreaterThan(20);
   });
 });
+
+describe("GET /docs", () => {
+  it("when asked without an API key, then the page and Swagger UI's own files come from the gateway under a same-origin CSP", async () => {
+    const page = await request(gw.app).get("/docs");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(page.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const bundle = await request(gw.app).get("/docs/assets/swagger-ui-bundle.js");
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+  });
+});
