@@ -9,6 +9,8 @@ import { createRateLimiters } from "./middleware/rate-limit.js";
 import { requestContext } from "./middleware/request-context.js";
 import { addHealthRoutes } from "./routes/health.route.js";
 import { addMetricsRoute } from "./routes/metrics.route.js";
+import { addDocsRoutes } from "./openapi/docs.route.js";
+import { addOpenApiRoute } from "./openapi/openapi.route.js";
 import { addSpeechRoutes } from "./routes/speech.route.js";
 import { addStatusRoutes } from "./routes/status.route.js";
 import { addTextRoutes } from "./routes/text.route.js";
@@ -60,7 +62,8 @@ export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" 
  * Routes sit in one flat table on the app rather than in a Router per file, and the API comes first:
  * every layer a request passes on its way to its route costs a few µs and some garbage (measured
  * with npm run bench), so status polls, the most frequent request, meet theirs after one layer.
- * Each API route authenticates in its own chain; the probes and /metrics, which need no API key,
+ * Each API route authenticates in its own chain; the probes, /metrics and the API's reference (/openapi.json,
+ * /docs), which need no API key,
  * come after the API; whatever matched nothing is authenticated, then 405 (a known path) or 404.
  */
 export function buildApp(deps: GatewayDeps): Express {
@@ -86,6 +89,8 @@ export function buildApp(deps: GatewayDeps): Express {
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: limiters.tts });
   addHealthRoutes(app, redisConnections(deps));
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
+  addOpenApiRoute(app);
+  addDocsRoutes(app);
   // An unknown path tells a caller without a valid key nothing but 401.
   app.use(authenticated);
   app.use(methodNotAllowed(app));
