@@ -9,6 +9,9 @@ import { ownedBy } from "./owned-status.js";
  */
 export const MAX_ENTRIES_READ = 1000;
 
+/** Index entries read at once under a status filter (that may skip most): MAX_ENTRIES_READ in 10 slices. */
+const FILTERED_SLICE = 100;
+
 const CURSOR = /^(\d{1,16}):([A-Za-z0-9-]{1,64})$/;
 
 /** The cursor is the last place read, so a page boundary does not move as new requests arrive. */
@@ -26,6 +29,11 @@ export function decodeCursor(cursor: string): IndexPosition {
 
 export function toListItem(id: string, stored: StoredStatus): RequestListItem {
   return { id, model: stored.model, createdAt: new Date(stored.createdAt).toISOString(), ...stored.record };
+}
+
+/** At least one entry past what the page still needs (it tells whether another page follows). */
+function sliceSize(needed: number, filtered: boolean, read: number): number {
+  return Math.min(filtered ? Math.max(needed + 1, FILTERED_SLICE) : needed + 1, MAX_ENTRIES_READ - read);
 }
 
 export interface ListRequest {
@@ -49,8 +57,7 @@ export class RequestListing {
     let read = 0;
     let more = true;
     while (more && data.length < limit && read < MAX_ENTRIES_READ) {
-      // One entry past what the page still needs: it tells whether another page follows.
-      const slice = await this.index.after(keyId, place, Math.min(limit - data.length + 1, MAX_ENTRIES_READ - read));
+      const slice = await this.index.after(keyId, place, sliceSize(limit - data.length, status !== undefined, read));
       const records = await Promise.all(slice.entries.map(({ id }) => this.statuses.get(id)));
       more = !slice.exhausted;
       for (const [i, entry] of slice.entries.entries()) {
