@@ -17,6 +17,7 @@ import type { Redis } from "ioredis";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
+import { parseCorsOrigins } from "./middleware/cors.js";
 import { FinalStatusWaits } from "./services/final-status-waits.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
 import { QueueDepth } from "./services/queue-depth.js";
@@ -81,6 +82,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     metrics,
     metricsToken: config.METRICS_TOKEN,
+    corsOrigins: parseCorsOrigins(config.CORS_ORIGINS),
     close: async () => {
       queueDepth.stop();
       finalStatusWaits.close();
