@@ -5,6 +5,7 @@ export * from "./status-record.js";
 export * from "./jobs.js";
 export * from "./text/generation-request.js";
 export { sentSamplingParams, validateGenerationRequest } from "./text/validate-generation-request.js";
+export { SAMPLING_PARAM_SCHEMAS } from "./text/generation-request.schema.js";
 export { compileValidator, type Validator } from "./validation/validator.js";
 export * from "./speech/index.js";
 export * from "./scopes.js";

@@ -1,4 +1,4 @@
-import { MODEL_IDS, type ModelId, type SamplingParams } from "@chorus/contracts";
+import { MODEL_IDS, SAMPLING_PARAM_SCHEMAS, type ModelId, type SamplingParams } from "@chorus/contracts";
 
 export interface LlamaEngineSpec {
   type: "llama";
@@ -33,14 +33,11 @@ export interface ModelsConfig {
   models: Record<ModelId, ModelSettings>;
 }
 
+/** A model's sampling defaults: the bounds a request has (from @chorus/contracts), no seed. */
 const sampling = {
   type: "object",
   additionalProperties: false,
-  properties: {
-    max_tokens: { type: "integer", minimum: 1, maximum: 2048 },
-    temperature: { type: "number", minimum: 0.1, maximum: 2 },
-    top_p: { type: "number", exclusiveMinimum: 0, maximum: 1 },
-  },
+  properties: { max_tokens: SAMPLING_PARAM_SCHEMAS.max_tokens, temperature: SAMPLING_PARAM_SCHEMAS.temperature, top_p: SAMPLING_PARAM_SCHEMAS.top_p },
 } as const;
 
 export const MODELS_CONFIG_SCHEMA = {
