@@ -1,4 +1,4 @@
-import type { EnvSchema } from "./load-config.js";
+import type { ConfigOf, EnvSchema } from "./load-config.js";
 
 /** Settings every process reads. */
 export const COMMON_ENV = {
@@ -10,11 +10,4 @@ export const COMMON_ENV = {
   AUDIO_TTL_SECONDS: { type: "integer", default: 300, minimum: 10, description: "how long synthesized audio may wait in Redis for its gateway" },
 } as const satisfies EnvSchema;
 
-export interface CommonConfig {
-  REDIS_URL: string;
-  REDIS_PREFIX: string;
-  LOG_LEVEL: string;
-  LOG_FORMAT: "json" | "pretty";
-  STATUS_TTL_SECONDS: number;
-  AUDIO_TTL_SECONDS: number;
-}
+export type CommonConfig = ConfigOf<typeof COMMON_ENV>;
