@@ -2,6 +2,7 @@ import { availableParallelism, homedir } from "node:os";
 import { join } from "node:path";
 import { COMMON_ENV, ConfigError, loadConfig, type ConfigOf, type EnvSchema } from "@chorus/platform";
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
+import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
 
 export const WORKER_ENV = {
@@ -21,7 +22,7 @@ export const WORKER_ENV = {
   LLAMA_RUNTIME: {
     type: "string",
     default: "auto",
-    enum: ["auto", "server", "in-process"],
+    enum: LLAMA_RUNTIMES,
     description:
       "llama: run llama.cpp's own llama-server as a child process (server, the fast one), node-llama-cpp in the worker (in-process), or the server when npm run llama:build made one (auto)",
   },
