@@ -41,11 +41,11 @@ class ProgressCount {
 
   constructor(private readonly input: GenerationInput) {}
 
-  report(tokens: number): void {
+  report(tokens: number, text?: string): void {
     const capped = Math.min(tokens, this.input.sampling.maxTokens);
     if (capped <= this.reported) return;
     this.reported = capped;
-    this.input.onProgress({ tokens: capped });
+    this.input.onProgress(text === undefined ? { tokens: capped } : { tokens: capped, text });
   }
 }
 
@@ -131,7 +131,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
     const prompt = this.promptTokens(input.turns);
     const { slot } = await this.pool.acquire(prompt, input.signal);
-    const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens) => progress.report(tokens));
+    const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) => progress.report(tokens, text));
     try {
       return await this.complete(slot, prompt, input);
     } finally {
