@@ -188,6 +188,18 @@ describe("status stream (SSE)", () => {
     }
   });
 
+  it("when nothing changes for 15 s, then the stream sends a keep-alive comment and stays open", async () => {
+    const id = await submit();
+    await gw.deps.statuses.markStarted(id); // started: no queue re-reads, only the quiet timer
+    const sse = await stream(id);
+    await sse.untilEvents(1);
+    for (let i = 0; i < 300 && sse.comments.length === 0; i++) await sleep(100);
+    expect(sse.comments.map((c) => c.trim())).toEqual(["keep-alive"]);
+    expect(sse.events).toHaveLength(1); // the re-read after the silence found nothing new
+    sse.abort();
+    await untilListening(0);
+  }, 40_000);
+
   it("when the client does not ask for a stream, then the answer is the plain JSON record", async () => {
     const id = await submit();
     const res = await plain(id).set("Accept", "application/json, text/event-stream;q=0.5");
