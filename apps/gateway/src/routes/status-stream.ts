@@ -48,7 +48,9 @@ class StatusStream {
   ) {
     this.quietTimer = setTimeout(() => this.onQuiet(), KEEP_ALIVE_MS);
     res.on("close", () => this.end());
-    res.on("drain", () => this.refresh());
+    res.on("drain", () => {
+      if (this.again) this.refresh(); // a change came while the client was not reading
+    });
   }
 
   /** Sends `stored` unless the client already has it; the final record ends the stream. */
