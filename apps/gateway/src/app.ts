@@ -1,15 +1,20 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import type { ApiKeyLookup, ApiKeyStore, GatewayMetrics, Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import { RequestIndex, type ApiKeyLookup, type ApiKeyStore, type GatewayMetrics, type Logger, type RedisKeys, type StatusStore } from "@chorus/platform";
 import express, { type Express } from "express";
 import type { Redis } from "ioredis";
 import { authenticate } from "./middleware/authenticate.js";
+import { corsPolicy } from "./middleware/cors.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { methodNotAllowed } from "./middleware/method-not-allowed.js";
 import { createRateLimiters } from "./middleware/rate-limit.js";
 import { requestContext } from "./middleware/request-context.js";
 import { addHealthRoutes } from "./routes/health.route.js";
 import { addMetricsRoute } from "./routes/metrics.route.js";
+import { addDocsRoutes } from "./openapi/docs.route.js";
+import { addOpenApiRoute } from "./openapi/openapi.route.js";
 import { addSpeechRoutes } from "./routes/speech.route.js";
+import { addBatchStatusRoute } from "./routes/batch-status.route.js";
+import { addRequestsListRoute } from "./routes/requests-list.route.js";
 import { addStatusRoutes } from "./routes/status.route.js";
 import { addTextRoutes } from "./routes/text.route.js";
 import type { SpeechJobs } from "./services/speech-jobs.service.js";
@@ -17,6 +22,7 @@ import type { IdempotencyKeys } from "./services/idempotency.js";
 import type { QueueDepth } from "./services/queue-depth.js";
 import type { FinalStatusWaits } from "./services/final-status-waits.js";
 import type { StatusChanges } from "./services/status-changes.js";
+import { RequestListing } from "./services/request-listing.js";
 import type { TextJobs } from "./services/text-jobs.service.js";
 
 export interface GatewayDeps {
@@ -51,6 +57,8 @@ export interface GatewayDeps {
   metrics: GatewayMetrics;
   /** METRICS_TOKEN: when set, GET /metrics needs it as a Bearer token. */
   metricsToken: string | undefined;
+  /** CORS_ORIGINS: browser origins allowed to call the API (`*` for any); empty: no CORS. */
+  corsOrigins: string[];
 }
 
 /** Every Redis connection the gateway holds: start-up, /readyz and the 503 mapping check them all. */
@@ -63,8 +71,11 @@ export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" 
  * Routes sit in one flat table on the app rather than in a Router per file, and the API comes first:
  * every layer a request passes on its way to its route costs a few µs and some garbage (measured
  * with npm run bench), so status polls, the most frequent request, meet theirs after one layer.
- * Each API route authenticates in its own chain; the probes and /metrics, which need no API key,
+ * Each API route authenticates in its own chain; the probes, /metrics and the API's reference (/openapi.json,
+ * /docs), which need no API key,
  * come after the API; whatever matched nothing is authenticated, then 405 (a known path) or 404.
+ * With CORS_ORIGINS set, the CORS layer comes before them all (a preflight is answered there, with
+ * no key and no budget); unset, there is no such layer.
  */
 export function buildApp(deps: GatewayDeps): Express {
   const app = express();
@@ -72,6 +83,8 @@ export function buildApp(deps: GatewayDeps): Express {
   app.set("etag", false);
   app.set("trust proxy", deps.trustProxy);
   app.use(requestContext(deps.logger, deps.metrics));
+  const cors = corsPolicy(deps.corsOrigins);
+  if (cors) app.use(cors);
 
   const limiters = createRateLimiters({
     redis: deps.redis,
@@ -84,11 +97,15 @@ export function buildApp(deps: GatewayDeps): Express {
   });
   const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
   addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges }, { authenticate: authenticated, limit: limiters.status });
+  addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: limiters.status, chargeIds: limiters.statusUnits });
+  addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: limiters.status });
   const textDeps = { jobs: deps.textJobs, statuses: deps.statuses, waits: deps.finalStatusWaits, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth };
   addTextRoutes(app, textDeps, { authenticate: authenticated, limit: limiters.text });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: limiters.tts });
   addHealthRoutes(app, redisConnections(deps));
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
+  addOpenApiRoute(app);
+  addDocsRoutes(app);
   // An unknown path tells a caller without a valid key nothing but 401.
   app.use(authenticated);
   app.use(methodNotAllowed(app));

@@ -22,6 +22,11 @@ export const GATEWAY_ENV = {
   TTS_TIMEOUT_MS: { type: "integer", default: 120000, minimum: 1000, description: "longest wait for a speech job before 503" },
   METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
   TRUST_PROXY: { type: "string", default: "loopback", description: "Express 'trust proxy' setting: which proxies may set X-Forwarded-For" },
+  CORS_ORIGINS: {
+    type: "string",
+    pattern: "^ *(\\*|[A-Za-z][A-Za-z0-9+.-]*://[^\\s,/]+)( *, *[A-Za-z][A-Za-z0-9+.-]*://[^\\s,/]+)* *$",
+    description: "browser origins allowed to call the API (CORS): a comma list of exact origins such as https://app.example.com, or * (unset: no CORS headers)",
+  },
 } as const satisfies EnvSchema;
 
 export interface GatewayConfig extends CommonConfig {
@@ -33,6 +38,7 @@ export interface GatewayConfig extends CommonConfig {
   RATE_LIMIT_WINDOW_MS: number;
   AUTH_FAILURE_LIMIT: number;
   TRUST_PROXY: string;
+  CORS_ORIGINS?: string;
   METRICS_TOKEN?: string;
   KEY_CACHE_TTL_MS: number;
   MAX_QUEUE_DEPTH: number;

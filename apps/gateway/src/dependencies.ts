@@ -17,6 +17,7 @@ import type { Redis } from "ioredis";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
+import { parseCorsOrigins } from "./middleware/cors.js";
 import { FinalStatusWaits } from "./services/final-status-waits.js";
 import { StatusChanges } from "./services/status-changes.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
@@ -82,6 +83,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     metrics,
     metricsToken: config.METRICS_TOKEN,
+    corsOrigins: parseCorsOrigins(config.CORS_ORIGINS),
     close: async () => {
       queueDepth.stop();
       finalStatusWaits.close();

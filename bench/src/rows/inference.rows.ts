@@ -30,6 +30,11 @@ const LATENCY_POLL_MS = 2;
 const THROUGHPUT_POLL_MS = 20;
 /** Status polls of the burst: hundreds of jobs wait at once, each polled like a patient client. */
 const BURST_POLL_MS = 500;
+/**
+ * Next turns per --rounds: one next turn is ~0.1 s a side, and a median of 5 moved by ~0.1x from run
+ * to run on a shared host, so these rows take three times as many samples.
+ */
+const NEXT_TURN_ROUNDS_PER_ROUND = 3;
 /** The client of the targeted rows: it waits (Prefer: wait) instead of polling. */
 const WAITS = { waits: true } as const;
 
@@ -128,13 +133,14 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
     const first = await send({ messages, maxTokens: 1 });
     return { first, next: await send({ messages: nextTurn(messages), maxTokens: 1 }) };
   };
-  const results = await withSides(run, slots, ({ server }) => {
+  const results = await withSides(run, slots, ({ engine, server }) => {
     const sides: Record<string, (r: number) => Promise<Pair>> = {
       service: (r) => talk(`s${r}`, (q) => viaService(run.ctx.stack, q, WAITS)),
       polled: (r) => talk(`p${r}`, (q) => viaService(run.ctx.stack, q, { pollEveryMs: LATENCY_POLL_MS })),
+      engine: (r) => talk(`e${r}`, (q) => viaEngine(engine, q)),
     };
     if (server) sides.server = (r) => talk(`l${r}`, (q) => viaLlamaServer(server.url, turnsOf(q), q));
-    return rotate(1, sides).then(() => rotate(Math.max(options.rounds, 3), sides));
+    return rotate(1, sides).then(() => rotate(options.rounds * NEXT_TURN_ROUNDS_PER_ROUND, sides));
   });
   const service = results.service ?? [];
   const prompt = median(service.map((p) => p.next.promptTokens));
@@ -158,7 +164,16 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
     "ms",
     2,
   );
-  const rows = [row("inference: next turn, time to first token vs its first turn", next, first, ratioAtMost(0.3), [method])];
+  const alone = figure(
+    "the worker's llama.cpp engine alone in a process: the same conversation's next turn",
+    (results.engine ?? []).map((p) => p.next.ms),
+    "ms",
+    2,
+  );
+  const rows = [
+    row("inference: next turn, time to first token vs its first turn", next, first, ratioAtMost(0.3), [method]),
+    row("inference: next turn, time to first token vs the engine alone", next, alone, null, [method, "what the gateway, the queue and the status record add to the engine's own next turn"]),
+  ];
   if (results.server) {
     const anchor = figure(
       "llama-server with cache_prompt: the same conversation's next turn",

@@ -4,6 +4,7 @@ export * from "./logger.js";
 export * from "./redis/redis-keys.js";
 export * from "./redis/connection.js";
 export * from "./status/status-store.js";
+export * from "./status/request-index.js";
 export * from "./api-keys/api-key-store.js";
 export * from "./queues.js";
 export * from "./process/shutdown.js";

@@ -1,7 +1,7 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
 import type { GatewayMetrics, Logger, RedisKeys } from "@chorus/platform";
-import type { Request, RequestHandler } from "express";
-import { ipKeyGenerator, rateLimit } from "express-rate-limit";
+import type { Request, RequestHandler, Response } from "express";
+import { ipKeyGenerator, rateLimit, type RateLimitInfo } from "express-rate-limit";
 import type { Redis } from "ioredis";
 import { ResilientRedisStore } from "./resilient-redis-store.js";
 import { authenticatedKey } from "./authenticate.js";
@@ -20,10 +20,27 @@ export interface RateLimiters {
   text: RequestHandler;
   tts: RequestHandler;
   status: RequestHandler;
+  /**
+   * After `status` has charged a request one poll: charges it `units(req) - 1` more (batch status,
+   * one poll per id); 429 for the whole request when fewer are left.
+   */
+  statusUnits(units: (req: Request) => number): RequestHandler;
   authFailure: RequestHandler;
 }
 
-function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => number, key: (req: Request) => string): RequestHandler {
+function redisStore(deps: RateLimitDeps, name: string): ResilientRedisStore {
+  return new ResilientRedisStore({
+    prefix: deps.keys.rateLimit(name),
+    sendCommand: (command: string, ...args: string[]) => deps.redis.call(command, ...args) as never,
+  });
+}
+
+function rejection(deps: RateLimitDeps, name: string): ApiError {
+  deps.metrics?.recordRateLimitRejection(name);
+  return new ApiError("RATE_LIMITED", `rate limit exceeded for ${name}; retry after the time in Retry-After (seconds)`);
+}
+
+function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => number, key: (req: Request) => string, store = redisStore(deps, name)): RequestHandler {
   return rateLimit({
     windowMs: deps.windowMs,
     limit,
@@ -33,14 +50,8 @@ function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => num
     standardHeaders: false,
     // Its checks of the configuration run on every request; ours is fixed and covered by tests.
     validate: false,
-    store: new ResilientRedisStore({
-      prefix: deps.keys.rateLimit(name),
-      sendCommand: (command: string, ...args: string[]) => deps.redis.call(command, ...args) as never,
-    }),
-    handler: (_req, _res, next) => {
-      deps.metrics?.recordRateLimitRejection(name);
-      next(new ApiError("RATE_LIMITED", `rate limit exceeded for ${name}; retry after the time in Retry-After (seconds)`));
-    },
+    store,
+    handler: (_req, _res, next) => next(rejection(deps, name)),
     logger: {
       error: (error: unknown, message?: string) => deps.logger.warn(message ?? "rate limiter error", { error: String(error) }),
       warn: (warning: unknown, message?: string) => deps.logger.warn(message ?? "rate limiter warning", { warning: String(warning) }),
@@ -48,13 +59,40 @@ function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => num
   });
 }
 
+/**
+ * express-rate-limit counts one hit a request (a per-request cost is its open issue #309), so the
+ * units past the first go to the same store, one `increment` each. If they overdraw the budget
+ * they are given back and the whole batch is refused: it then costs one unit, as any refused poll.
+ */
+async function chargeMore(deps: RateLimitDeps, store: ResilientRedisStore, name: string, units: number, req: Request, res: Response): Promise<void> {
+  const info = (req as Request & { rateLimit: RateLimitInfo }).rateLimit;
+  const extra = Array.from({ length: units - 1 }, () => info.key);
+  const used = Math.max(info.used, ...(await Promise.all(extra.map((key) => store.increment(key)))).map((hits) => hits.totalHits));
+  if (used > info.limit) {
+    await Promise.all(extra.map((key) => store.decrement(key)));
+    res.setHeader("Retry-After", String(Math.max(0, Math.ceil(((info.resetTime?.getTime() ?? Date.now()) - Date.now()) / 1000))));
+    throw rejection(deps, name);
+  }
+  res.setHeader("X-RateLimit-Remaining", String(Math.max(0, info.limit - used)));
+}
+
+function chargeUnits(deps: RateLimitDeps, store: ResilientRedisStore, name: string) {
+  return (units: (req: Request) => number): RequestHandler =>
+    (req, res, next) => {
+      chargeMore(deps, store, name, units(req), req, res).then(() => next(), next);
+    };
+}
+
 /** Budgets are per API key and per operation (text per model); a key may override each limit. */
 export function createRateLimiters(deps: RateLimitDeps): RateLimiters {
   const limitFor = (op: keyof OperationLimits) => (req: Request) => authenticatedKey(req).limits[op] ?? deps.limits[op];
+  const byKey = (req: Request) => authenticatedKey(req).id;
+  const statusStore = redisStore(deps, "status");
   return {
     text: limiter(deps, "text", limitFor("text"), (req) => `${authenticatedKey(req).id}:${String(req.params.model)}`),
-    tts: limiter(deps, "tts", limitFor("tts"), (req) => authenticatedKey(req).id),
-    status: limiter(deps, "status", limitFor("status"), (req) => authenticatedKey(req).id),
+    tts: limiter(deps, "tts", limitFor("tts"), byKey),
+    status: limiter(deps, "status", limitFor("status"), byKey, statusStore),
+    statusUnits: chargeUnits(deps, statusStore, "status"),
     authFailure: limiter(
       deps,
       "auth-failures",

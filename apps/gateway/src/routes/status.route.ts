@@ -1,9 +1,10 @@
-import { ApiError } from "@chorus/contracts";
+import { ApiError, isRequestId } from "@chorus/contracts";
 import type { StatusStore, StoredStatus } from "@chorus/platform";
 import type { IRouter, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { StatusChanges } from "../services/status-changes.js";
+import { notFound, ownedBy } from "../services/owned-status.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import type { RouteGuards } from "./route-guards.js";
@@ -11,7 +12,6 @@ import { sendJson } from "./send-json.js";
 import { streamStatus, wantsEventStream } from "./status-stream.js";
 import { finalOrLatest } from "./wait-for-final.js";
 
-const REQUEST_ID = /^[A-Za-z0-9-]{1,64}$/;
 /** The spec's two status paths; each is its own route so metrics label them apart without matching. */
 const STATUS_PATHS = ["/api/v2/status/:id", "/api/status/:id"];
 
@@ -25,23 +25,17 @@ type RequestWithPrefetch = Request & { [PREFETCHED]?: Promise<StoredStatus | nul
 function prefetchStatus(statuses: StatusStore) {
   return (req: Request, _res: Response, next: () => void) => {
     const id = String(req.params.id);
-    const read = REQUEST_ID.test(id) ? statuses.get(id) : Promise.resolve(null);
+    const read = isRequestId(id) ? statuses.get(id) : Promise.resolve(null);
     read.catch(() => undefined); // awaited (and its error handled) by the route, unless limited
     (req as RequestWithPrefetch)[PREFETCHED] = read;
     next();
   };
 }
 
-/**
- * An unknown id, an expired id and another key's id all get the same 404, so a key cannot learn
- * that someone else's job exists.
- */
 async function ownedStatus(req: Request): Promise<{ id: string; stored: StoredStatus }> {
   const id = String(req.params.id);
-  const stored = await (req as RequestWithPrefetch)[PREFETCHED];
-  if (!stored || stored.owner !== authenticatedKey(req).id) {
-    throw new ApiError("NOT_FOUND", `no request with id '${id.slice(0, 64)}' for this API key (it may have expired)`);
-  }
+  const stored = ownedBy((await (req as RequestWithPrefetch)[PREFETCHED]) ?? null, authenticatedKey(req).id);
+  if (!stored) throw notFound(id);
   return { id, stored };
 }
 

@@ -3,14 +3,14 @@ import { ApiError } from "@chorus/contracts";
 import type { RedisKeys } from "@chorus/platform";
 import type { Redis } from "ioredis";
 
-const KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type Claim = { fresh: true; requestId: string } | { fresh: false; requestId: string };
 
 /** Validates the header: absent is fine, malformed is a 400 like any other parameter. */
 export function idempotencyKeyOf(header: string | string[] | undefined): string | null {
   if (header === undefined) return null;
-  if (typeof header === "string" && KEY_PATTERN.test(header)) return header;
+  if (typeof header === "string" && IDEMPOTENCY_KEY_PATTERN.test(header)) return header;
   throw ApiError.invalidParameter("Idempotency-Key", "string", "the Idempotency-Key header must be 1-128 characters of A-Z a-z 0-9 . _ : -");
 }
 

@@ -44,18 +44,21 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     const { requestId, model, request } = job.data;
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
-    // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
-    const state = await deps.statuses.markStarted(requestId);
-    if (state !== "processing") return void log.info(state ? "skipped: record already final" : "skipped: no status record (expired or never written)");
-
     const startedAt = Date.now();
     const { engine, character } = deps.modelFor(model);
     const sampling = resolveSampling(job.data, character.sampling);
-    const { turns, droppedMessages } = await trimToContext(buildChatTurns(request, character), {
-      contextTokens: engine.contextTokens,
-      replyTokens: sampling.maxTokens,
-      countPromptTokens: (turns) => engine.countPromptTokens(turns),
-    });
+    // The record is marked started while the prompt is built and counted (work in this process), so
+    // the round trip to Redis costs the job no time; a skipped job wasted that work only.
+    const [state, { turns, droppedMessages }] = await Promise.all([
+      deps.statuses.markStarted(requestId),
+      trimToContext(buildChatTurns(request, character), {
+        contextTokens: engine.contextTokens,
+        replyTokens: sampling.maxTokens,
+        countPromptTokens: (turns) => engine.countPromptTokens(turns),
+      }),
+    ]);
+    // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
+    if (state !== "processing") return void log.info(state ? "skipped: record already final" : "skipped: no status record (expired or never written)");
     const expected = deps.replyLengths.expectedTokens(model, sampling.maxTokens);
     const estimator = new ProgressEstimator(expected, sampling.maxTokens, startedAt, deps.fallbackTokensPerSecond);
     // A progress write that finds the record final means it was cancelled (or answered elsewhere):

@@ -27,6 +27,11 @@ export interface RedisKeys {
   textJobsWaiting(): string;
   /** Sorted set of the ids of text requests not yet final, by acceptance time (ms): what the lost-job sweep checks. */
   textRequestsUnfinished(): string;
+  /**
+   * Sorted set of the ids of one API key's text requests, by acceptance time (ms): what
+   * GET /api/v2/requests lists. Written with the record, trimmed to the records' retention.
+   */
+  textRequestsOfApiKey(keyId: string): string;
   /** Held (SET NX PX) by the one worker that runs the current lost-job sweep. */
   lostJobSweepLock(): string;
   /** BullMQ's hash of one job (its layout: `<bullPrefix>:<queue>:<jobId>`), for the sweep to check it exists. */
@@ -59,6 +64,7 @@ export function redisKeys(prefix: string): RedisKeys {
     textJobTickets: () => `${prefix}:queue-tickets:text:accepted`,
     textJobsWaiting: () => `${prefix}:queue-tickets:text:waiting`,
     textRequestsUnfinished: () => `${prefix}:text-requests:unfinished`,
+    textRequestsOfApiKey: (keyId) => `${prefix}:text-requests:by-key:${keyId}`,
     lostJobSweepLock: () => `${prefix}:lock:lost-job-sweep`,
     bullJob: (queue, jobId) => `${bullPrefix}:${queue}:${jobId}`,
     textJobStats: () => `${prefix}:stats:text-jobs`,

@@ -49,9 +49,10 @@ return 1
 `;
 
 /**
- * KEYS status, ticket counter, waiting set, unfinished set; ARGV ttl, owner, model, createdAt (ms),
- * request id. A new record is always `processing` at progress 0, so those are written here rather
- * than sent with every submit.
+ * KEYS status, ticket counter, waiting set, unfinished set, the owner's request index; ARGV ttl,
+ * owner, model, createdAt (ms), request id. A new record is always `processing` at progress 0, so
+ * those are written here rather than sent with every submit. The owner's index loses what was
+ * accepted longer ago than the records' retention and lives as long as its newest record.
  */
 export const CREATE = `
 local ticket = redis.call('INCR', KEYS[2])
@@ -59,6 +60,9 @@ redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', A
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[3], ticket, KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
+redis.call('ZADD', KEYS[5], ARGV[4], ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. (tonumber(ARGV[4]) - tonumber(ARGV[1]) * 1000))
+redis.call('EXPIRE', KEYS[5], ARGV[1])
 return ticket
 `;
 

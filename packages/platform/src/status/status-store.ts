@@ -6,6 +6,9 @@ import { CREATE, FINISH, MARK_STARTED, READ, UPDATE_PROGRESS } from "./status-sc
 /** A status record with the fields only the service sees (never sent to clients). */
 export interface StoredStatus {
   owner: string;
+  /** The model the request was sent to, and when it was accepted (ms): what a listing shows. */
+  model: string;
+  createdAt: number;
   record: StatusRecord;
   /** Counts every write to the record (0 for a record written before there was a count): the SSE event id. */
   rev: number;
@@ -43,7 +46,7 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   for (const field of NUMERIC_FIELDS) {
     if (hash[field] !== undefined) record[field] = Number(hash[field]);
   }
-  return { owner: hash.owner, record, rev: Number(hash.rev ?? 0) };
+  return { owner: hash.owner, model: hash.model ?? "", createdAt: Number(hash.createdAt ?? 0), record, rev: Number(hash.rev ?? 0) };
 }
 
 /** What the READ script returns: the record's flat field list, then for a waiting job its queue figures. */
@@ -74,7 +77,7 @@ interface StatusScripts {
 function statusScripts(redis: Redis): StatusScripts {
   const scripts = redis as unknown as StatusScripts;
   if (typeof scripts.chorusStatusRead === "function") return scripts;
-  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 4, lua: CREATE });
+  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 5, lua: CREATE });
   redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ });
   redis.defineCommand("chorusStatusStarted", { numberOfKeys: 3, lua: MARK_STARTED });
   redis.defineCommand("chorusStatusProgress", { numberOfKeys: 2, lua: UPDATE_PROGRESS });
@@ -94,10 +97,11 @@ export class StatusStore {
     this.scripts = statusScripts(redis);
   }
 
-  /** A new `processing` record, in the waiting and unfinished sets; one round trip. */
+  /** A new `processing` record, in the waiting and unfinished sets and its owner's index; one round trip. */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now()): Promise<void> {
     const k = this.keys;
-    await this.scripts.chorusStatusCreate(k.status(requestId), k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), this.ttlSeconds, owner, model, now, requestId);
+    const keys = [k.status(requestId), k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), k.textRequestsOfApiKey(owner)];
+    await this.scripts.chorusStatusCreate(...keys, this.ttlSeconds, owner, model, now, requestId);
   }
 
   /**

@@ -1,0 +1,51 @@
+import { AUDIO_FORMAT_INFO, AUDIO_FORMATS } from "@chorus/contracts";
+import type { MediaTypeObject } from "openapi3-ts/oas31";
+import { json, limitedOk, type Operation, type Paths } from "./operation.js";
+import { errors, parameterRef } from "./responses.js";
+import { schemaRef, VOICE_LIST_EXAMPLE } from "./schemas.js";
+
+/** Each format's audio, as its Content-Type names it (pcm adds `;rate=<Hz>`). */
+const audio = Object.fromEntries(
+  AUDIO_FORMATS.map((format) => [
+    AUDIO_FORMAT_INFO[format].contentType,
+    { schema: { type: "string", contentMediaType: AUDIO_FORMAT_INFO[format].contentType, description: `\`format: ${format}\`: ${AUDIO_FORMAT_INFO[format].description}.` } },
+  ]),
+) as Record<string, MediaTypeObject>;
+
+const number = (description: string) => ({ description, schema: { type: "number" } }) as const;
+
+function speak(operationId: string, summary: string): Operation {
+  return {
+    operationId,
+    summary,
+    tags: ["Speech"],
+    description:
+      "Synchronous for the client: answers with the audio once a worker has made it (503 if not within the deployment's time limit). With an `Idempotency-Key`, a retry gets the same audio without a second synthesis.",
+    parameters: [parameterRef("IdempotencyKey")],
+    requestBody: { required: true, content: json(schemaRef("SpeechRequest"), { example: { text: "Hello there, traveller.", voice: "Witch", speed: 1.1, format: "mp3" } }) },
+    responses: {
+      "200": limitedOk("The audio bytes.", audio, {
+        "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
+        "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
+        "X-Sample-Rate": number("Samples per second, when known."),
+      }),
+      ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503),
+    },
+  };
+}
+
+export function speechPaths(): Paths {
+  return {
+    "/api/audio/full": { post: speak("synthesizeSpeech", "Convert text to speech") },
+    "/api/tts": { post: speak("synthesizeSpeechTts", "Convert text to speech (the contract's twin path)") },
+    "/api/voices": {
+      get: {
+        operationId: "listVoices",
+        summary: "List the voices",
+        tags: ["Speech"],
+        description: "The catalogue: each character's own voice (its id is the model id), then generic voices. Not rate limited.",
+        responses: { "200": { description: "The voices.", content: json(schemaRef("VoiceList"), { catalogue: VOICE_LIST_EXAMPLE }) }, ...errors(401, 429, 503) },
+      },
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { MODEL_IDS } from "@chorus/contracts";
+import { json, limitedOk, type Operation, type Paths } from "./operation.js";
+import { errors, headerRefs, parameterRef } from "./responses.js";
+import { schemaRef } from "./schemas.js";
+
+const defaultExample = {
+  messages: [{ role: "You", content: "Write a haiku about the sea.", index: 0 }],
+  samplingParams: { max_tokens: 64, temperature: 0.7 },
+};
+
+const characterExample = {
+  botName: "Witch",
+  persona: "A sharp-tongued village witch who brews remedies and speaks in riddles.",
+  messages: [{ role: "You", content: "Can you cure my cough?", index: 0, id: "m-1", messageIndex: 0, chatId: "chat-7", userId: "user-42", createdAt: "2026-01-01T12:00:00Z", image: null }],
+};
+
+const submitted = { id: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b", tokens: -1 };
+const finished = { id: submitted.id, status: "completed", reply: "Grey waves fold and break…", tokens: 17, promptTokens: 42, cachedTokens: 0, processingTime: 1.84 };
+
+function submit(operationId: string, summary: string, body: string, example: object): Operation {
+  return {
+    operationId,
+    summary,
+    tags: ["Text generation"],
+    description:
+      "Queues the request and answers at once with its id; poll (or stream) `GET /api/v2/status/{id}` for the reply. With `Prefer: wait=N` the answer is the finished record (with its `id`) if it finishes within N seconds.",
+    parameters: [parameterRef("IdempotencyKey"), parameterRef("Prefer")],
+    requestBody: { required: true, content: json(schemaRef(body), { example }) },
+    responses: {
+      "200": limitedOk(
+        "Accepted (`{id, tokens: -1}`), or with `Prefer: wait` the finished record.",
+        json({ anyOf: [schemaRef("SubmitResponse"), schemaRef("FinishedSubmitResponse")] }, { accepted: submitted, finished }),
+        headerRefs("Preference-Applied"),
+      ),
+      ...errors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
+    },
+  };
+}
+
+/** `default` and the character models take different bodies: one path each (the concrete path wins, as OpenAPI matches). */
+export function textPaths(): Paths {
+  return {
+    "/api/text/default": { post: submit("submitDefault", "Submit a generation to the general model", "DefaultModelGenerationRequest", defaultExample) },
+    "/api/text/{model}": {
+      parameters: [{ name: "model", in: "path", required: true, description: "A character model.", schema: { type: "string", enum: MODEL_IDS.filter((id) => id !== "default") } }],
+      post: submit("submitCharacter", "Submit a generation to a character model", "CharacterModelGenerationRequest", characterExample),
+    },
+  };
+}

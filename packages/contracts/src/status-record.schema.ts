@@ -1,0 +1,33 @@
+import { JOB_STATES, type StatusRecord } from "./status-record.js";
+
+const COUNT = { type: "integer", minimum: 0 } as const;
+const SECONDS = { type: "number", minimum: 0 } as const;
+
+/**
+ * Every field of StatusRecord, described. Typed against the interface so a field added to the
+ * record without a description here fails to compile (the OpenAPI document is built from this).
+ */
+const recordProperties = {
+  status: { type: "string", enum: [...JOB_STATES], description: "`processing` until the request ends `completed` or `error`; any other value is unknown to the interface." },
+  reply: { type: "string", description: "When `completed`: the generated text, trimmed." },
+  tokens: { ...COUNT, description: "When `completed`: tokens generated for the reply (prompt excluded)." },
+  promptTokens: { ...COUNT, description: "When `completed`: tokens of the prompt the model read, chat template included." },
+  cachedTokens: { ...COUNT, description: "When `completed`: of `promptTokens`, those taken from the worker's prompt cache instead of being read again." },
+  partialReply: { type: "string", description: "While `processing` and generating: the reply so far. Absent while queued and in final records (which carry `reply`)." },
+  error: { type: "string", description: "When `error`: `cancelled`, `generation failed: <reason>` or `lost: the job disappeared from the queue`." },
+  progress: { type: "number", minimum: 0, maximum: 1, description: "While `processing`: 0 while queued, then grows as tokens are generated; never decreases, below 1 until `completed`." },
+  queuePosition: { ...COUNT, description: "While queued: jobs ahead of this one (0: next to start); absent once a worker has started it." },
+  estimatedTimeRemaining: { ...SECONDS, description: "While `processing`: seconds until the reply is expected (absent while queued until a job has completed)." },
+  processingTime: { ...SECONDS, description: "When `completed`: seconds the worker spent on the job (millisecond precision)." },
+  droppedMessages: { ...COUNT, description: "When `completed`: oldest messages left out because the conversation did not fit the model's context." },
+} as const satisfies { [K in keyof Required<StatusRecord>]: object };
+
+/**
+ * JSON Schema of the status record (GET /api/v2/status/{id}, GET /api/status/{task_id}). Documentation
+ * only: the gateway writes records, it never validates them.
+ */
+export const statusRecordSchema = {
+  type: "object",
+  required: ["status"],
+  properties: recordProperties,
+} as const;
