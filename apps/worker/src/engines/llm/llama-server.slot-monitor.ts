@@ -26,8 +26,8 @@ interface Watcher {
  * stream of every token cost ~15 % of the decode rate on 2 cores; these reads, nothing measurable).
  * A slot's figures are a job's only while it processes a task with that job's seed: a slot still
  * showing its previous task is never mistaken for the new one. Its `generated` text (the reply so
- * far) is taken once it has decoded a token of this task: before that, the server shows the text of
- * the task before.
+ * far) is passed on once it has decoded a token of this task; until this task's text is not empty,
+ * the server shows the last completed task's text there (the engine knows it and drops it).
  */
 export class SlotMonitor {
   private readonly watchers = new Map<number, Watcher>();
