@@ -31,7 +31,12 @@ const config: Config = {
     {
       ...shared,
       displayName: "integration",
-      testMatch: ["<rootDir>/{apps,packages}/*/test/**/*.int.test.ts", "<rootDir>/bench/test/**/*.int.test.ts", "<rootDir>/deploy/test/**/*.int.test.ts"],
+      testMatch: [
+        "<rootDir>/{apps,packages}/*/test/**/*.int.test.ts",
+        "<rootDir>/bench/test/**/*.int.test.ts",
+        "<rootDir>/examples/test/**/*.int.test.ts",
+        "<rootDir>/deploy/test/**/*.int.test.ts",
+      ],
     },
   ],
 };

@@ -1,12 +1,9 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ChorusClient, ChorusError, type FetchLike, type StatusRecord } from "@chorus/client";
 import { EspeakSpeechEngine } from "../../../apps/worker/src/engines/tts/espeak.speech-engine.js";
-import type { LlmEngine } from "../../../apps/worker/src/engines/llm/llm-engine.js";
 import { describeWithModel, sleep } from "../../../test-support/fixtures.js";
-import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import type { TestGateway } from "../../../test-support/gateway.js";
+import { startLiveStack, type LiveStack } from "../../../test-support/live-stack.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
-import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 interface Sent {
   method: string;
@@ -32,11 +29,9 @@ const story = (content: string, maxTokens = 40) => ({ messages: [{ role: "You" a
 
 /** The SDK against the real gateway (over HTTP) and the real worker on the fixture model and eSpeak NG. */
 describeWithModel("@chorus/client against the real gateway and worker", () => {
+  let stack: LiveStack;
   let gw: TestGateway;
-  let server: Server;
-  let llm: LlmEngine;
   let speech: EspeakSpeechEngine;
-  let worker: TestWorker;
   let baseUrl: string;
   let key: string;
   const unexpectedFailures: string[] = [];
@@ -44,16 +39,11 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
   const attemptsStarted = new Map<string, number>();
 
   beforeAll(async () => {
-    const prefix = uniquePrefix("client");
-    // A two-second window: a spent budget's Retry-After is short enough to wait out in a test.
-    gw = await startTestGateway(prefix, { RATE_LIMIT_WINDOW_MS: "2000" });
-    server = gw.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    llm = await loadFixtureEngine();
     speech = new EspeakSpeechEngine({ concurrency: 1 });
-    worker = await startTestWorker(prefix, llm, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
-    const [text] = worker.workers;
+    // A two-second window: a spent budget's Retry-After is short enough to wait out in a test.
+    stack = await startLiveStack(uniquePrefix("client"), { RATE_LIMIT_WINDOW_MS: "2000" }, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
+    ({ gw, baseUrl } = stack);
+    const [text] = stack.worker.workers;
     // A test that passes only because BullMQ ran a job again is a failing test: every attempt is watched.
     text?.on("failed", (job, error) => {
       if (!cancelled.has(String(job?.id))) unexpectedFailures.push(`${String(job?.id)}: ${error.message}`);
@@ -62,11 +52,8 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     key = await gw.createKey({ limits: { text: 100_000, status: 100_000, tts: 1000 } });
   }, 120_000);
   afterAll(async () => {
-    await worker.close();
+    await stack.close();
     await speech.close();
-    await llm.close();
-    await new Promise((resolve) => server.close(resolve));
-    await gw.close();
   }, 60_000);
   afterEach(() => {
     expect(unexpectedFailures).toEqual([]);
