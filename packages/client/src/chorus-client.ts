@@ -1,4 +1,5 @@
 import { ChorusError } from "./errors.js";
+import { newIdempotencyKey } from "./idempotency-key.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { statusPath } from "./status-stream.js";
 import { StatusWaiter, type WaitSettings } from "./status-waiter.js";
@@ -67,7 +68,7 @@ export class ChorusClient {
 
   /** Queues a generation; `{ id, tokens: -1 }`. Safe to retry: one Idempotency-Key for all attempts. */
   submit(model: ModelId, body: GenerationRequest, options: SubmitOptions = {}): Promise<SubmitResponse> {
-    const headers = { "idempotency-key": options.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    const headers = { "idempotency-key": options.idempotencyKey ?? newIdempotencyKey() };
     return this.transport.json<SubmitResponse>({ method: "POST", path: `/api/text/${encodeURIComponent(model)}`, headers, body, signal: options.signal });
   }
 
@@ -113,7 +114,7 @@ export class ChorusClient {
 
   /** Text to speech: the audio bytes and what the headers say of them. Safe to retry (an Idempotency-Key). */
   speech(request: SpeechRequest, options: SubmitOptions = {}): Promise<SpeechAudio> {
-    const headers = { "idempotency-key": options.idempotencyKey ?? globalThis.crypto.randomUUID(), accept: "audio/*" };
+    const headers = { "idempotency-key": options.idempotencyKey ?? newIdempotencyKey(), accept: "audio/*" };
     return this.transport.request({ method: "POST", path: "/api/audio/full", headers, body: request, signal: options.signal }, async (response) => ({
       audio: new Uint8Array(await response.arrayBuffer()),
       contentType: response.headers.get("content-type") ?? "application/octet-stream",
