@@ -5,7 +5,7 @@ import { ChorusClient, ChorusError } from "@chorus/client";
 const baseUrl = process.env.CHORUS_URL ?? "http://127.0.0.1:3000";
 const apiKey = process.env.CHORUS_API_KEY;
 if (!apiKey) {
-  console.error("set CHORUS_API_KEY (create one with `npm run keys -- create <name>`)");
+  console.error("set CHORUS_API_KEY (create one with `npm run keys -- create --name demo`)");
   process.exit(2);
 }
 
