@@ -169,6 +169,40 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     expect((await client(undefined, own).wait(submitted.id)).status).toBe("completed");
   });
 
+  it("when the stream breaks after its first event, then wait resumes with Last-Event-ID and ends with the final record", async () => {
+    const { fetch, sent } = recordingFetch();
+    let broken = false;
+    // The first stream's body gives its first chunk, then fails as a cut connection does.
+    const breakingFetch: FetchLike = async (url, init) => {
+      const response = await fetch(url, init);
+      if (broken || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+      broken = true;
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const first = await reader.read();
+      void reader.cancel();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (first.value) controller.enqueue(first.value);
+        },
+        pull(controller) {
+          controller.error(new TypeError("terminated: other side closed"));
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const sdk = client(breakingFetch);
+    const { id } = await sdk.submit("default", story("Tell me a story about a lighthouse.", 400));
+    const updates: StatusRecord[] = [];
+    const record = await sdk.wait(id, { onUpdate: (r) => updates.push(r) });
+    expect(record.status).toBe("completed");
+    const streams = sent.filter((call) => call.headers.accept === "text/event-stream");
+    expect(streams.length).toBeGreaterThanOrEqual(2);
+    expect(streams[0]?.headers["last-event-id"]).toBeUndefined();
+    expect(streams[1]?.headers["last-event-id"]).toMatch(/^\d+$/);
+    expect(updates.at(-1)).toEqual(record);
+    expect(new Set(updates.map((r) => JSON.stringify(r))).size).toBe(updates.length);
+  });
+
   it("when wait is aborted, then it rejects with the reason and the gateway holds no stream for it", async () => {
     const sdk = client();
     const { id } = await sdk.submit("default", story("Tell me a very long story about the sea.", 2048));
