@@ -83,8 +83,9 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "waiting")).toHaveLength(1);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
-    // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn, burst (2), affinity.
-    expect(groups.filter((g) => g === "inference")).toHaveLength(6);
+    // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn (vs its first turn
+    // and vs the engine alone), burst (2), affinity.
+    expect(groups.filter((g) => g === "inference")).toHaveLength(7);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
