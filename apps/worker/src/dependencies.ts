@@ -35,9 +35,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
   const webhookQueue = createWebhookQueue(connection, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
   const webhookOutbox = new WebhookOutbox(webhookQueue, { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS }, logger);
-  const sender = config.WEBHOOK_SECRET
-    ? new WebhookSender({ secret: config.WEBHOOK_SECRET, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS })
-    : null;
+  const sender = config.WEBHOOK_SECRET ? new WebhookSender({ secret: config.WEBHOOK_SECRET, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS }) : null;
   const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
   await replyLengths.load();
   return {

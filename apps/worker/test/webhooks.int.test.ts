@@ -150,7 +150,10 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     ["a number", 42],
     ["an empty string", ""],
   ])("when webhook is %s, then the submit is 400 INVALID_PARAMETER naming webhook", async (_label, webhook) => {
-    const res = await request(stack.gw.app).post("/api/text/default").auth(stack.key, { type: "bearer" }).send({ ...SHORT, webhook });
+    const res = await request(stack.gw.app)
+      .post("/api/text/default")
+      .auth(stack.key, { type: "bearer" })
+      .send({ ...SHORT, webhook });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
   });
@@ -163,7 +166,11 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
       strictKey = await strict.createKey();
     });
     afterAll(() => strict.close());
-    const submitTo = (gw: TestGateway, key: string, webhook: string) => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send({ ...SHORT, webhook });
+    const submitTo = (gw: TestGateway, key: string, webhook: string) =>
+      request(gw.app)
+        .post("/api/text/default")
+        .auth(key, { type: "bearer" })
+        .send({ ...SHORT, webhook });
 
     it.each([
       "http://127.0.0.1:8080/hook",

@@ -15,6 +15,15 @@ const audio = Object.fromEntries(
 
 const number = (description: string) => ({ description, schema: { type: "number" } }) as const;
 
+/** The audio bytes with the headers describing them (both speech operations answer so). */
+function audioOk() {
+  return limitedOk("The audio bytes.", audio, {
+    "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
+    "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
+    "X-Sample-Rate": number("Samples per second, when known."),
+  });
+}
+
 function speak(operationId: string, summary: string): Operation {
   return {
     operationId,
@@ -25,11 +34,7 @@ function speak(operationId: string, summary: string): Operation {
     parameters: [parameterRef("IdempotencyKey")],
     requestBody: { required: true, content: json(schemaRef("SpeechRequest"), { example: { text: "Hello there, traveller.", voice: "Witch", speed: 1.1, format: "mp3" } }) },
     responses: {
-      "200": limitedOk("The audio bytes.", audio, {
-        "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
-        "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
-        "X-Sample-Rate": number("Samples per second, when known."),
-      }),
+      "200": audioOk(),
       ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503),
     },
   };
@@ -43,11 +48,7 @@ function replyAudio(operationId: string): Operation {
     description:
       "The audio of a completed request that asked for `speak` (the record's `audioUrl`), in the format asked for; as often as needed while the record is kept. Owner only (404 as for the record, and for a request without audio); needs the tts scope; counts against the speech budget.",
     responses: {
-      "200": limitedOk("The audio bytes.", audio, {
-        "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
-        "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
-        "X-Sample-Rate": number("Samples per second, when known."),
-      }),
+      "200": audioOk(),
       ...errors(401, 403, 404, 429, 500, 503),
     },
   };
