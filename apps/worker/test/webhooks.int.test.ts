@@ -1,13 +1,16 @@
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { createMetrics, type WorkerMetrics } from "@chorus/platform";
+import { createMetrics, createWorkerRedis, type WorkerMetrics } from "@chorus/platform";
 import { Queue } from "bullmq";
 import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
+import { LOST_ERROR, LostJobSweeper } from "../src/records/lost-job.sweeper.js";
+import { createWebhookWorker } from "../src/webhooks/webhook-worker.js";
 import { instrumentWorkers } from "../src/worker-metrics.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
+import { testLogger } from "../../../test-support/logger.js";
+import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
@@ -156,6 +159,38 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
       .send({ ...SHORT, webhook });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
+  });
+
+  it("when the lost-job sweep closes a record whose job vanished, then its webhook receives the lost record", async () => {
+    // A prefix without a text worker: the job waits until it is removed under its record.
+    const prefix = uniquePrefix("webhooks-lost");
+    const gw = await startTestGateway(prefix, { WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: "true" });
+    const hooks = webhookWorkerOverrides(prefix, { secret, allowPrivate: true, ...RETRIES });
+    const connection = createWorkerRedis(TEST_REDIS_URL);
+    const statuses = hooks.overrides.statuses!;
+    const deliveryWorker = createWebhookWorker({ connection, keys: gw.deps.keys, statuses, logger: testLogger("worker"), ...hooks.overrides.webhooks! });
+    const texts = new Queue(QUEUES.text, { connection, prefix: gw.deps.keys.bullPrefix });
+    const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: gw.deps.keys.bullPrefix });
+    try {
+      const res = await request(gw.app)
+        .post("/api/text/default")
+        .auth(await gw.createKey(), { type: "bearer" })
+        .send({ ...SHORT, webhook: receiver.url("/lost") });
+      const id = res.body.id as string;
+      expect(await texts.remove(id)).toBe(1);
+      const sweep = new LostJobSweeper({ connection, keys: gw.deps.keys, statuses, logger: testLogger("worker"), graceMs: 0, onLost: () => undefined });
+      expect(await sweep.sweepOnce()).toEqual({ lost: 1, failed: 0 });
+      expect((await deliveryEnd(deliveries, id)).state).toBe("completed");
+      const posts = postsOf("/lost", id);
+      expect(posts).toHaveLength(1);
+      expect(verified(posts[0] as ReceivedWebhook)).toEqual({ id, status: "error", error: LOST_ERROR });
+    } finally {
+      await deliveryWorker.close();
+      await Promise.all([texts.close(), deliveries.close()]);
+      connection.disconnect();
+      await hooks.close();
+      await gw.close();
+    }
   });
 
   describe("where the deployment refuses private addresses", () => {
