@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS } from "@chorus/contracts";
-import { COMMON_ENV, loadConfig, type CommonConfig, type EnvSchema } from "@chorus/platform";
+import { COMMON_ENV, loadConfig, type ConfigOf, type EnvSchema } from "@chorus/platform";
 
 export const GATEWAY_ENV = {
   ...COMMON_ENV,
@@ -29,24 +29,9 @@ export const GATEWAY_ENV = {
   },
 } as const satisfies EnvSchema;
 
-export interface GatewayConfig extends CommonConfig {
-  PORT: number;
-  HOST: string;
-  RATE_LIMIT_TEXT: number;
-  RATE_LIMIT_TTS: number;
-  RATE_LIMIT_STATUS: number;
-  RATE_LIMIT_WINDOW_MS: number;
-  AUTH_FAILURE_LIMIT: number;
-  TRUST_PROXY: string;
-  CORS_ORIGINS?: string;
-  METRICS_TOKEN?: string;
-  KEY_CACHE_TTL_MS: number;
-  MAX_QUEUE_DEPTH: number;
-  IDEMPOTENCY_TTL_SECONDS: number;
-  TTS_ENABLED: boolean;
-  TTS_TIMEOUT_MS: number;
-}
+/** Derived from GATEWAY_ENV: a setting added there is typed here. */
+export type GatewayConfig = ConfigOf<typeof GATEWAY_ENV>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
-  return loadConfig<GatewayConfig>(GATEWAY_ENV, env);
+  return loadConfig(GATEWAY_ENV, env);
 }

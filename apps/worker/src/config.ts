@@ -1,8 +1,8 @@
 import { availableParallelism, homedir } from "node:os";
 import { join } from "node:path";
-import { COMMON_ENV, ConfigError, loadConfig, type CommonConfig, type EnvSchema } from "@chorus/platform";
-import type { LlamaRuntime } from "./engines/llm/llama-engine.factory.js";
+import { COMMON_ENV, ConfigError, loadConfig, type ConfigOf, type EnvSchema } from "@chorus/platform";
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
+import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
 
 export const WORKER_ENV = {
@@ -22,7 +22,7 @@ export const WORKER_ENV = {
   LLAMA_RUNTIME: {
     type: "string",
     default: "auto",
-    enum: ["auto", "server", "in-process"],
+    enum: LLAMA_RUNTIMES,
     description:
       "llama: run llama.cpp's own llama-server as a child process (server, the fast one), node-llama-cpp in the worker (in-process), or the server when npm run llama:build made one (auto)",
   },
@@ -49,41 +49,11 @@ export const WORKER_ENV = {
   WEBHOOK_CONCURRENCY: { type: "integer", default: 10, minimum: 1, maximum: 1000, description: "webhook deliveries one worker makes at once" },
 } as const satisfies EnvSchema;
 
-export interface WorkerConfig extends CommonConfig {
-  MODELS_CONFIG?: string;
-  LLM_ENGINE: "llama" | "openai-compatible";
-  LLM_MODEL: string;
-  LLM_BASE_URL?: string;
-  LLM_CONTEXT_TOKENS?: number;
-  MODELS_DIR: string;
-  LLM_THREADS: number;
-  LLM_GPU: "false" | "auto";
-  LLAMA_RUNTIME: LlamaRuntime;
-  LLAMA_SERVER_BIN?: string;
-  LLAMA_BUILD_CACHE: string;
-  LLM_CONTEXT_SIZE: number;
-  WORKER_CONCURRENCY: number;
-  PROGRESS_INTERVAL_MS: number;
-  JOB_LOCK_MS: number;
-  JOB_TIME_LIMIT_MS: number;
-  TTS_ENGINE: "espeak" | "openai-compatible" | "none";
-  TTS_CONCURRENCY: number;
-  TTS_MAX_CHUNK_CHARS: number;
-  TTS_OPENAI_BASE_URL?: string;
-  TTS_OPENAI_MODEL: string;
-  TTS_OPENAI_VOICE_MAP?: string;
-  TTS_OPENAI_FORMATS?: string;
-  TTS_OPENAI_PCM_SAMPLE_RATE: number;
-  TTS_OPENAI_TIMEOUT_MS: number;
-  WORKER_HTTP_PORT: number;
-  WORKER_HTTP_HOST: string;
-  METRICS_TOKEN?: string;
-  WEBHOOK_TIMEOUT_MS: number;
-  WEBHOOK_CONCURRENCY: number;
-}
+/** Derived from WORKER_ENV: a setting added there is typed here. */
+export type WorkerConfig = ConfigOf<typeof WORKER_ENV>;
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
-  const config = loadConfig<WorkerConfig>(WORKER_ENV, env);
+  const config = loadConfig(WORKER_ENV, env);
   if (config.LLM_ENGINE === "openai-compatible" && !config.MODELS_CONFIG && (!config.LLM_BASE_URL || !env.LLM_MODEL)) {
     throw new ConfigError(["LLM_ENGINE=openai-compatible needs LLM_BASE_URL and LLM_MODEL (the upstream model name)"]);
   }

@@ -1,7 +1,7 @@
 import { sentSamplingParams, validateGenerationRequest, type GenerateTextJob } from "@chorus/contracts";
 import { createLogger } from "@chorus/platform";
 import { nowMs } from "../metrics/clock.js";
-import { buildChatTurns, findLlamaServer, loadCharacterCatalog, loadLlamaEngine, resolveSampling, trimToContext } from "../worker-dist/llm-engine.js";
+import { buildChatTurns, findLlamaServer, LLAMA_RUNTIMES, loadCharacterCatalog, loadLlamaEngine, resolveSampling, trimToContext } from "../worker-dist/llm-engine.js";
 import type { GenerationCall, GenerationTiming } from "./direct-engine-messages.js";
 import { serveEngineCalls } from "./engine-call-server.js";
 
@@ -18,7 +18,7 @@ const setting = (name: string): number => {
   return value;
 };
 
-const runtime = process.env.LLAMA_RUNTIME === "server" || process.env.LLAMA_RUNTIME === "in-process" ? process.env.LLAMA_RUNTIME : "auto";
+const runtime = LLAMA_RUNTIMES.find((name) => name === process.env.LLAMA_RUNTIME) ?? "auto";
 const { engine } = await loadLlamaEngine({
   modelPath: process.env.LLM_MODEL ?? "",
   threads: setting("LLM_THREADS"),

@@ -7,7 +7,7 @@ export * from "./status-lists/index.js";
 export * from "./jobs.js";
 export * from "./text/generation-request.js";
 export { sentSamplingParams, validateGenerationRequest } from "./text/validate-generation-request.js";
-export { characterModelRequestSchema, defaultModelRequestSchema } from "./text/generation-request.schema.js";
+export { characterModelRequestSchema, defaultModelRequestSchema, SAMPLING_PARAM_SCHEMAS } from "./text/generation-request.schema.js";
 export { compileQueryValidator, compileValidator, type Validator } from "./validation/validator.js";
 export * from "./speech/index.js";
 export * from "./webhooks/index.js";

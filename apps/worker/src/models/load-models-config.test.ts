@@ -1,5 +1,6 @@
 import { MODEL_IDS } from "@chorus/contracts";
 import { checkModelsConfig, modelsConfigFromEnv, ModelsConfigError } from "./load-models-config.js";
+import type { EngineSpec, ModelsConfigFile } from "./models-config.js";
 
 const llama = { type: "llama", model: "/models/a.gguf" };
 const vllm = { type: "openai-compatible", baseUrl: "http://vllm:8000/v1", model: "llama-3.1-8b", apiKeyEnv: "VLLM_KEY" };
@@ -15,6 +16,17 @@ function problemsOf(value: unknown): string {
 }
 
 describe("models configuration", () => {
+  it("when a file is typed from the schema, then its types follow the schema (checked by tsc)", () => {
+    const file: ModelsConfigFile = { engines: { local: { type: "llama", model: "/models/a.gguf" } }, models: { Witch: { sampling: { top_p: 0.5 } } } };
+    // @ts-expect-error: an engine is llama or openai-compatible, as the schema's oneOf says
+    const unknownEngine: EngineSpec = { type: "vllm", model: "m" };
+    // @ts-expect-error: a model's sampling defaults take no seed
+    const seeded: ModelsConfigFile = { engines: {}, models: { Witch: { sampling: { seed: 7 } } } };
+    expect(checkModelsConfig(file, "x").models.Witch.sampling).toEqual({ top_p: 0.5 });
+    expect(problemsOf({ engines: { main: unknownEngine } })).toContain("/engines/main");
+    expect(problemsOf(seeded)).toContain("/models/Witch/sampling");
+  });
+
   it("when there is one engine, then all five models use it", () => {
     const config = checkModelsConfig({ engines: { local: llama } }, "x");
     expect(MODEL_IDS.map((id) => config.models[id].engine)).toEqual(["local", "local", "local", "local", "local"]);

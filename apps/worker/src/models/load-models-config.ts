@@ -2,20 +2,15 @@ import { readFile } from "node:fs/promises";
 import { MODEL_IDS, type ModelId } from "@chorus/contracts";
 import { Ajv } from "ajv";
 import { parse as parseYaml } from "yaml";
-import { MODELS_CONFIG_SCHEMA, type EngineSpec, type ModelSettings, type ModelsConfig } from "./models-config.js";
+import type { WorkerConfig } from "../config.js";
+import { MODELS_CONFIG_SCHEMA, type EngineSpec, type ModelSettings, type ModelsConfig, type ModelsConfigFile } from "./models-config.js";
 
 export class ModelsConfigError extends Error {}
-
-interface RawConfig {
-  engines: Record<string, EngineSpec>;
-  defaultEngine?: string;
-  models?: Partial<Record<ModelId, Partial<ModelSettings>>>;
-}
 
 const validate = new Ajv({ allErrors: true, strict: false }).compile(MODELS_CONFIG_SCHEMA);
 
 /** Every model id gets an engine: its own, else `defaultEngine`, else the only engine there is. */
-function resolveEngines(raw: RawConfig, source: string): ModelsConfig {
+function resolveEngines(raw: ModelsConfigFile, source: string): ModelsConfig {
   const names = Object.keys(raw.engines);
   const fallback = raw.defaultEngine ?? (names.length === 1 ? names[0] : undefined);
   const problems: string[] = [];
@@ -38,7 +33,7 @@ export function checkModelsConfig(value: unknown, source: string): ModelsConfig 
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`);
     throw new ModelsConfigError(`${source} is not a valid models configuration:\n  ${[...new Set(problems)].join("\n  ")}`);
   }
-  return resolveEngines(value as RawConfig, source);
+  return resolveEngines(value as ModelsConfigFile, source);
 }
 
 /** Reads MODELS_CONFIG (YAML or JSON: YAML is a superset) and validates it. */
@@ -57,12 +52,8 @@ export async function loadModelsConfigFile(path: string): Promise<ModelsConfig> 
   }
 }
 
-export interface SimpleEngineEnv {
-  LLM_ENGINE: "llama" | "openai-compatible";
-  LLM_MODEL: string;
-  LLM_BASE_URL?: string;
-  LLM_CONTEXT_TOKENS?: number;
-}
+/** The settings that describe the one engine when there is no MODELS_CONFIG. */
+export type SimpleEngineEnv = Pick<WorkerConfig, "LLM_ENGINE" | "LLM_MODEL" | "LLM_BASE_URL" | "LLM_CONTEXT_TOKENS">;
 
 /** The simple case without a file: one engine from the environment serves all five models. */
 export function modelsConfigFromEnv(env: SimpleEngineEnv): ModelsConfig {

@@ -19,15 +19,28 @@ const messageProperties = {
   image: { type: ["string", "null"], maxLength: L.maxImageUrlChars },
 } as const;
 
+/**
+ * Each sampling parameter's bounds as JSON Schema, without defaults: the request schema adds the
+ * contract's defaults, the worker's models configuration (per-model defaults) uses them as they are.
+ */
+export const SAMPLING_PARAM_SCHEMAS = {
+  max_tokens: { type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max },
+  temperature: { type: "number", minimum: S.temperature.min, maximum: S.temperature.max },
+  top_p: { type: "number", exclusiveMinimum: S.topP.exclusiveMin, maximum: S.topP.max },
+  seed: { type: "integer", minimum: S.seed.min, maximum: S.seed.max },
+} as const;
+
+const P = SAMPLING_PARAM_SCHEMAS;
+
 const samplingParams = {
   type: "object",
   additionalProperties: false,
   default: {},
   properties: {
-    max_tokens: { type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max, default: S.maxTokens.default },
-    temperature: { type: "number", minimum: S.temperature.min, maximum: S.temperature.max, default: S.temperature.default },
-    top_p: { type: "number", exclusiveMinimum: S.topP.exclusiveMin, maximum: S.topP.max, default: S.topP.default },
-    seed: { type: "integer", minimum: S.seed.min, maximum: S.seed.max },
+    max_tokens: { ...P.max_tokens, default: S.maxTokens.default },
+    temperature: { ...P.temperature, default: S.temperature.default },
+    top_p: { ...P.top_p, default: S.topP.default },
+    seed: P.seed,
   },
 } as const;
 

@@ -1,4 +1,4 @@
-import type { EnvSchema } from "./load-config.js";
+import type { ConfigOf, EnvSchema } from "./load-config.js";
 
 /** Settings every process reads. */
 export const COMMON_ENV = {
@@ -18,15 +18,4 @@ export const COMMON_ENV = {
   WEBHOOK_BACKOFF_MS: { type: "integer", default: 30000, minimum: 10, description: "delay before the second attempt; doubled for each next one (8 attempts: about 1 h in all)" },
 } as const satisfies EnvSchema;
 
-export interface CommonConfig {
-  REDIS_URL: string;
-  REDIS_PREFIX: string;
-  LOG_LEVEL: string;
-  LOG_FORMAT: "json" | "pretty";
-  STATUS_TTL_SECONDS: number;
-  AUDIO_TTL_SECONDS: number;
-  WEBHOOK_SECRET?: string;
-  WEBHOOK_ALLOW_PRIVATE: boolean;
-  WEBHOOK_ATTEMPTS: number;
-  WEBHOOK_BACKOFF_MS: number;
-}
+export type CommonConfig = ConfigOf<typeof COMMON_ENV>;

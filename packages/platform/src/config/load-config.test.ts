@@ -10,20 +10,11 @@ const SCHEMA = {
   PREFIX: { type: "string", pattern: "^[a-z]+$", description: "key prefix" },
 } as const satisfies EnvSchema;
 
-interface Config {
-  PORT: number;
-  HOST: string;
-  LOG_FORMAT: string;
-  RATIO: number;
-  TRUST_PROXY: boolean;
-  PREFIX?: string;
-}
-
 const DEFAULTS = { PORT: 3000, HOST: "127.0.0.1", LOG_FORMAT: "json", RATIO: 0.5, TRUST_PROXY: false };
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
   try {
-    loadConfig<Config>(SCHEMA, env);
+    loadConfig(SCHEMA, env);
   } catch (error) {
     if (error instanceof ConfigError) return error;
     throw error;
@@ -33,21 +24,21 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 
 describe("loadConfig", () => {
   it("when nothing is set, then every default is filled and keys without one stay absent", () => {
-    expect(loadConfig<Config>(SCHEMA, {})).toEqual(DEFAULTS);
+    expect(loadConfig(SCHEMA, {})).toEqual(DEFAULTS);
   });
 
   it("when values are set as strings, then they are coerced to the schema's types", () => {
-    const config = loadConfig<Config>(SCHEMA, { PORT: "8080", RATIO: "0.25", TRUST_PROXY: "true", HOST: "0.0.0.0", PREFIX: "abc" });
+    const config = loadConfig(SCHEMA, { PORT: "8080", RATIO: "0.25", TRUST_PROXY: "true", HOST: "0.0.0.0", PREFIX: "abc" });
     expect(config).toEqual({ PORT: 8080, HOST: "0.0.0.0", LOG_FORMAT: "json", RATIO: 0.25, TRUST_PROXY: true, PREFIX: "abc" });
     expect(typeof config.PORT).toBe("number");
   });
 
   it("when a variable is an empty string, then it is treated as unset", () => {
-    expect(loadConfig<Config>(SCHEMA, { PORT: "", HOST: "", LOG_FORMAT: "", TRUST_PROXY: "", PREFIX: "" })).toEqual(DEFAULTS);
+    expect(loadConfig(SCHEMA, { PORT: "", HOST: "", LOG_FORMAT: "", TRUST_PROXY: "", PREFIX: "" })).toEqual(DEFAULTS);
   });
 
   it("when the environment holds variables the schema does not name, then they are ignored", () => {
-    const config = loadConfig<Config>(SCHEMA, { PATH: "/usr/bin", HOME: "/root", port: "1", PORT: "4000" });
+    const config = loadConfig(SCHEMA, { PATH: "/usr/bin", HOME: "/root", port: "1", PORT: "4000" });
     expect(config).toEqual({ ...DEFAULTS, PORT: 4000 });
   });
 
@@ -72,9 +63,19 @@ describe("loadConfig", () => {
     expect(enumProblem).toBe('LOG_FORMAT="xml": must be equal to one of the allowed values (log format)');
   });
 
+  it("when the schema is declared as const, then the loaded configuration's type follows it (checked by tsc)", () => {
+    const config = loadConfig(SCHEMA, { PREFIX: "abc" });
+    const typed: { PORT: number; HOST: string; LOG_FORMAT: "json" | "pretty"; RATIO: number; TRUST_PROXY: boolean; PREFIX?: string } = config;
+    // @ts-expect-error: a variable without a default may be missing
+    const prefix: string = config.PREFIX;
+    // @ts-expect-error: an enum's value is any of its members
+    const format: "pretty" = config.LOG_FORMAT;
+    expect([typed.LOG_FORMAT, prefix, format]).toEqual(["json", "abc", "json"]);
+  });
+
   it("when loadConfig runs, then the environment object passed in is not changed", () => {
     const env = { PORT: "8080", OTHER: "x" };
-    loadConfig<Config>(SCHEMA, env);
+    loadConfig(SCHEMA, env);
     expect(env).toEqual({ PORT: "8080", OTHER: "x" });
   });
 });

@@ -12,6 +12,17 @@ export interface EnvProperty {
 
 export type EnvSchema = Record<string, EnvProperty>;
 
+/** The value one variable holds once loaded: its enum's members, else the type its schema names. */
+type EnvValue<P extends EnvProperty> = P extends { enum: readonly (infer Member)[] } ? Member : P["type"] extends "string" ? string : P["type"] extends "boolean" ? boolean : number;
+
+type WithDefault<S extends EnvSchema> = { [K in keyof S]: S[K] extends { default: unknown } ? K : never }[keyof S];
+
+/**
+ * The configuration a schema (declared `as const`) describes, so the two cannot drift: a variable
+ * with a default is always set, one without may be missing.
+ */
+export type ConfigOf<S extends EnvSchema> = { [K in WithDefault<S>]: EnvValue<S[K]> } & { [K in Exclude<keyof S, WithDefault<S>>]?: EnvValue<S[K]> };
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  ${problems.join("\n  ")}`);
@@ -25,14 +36,14 @@ const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, str
  * Reads the variables `schema` names from `env` (only those: the rest of the environment is
  * ignored), coerces types, fills defaults, and reports every bad key at once.
  */
-export function loadConfig<T>(schema: EnvSchema, env: NodeJS.ProcessEnv): T {
+export function loadConfig<S extends EnvSchema>(schema: S, env: NodeJS.ProcessEnv): ConfigOf<S> {
   const values: Record<string, unknown> = {};
   for (const name of Object.keys(schema)) {
     const raw = env[name];
     if (raw !== undefined && raw !== "") values[name] = raw;
   }
   const validate = ajv.compile({ type: "object", properties: schema });
-  if (validate(values)) return values as T;
+  if (validate(values)) return values as ConfigOf<S>;
   const problems = (validate.errors ?? []).map((e) => {
     const name = e.instancePath.slice(1);
     return `${name}=${JSON.stringify(values[name])}: ${e.message ?? "invalid"} (${schema[name]?.description ?? ""})`;

@@ -33,8 +33,8 @@ export type ScriptedResponse =
   | { kind: "hang" }
   /** Streams `tokens` deltas, then: a finish reason and the end (no [DONE]), just the end, a reset, or silence. */
   | { kind: "partial"; tokens: number; then: PartialEnding }
-  /** A normal stream, optionally with several words per delta (usage still counts words) or its own pace. */
-  | { kind: "stream"; wordsPerDelta?: number; tokenDelayMs?: number };
+  /** A normal stream, optionally with several words per delta (usage still counts words), its own pace, or SSE comments every keepAliveMs while it waits. */
+  | { kind: "stream"; wordsPerDelta?: number; tokenDelayMs?: number; keepAliveMs?: number };
 
 export type PartialEnding = "finish" | "end" | "destroy" | "hang";
 
@@ -79,6 +79,15 @@ function chunk(choices: unknown[], usage?: unknown): unknown {
   return { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 0, model: "fake", choices, usage };
 }
 
+/** Waits `delayMs` before the next token, sending an SSE comment every `keepAliveMs` (when set) meanwhile. */
+async function pause(res: ServerResponse, delayMs: number, keepAliveMs: number | undefined): Promise<void> {
+  if (!keepAliveMs) return void (await sleep(delayMs));
+  for (let waited = 0; waited < delayMs && !isGone(res); waited += keepAliveMs) {
+    await sleep(Math.min(keepAliveMs, delayMs - waited));
+    res.write(": keep-alive\n\n");
+  }
+}
+
 async function streamReply(res: ServerResponse, body: FakeChatRequestBody, tokenDelayMs: number, script?: ScriptedResponse): Promise<void> {
   const words = fakeReplyWords(body);
   const perDelta = (script?.kind === "stream" && script.wordsPerDelta) || 1;
@@ -90,7 +99,7 @@ async function streamReply(res: ServerResponse, body: FakeChatRequestBody, token
   for (let i = 0; i < deltaLimit && !isGone(res); i += 1) {
     const piece = words.slice(i * perDelta, (i + 1) * perDelta).join(" ");
     const content = i === 0 ? piece : ` ${piece}`;
-    if (delayMs > 0) await sleep(delayMs);
+    if (delayMs > 0) await pause(res, delayMs, script?.kind === "stream" ? script.keepAliveMs : undefined);
     await writeSplit(res, event(chunk([{ index: 0, delta: { content }, finish_reason: null }]), i + 1));
   }
   if (script?.kind === "partial") return finishPartial(res, script.then);

@@ -8,7 +8,9 @@ import type { LlmEngine } from "./llm-engine.js";
  * fast one: docs/engines.md); `in-process`, node-llama-cpp in the worker; `auto`, the server when a
  * build of it for this machine is at hand (`npm run llama:build`), else in process.
  */
-export type LlamaRuntime = "auto" | "server" | "in-process";
+/** Where llama.cpp runs: its own llama-server as a child (server), node-llama-cpp in the worker, or the server when one was built (auto). */
+export const LLAMA_RUNTIMES = ["auto", "server", "in-process"] as const;
+export type LlamaRuntime = (typeof LLAMA_RUNTIMES)[number];
 
 export interface LlamaEngineSettings {
   modelPath: string;

@@ -63,6 +63,24 @@ describe("OpenAiCompatibleLlmEngine", () => {
     expect(server.requests.at(-1)?.headers.authorization).toBeUndefined();
   });
 
+  it("when OPENAI_* variables are set in the environment, then none of them reaches a server configured without a key", async () => {
+    const fromEnv = { OPENAI_API_KEY: "sk-from-env", OPENAI_ORG_ID: "org-from-env", OPENAI_PROJECT_ID: "proj-from-env", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    const saved = Object.keys(fromEnv).map((name) => [name, process.env[name]] as const);
+    Object.assign(process.env, fromEnv);
+    try {
+      await makeEngine().generate(input());
+    } finally {
+      for (const [name, value] of saved) {
+        if (value === undefined) Reflect.deleteProperty(process.env, name);
+        else process.env[name] = value;
+      }
+    }
+    const headers = server.requests.at(-1)?.headers ?? {};
+    expect(headers.authorization).toBeUndefined();
+    expect(headers["openai-organization"]).toBeUndefined();
+    expect(headers["openai-project"]).toBeUndefined();
+  });
+
   it("when stop sequences are configured, then they are sent upstream", async () => {
     await makeEngine({ stop: ["\nYou:"] }).generate(input());
     expect(server.requests.at(-1)?.body.stop).toEqual(["\nYou:"]);

@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
-import { ChatCompletionAccumulator, SseDataParser } from "./openai-compatible.stream.js";
-import { OpenAiCompatibleUpstreamError, errorFromResponse, retryDelayMs, transportError } from "./openai-compatible.upstream-error.js";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";
+import { restartOnBytes } from "../openai-compatible/restart-on-bytes.js";
+import { ChatCompletionAccumulator } from "./openai-compatible.stream.js";
+import { OpenAiCompatibleUpstreamError, retryDelayMs, upstreamError } from "./openai-compatible.upstream-error.js";
 
 export interface OpenAiCompatibleLlmEngineOptions {
   /** The server (`http://host:8000`) or its API root (`http://host:8000/v1`); see chatCompletionsUrl. */
@@ -27,8 +30,7 @@ export interface OpenAiCompatibleLlmEngineOptions {
 
 /** `.../v1` gets `/chat/completions` appended; anything else gets `/v1/chat/completions`. */
 export function chatCompletionsUrl(baseUrl: string): string {
-  const root = baseUrl.replace(/\/+$/, "");
-  return root.endsWith("/v1") ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
+  return `${apiRoot(baseUrl)}/chat/completions`;
 }
 
 /** Restarts on every sign of life; fires once the upstream has been silent for `ms`. */
@@ -68,7 +70,6 @@ const ESTIMATED_TURN_TEMPLATE_TOKENS = 8;
 export class OpenAiCompatibleLlmEngine implements LlmEngine {
   readonly name = "openai-compatible";
   readonly contextTokens: number;
-  private readonly url: string;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryPolicy: { baseDelayMs: number; maxDelayMs: number };
@@ -76,7 +77,6 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   private closed = false;
 
   constructor(private readonly options: OpenAiCompatibleLlmEngineOptions) {
-    this.url = new URL(chatCompletionsUrl(options.baseUrl)).href;
     this.contextTokens = options.contextTokens ?? 8192;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.maxRetries = options.maxRetries ?? 2;
@@ -120,9 +120,18 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     const idle = new IdleTimer(this.timeoutMs, () => controller.abort(new Error("upstream idle")));
     const forwardAbort = (): void => controller.abort(input.signal.reason);
     input.signal.addEventListener("abort", forwardAbort, { once: true });
+    // A client per attempt only to hand its fetch this attempt's idle timer: any byte is a sign of life.
+    const client = createUpstreamClient({ ...this.options, fetch: restartOnBytes(this.fetch, () => idle.restart()) });
     try {
-      const response = await this.send(input, controller.signal, idle);
-      return await this.readReply(response, input, streamed, idle);
+      const stream = await client.chat.completions.create(this.body(input), { signal: controller.signal });
+      const reply = await this.readReply(stream, input, streamed);
+      input.signal.throwIfAborted();
+      // The client ends a stream it saw aborted without an error: our timer is the one that knows.
+      if (idle.fired) throw new Error("upstream idle");
+      return this.result(reply, streamed);
+    } catch (error) {
+      if (input.signal.aborted) throw input.signal.reason;
+      throw upstreamError(error, idle.fired ? this.timeoutMs : undefined, this.options.apiKey);
     } finally {
       idle.stop();
       input.signal.removeEventListener("abort", forwardAbort);
@@ -130,31 +139,9 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     }
   }
 
-  private async send(input: GenerationInput, signal: AbortSignal, idle: IdleTimer): Promise<Response> {
-    let response: Response;
-    try {
-      response = await this.fetch(this.url, { method: "POST", headers: this.headers(), body: this.body(input), signal });
-    } catch (error) {
-      throw this.transportFailure(error, idle);
-    }
-    idle.restart();
-    if (!response.ok) throw await errorFromResponse(response, this.options.apiKey);
-    return response;
-  }
-
-  private transportFailure(error: unknown, idle: IdleTimer): OpenAiCompatibleUpstreamError {
-    return transportError(error, idle.fired ? this.timeoutMs : undefined, this.options.apiKey);
-  }
-
-  private headers(): Record<string, string> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    return headers;
-  }
-
-  private body(input: GenerationInput): string {
+  private body(input: GenerationInput): ChatCompletionCreateParamsStreaming {
     const { maxTokens, temperature, topP, seed } = input.sampling;
-    return JSON.stringify({
+    return {
       model: this.options.model,
       messages: input.turns.map(({ role, content }) => ({ role, content })),
       max_tokens: maxTokens,
@@ -164,27 +151,20 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
       stream: true,
       ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
       ...(this.options.stop?.length ? { stop: this.options.stop } : {}),
-    });
+    };
   }
 
-  private async readReply(response: Response, input: GenerationInput, streamed: StreamedSoFar, idle: IdleTimer): Promise<GenerationResult> {
-    const reader = response.body?.getReader();
-    const parser = new SseDataParser();
+  private async readReply(stream: AsyncIterable<unknown>, input: GenerationInput, streamed: StreamedSoFar): Promise<ChatCompletionAccumulator> {
     const reply = new ChatCompletionAccumulator();
-    while (reader !== undefined && !reply.done) {
-      const chunk = await reader.read().catch((error: unknown) => {
-        throw this.transportFailure(error, idle);
-      });
-      if (!chunk.done) idle.restart();
-      for (const payload of chunk.done ? parser.end() : parser.push(chunk.value)) {
-        if (reply.done) break;
-        if (reply.apply(payload, this.options.apiKey)) this.report(reply.deltas, input, streamed);
-        input.signal.throwIfAborted(); // onProgress may abort: report nothing after that
-      }
-      if (chunk.done) break;
+    for await (const chunk of stream) {
+      if (reply.apply(chunk)) this.report(reply.deltas, input, streamed);
+      input.signal.throwIfAborted(); // onProgress may abort: report nothing after that
     }
-    await reader?.cancel().catch(() => undefined);
-    if (!reply.done && reply.finishReason === undefined) {
+    return reply;
+  }
+
+  private result(reply: ChatCompletionAccumulator, streamed: StreamedSoFar): GenerationResult {
+    if (reply.finishReason === undefined) {
       throw new OpenAiCompatibleUpstreamError("Upstream ended the response before the stream finished", { retryable: true });
     }
     // A count already reported must not shrink, or progress would run ahead of the result.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { parseRetryAfterMs, redact, retryDelayMs, upstreamMessage } from "./openai-compatible.upstream-error.js";
+import { APIError } from "openai";
+import { OpenAiCompatibleUpstreamError, retryDelayMs, upstreamError } from "./openai-compatible.upstream-error.js";
 
 const POLICY = { baseDelayMs: 100, maxDelayMs: 1_000 };
 
@@ -20,43 +21,16 @@ describe("retryDelayMs", () => {
   });
 });
 
-describe("parseRetryAfterMs", () => {
-  const now = Date.parse("2030-01-01T00:00:00Z");
-
-  it.each([
-    [{ "retry-after": "2" }, 2_000],
-    [{ "retry-after": "0.5" }, 500],
-    [{ "retry-after": "Tue, 01 Jan 2030 00:00:03 GMT" }, 3_000],
-    [{ "retry-after": "Mon, 31 Dec 2029 00:00:00 GMT" }, 0],
-    [{ "retry-after-ms": "250", "retry-after": "9" }, 250],
-    [{ "retry-after": "soon" }, undefined],
-    [{}, undefined],
-  ])("when the headers are %j, then the wait is %s ms", (headers, expected) => {
-    expect(parseRetryAfterMs(new Headers(headers), now)).toBe(expected);
-  });
-});
-
-describe("upstreamMessage", () => {
-  it.each([
-    ['{"error":{"message":"bad model","type":"x"}}', "bad model"],
-    ['{"error":"Input validation error","error_type":"validation"}', "Input validation error"],
-    ['{"detail":"Not Found"}', "Not Found"],
-    ["<html>\n  <body>502 Bad Gateway</body>\n</html>", "<html> <body>502 Bad Gateway</body> </html>"],
-    ["", "(empty body)"],
-  ])("when the body is %j, then the message is %j", (body, expected) => {
-    expect(upstreamMessage(body, undefined)).toBe(expected);
-  });
-});
-
-describe("redact", () => {
-  it("when the text holds the key or a bearer token, then neither survives", () => {
-    expect(redact("key sk-abc and Authorization: Bearer other-token", "sk-abc")).toBe("key [redacted] and Authorization: Bearer [redacted]");
+describe("upstreamError", () => {
+  it("when the upstream reports an error mid-stream, then the message is its own without the key, not retried", () => {
+    const streamed = new APIError(undefined, { message: "context overflow for key k-123456" }, undefined, new Headers());
+    expect(upstreamError(streamed, undefined, "k-123456")).toEqual(
+      new OpenAiCompatibleUpstreamError("Upstream reported an error mid-stream: context overflow for key [redacted]", { retryable: false }),
+    );
   });
 
-  it("when the key sits across the length limit, then no part of it survives", () => {
-    const key = "sk-0123456789";
-    const safe = redact(`${"a".repeat(295)}${key}${"b".repeat(100)}`, key);
-    expect(safe).not.toContain("sk-01");
-    expect(safe.length).toBeLessThanOrEqual(301);
+  it("when a stream event is not JSON, then it says so and is not retried", () => {
+    const error = upstreamError(new SyntaxError("Error reading response: malformed server-sent event JSON."), undefined, undefined);
+    expect(error).toMatchObject({ message: "Upstream sent a stream event that is not JSON", retryable: false });
   });
 });

@@ -122,6 +122,15 @@ describe("OpenAiCompatibleLlmEngine upstream failures", () => {
     expect(result?.tokens).toBe(8);
   });
 
+  it("when the gaps between tokens outlast the timeout but SSE keep-alive comments fill them, then it completes", async () => {
+    // The openai client hides comments from its parsed chunks: only a timer that sees raw bytes lets this through.
+    server.enqueue({ kind: "stream", tokenDelayMs: 1_200, keepAliveMs: 50 });
+    const { result, error, requests } = await attempt(makeEngine({ timeoutMs: 400 }), { sampling: { maxTokens: 3, temperature: 1, topP: 1, seed: 7 } });
+    expect(error).toBeUndefined();
+    expect(requests).toBe(1);
+    expect(result?.tokens).toBe(3);
+  });
+
   it("when the stream goes silent after tokens, then the idle timeout fails it without a retry", async () => {
     server.enqueue({ kind: "partial", tokens: 2, then: "hang" });
     const { error, requests } = await attempt(makeEngine({ timeoutMs: 100 }));

@@ -5,30 +5,34 @@ import { serveTasks } from "./thread-pool.protocol.js";
 
 export type EchoTask =
   | { kind: "echo"; value: string }
-  | { kind: "progress"; steps: number }
+  /** Answers with a buffer moved, not copied, to the caller. */
+  | { kind: "bytes"; length: number }
   | { kind: "fail"; message: string }
   | { kind: "crash" }
-  /** Reports progress 0, then blocks the thread for good: only terminating it ends the task. */
-  | { kind: "block" };
+  /** Sets `started[0]` to 1, then blocks the thread for good: only terminating it ends the task. */
+  | { kind: "block"; started: SharedArrayBuffer };
 
 export interface EchoResult {
   value?: string;
+  bytes?: ArrayBuffer;
   threadId: number;
 }
 
-serveTasks<EchoTask, EchoResult>(async (task, reportProgress) => {
+export default serveTasks<EchoTask, EchoResult>(async (task) => {
   switch (task.kind) {
     case "echo":
       return { result: { value: task.value, threadId } };
-    case "progress":
-      for (let step = 1; step <= task.steps; step += 1) reportProgress(step / task.steps);
-      return { result: { threadId } };
+    case "bytes": {
+      const bytes = new Uint8Array(task.length).fill(7).buffer;
+      return { result: { bytes, threadId }, transfer: [bytes] };
+    }
     case "fail":
       throw new Error(task.message);
-    case "block":
-      reportProgress(0);
-      await new Promise((resolve) => setImmediate(resolve)); // let the progress message leave first
+    case "block": {
+      const started = new Int32Array(task.started);
+      Atomics.store(started, 0, 1);
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    }
     case "crash":
       process.exit(3);
   }

@@ -3,7 +3,7 @@ import { splitIntoChunks } from "../../audio/sentence-splitter.js";
 import { espeakSettings } from "./espeak-voices.js";
 import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";
 import { siblingModule } from "./module-worker.js";
-import { SpeechEngineError, type SpeechEngine, type SpeechProgress, type SynthesizedAudio } from "./speech-engine.js";
+import { SpeechEngineError, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
 import { ThreadCrashedError, ThreadPool, ThreadPoolClosedError } from "./thread-pool.js";
 
 export interface EspeakSpeechEngineOptions {
@@ -43,7 +43,7 @@ export class EspeakSpeechEngine implements SpeechEngine {
     return this.pool.threadCount;
   }
 
-  async synthesize(request: SpeechRequest, signal: AbortSignal, onProgress?: (progress: SpeechProgress) => void): Promise<SynthesizedAudio> {
+  async synthesize(request: SpeechRequest, signal: AbortSignal): Promise<SynthesizedAudio> {
     const job: EspeakJob = {
       chunks: splitIntoChunks(request.text, this.maxChunkChars),
       settings: espeakSettings(request.voice, request.speed),
@@ -51,7 +51,7 @@ export class EspeakSpeechEngine implements SpeechEngine {
     };
     let result: EspeakJobResult;
     try {
-      result = await this.pool.run(job, signal, onProgress && ((fraction) => onProgress({ fraction })));
+      result = await this.pool.run(job, signal);
     } catch (error) {
       if (signal.aborted && error === signal.reason) throw error;
       throw toSpeechEngineError(error);

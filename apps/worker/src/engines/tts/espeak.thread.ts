@@ -12,16 +12,13 @@ import { serveTasks, type TaskOutcome } from "./thread-pool.protocol.js";
 /** eSpeak NG's output rate, used when there is nothing to speak. */
 const ESPEAK_SAMPLE_RATE = 22050;
 
-async function speak(job: EspeakJob, reportProgress: (fraction: number) => void): Promise<PcmAudio> {
+async function speak(job: EspeakJob): Promise<PcmAudio> {
   const pieces: Int16Array[] = [];
   let sampleRate = ESPEAK_SAMPLE_RATE;
-  // Encoding counts as one more step, so progress reaches 1 only when the file is ready.
-  const steps = job.chunks.length + 1;
-  for (const [index, chunk] of job.chunks.entries()) {
+  for (const chunk of job.chunks) {
     const pcm = await synthesizeWithEspeak(chunk, job.settings);
     pieces.push(pcm.samples);
     sampleRate = pcm.sampleRate;
-    reportProgress((index + 1) / steps);
   }
   const joined = joinWithFades(pieces, sampleRate);
   const { tempo } = job.settings;
@@ -34,12 +31,11 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   return whole ? (bytes.buffer as ArrayBuffer) : new Uint8Array(bytes).buffer; // a copy (Buffer#slice would be a view)
 }
 
-async function run(job: EspeakJob, reportProgress: (fraction: number) => void): Promise<TaskOutcome<EspeakJobResult>> {
-  const audio = await speak(job, reportProgress);
+async function run(job: EspeakJob): Promise<TaskOutcome<EspeakJobResult>> {
+  const audio = await speak(job);
   const bytes = ownBuffer(await encodeAudio(audio, job.format));
-  reportProgress(1);
   const result = { bytes, sampleRate: audio.sampleRate, durationSeconds: audio.samples.length / audio.sampleRate };
   return { result, transfer: [bytes] };
 }
 
-serveTasks(run);
+export default serveTasks(run);

@@ -1,13 +1,12 @@
-import { Worker } from "node:worker_threads";
-
 /**
- * Starts a worker thread running the ES module at `script`. Built code passes `.js` files and they
- * run as they are; under jest the engine's own URL ends in `.ts`, and the thread goes through a
- * bootstrap that teaches that thread to load TypeScript (see ts-source.thread-bootstrap.mjs).
+ * What piscina needs to start a thread running the ES module at `script`. Built code passes `.js`
+ * files and they run as they are; under jest the engine's own URL ends in `.ts`, and the thread
+ * loads a bootstrap that teaches it TypeScript, then re-exports the module (see
+ * ts-source.thread-bootstrap.mjs).
  */
-export function spawnModuleWorker(script: URL): Worker {
-  if (!script.pathname.endsWith(".ts")) return new Worker(script);
-  return new Worker(new URL("./ts-source.thread-bootstrap.mjs", import.meta.url), { workerData: { entry: script.href } });
+export function threadModule(script: URL): { filename: string; workerData?: { entry: string } } {
+  if (!script.pathname.endsWith(".ts")) return { filename: script.href };
+  return { filename: new URL("./ts-source.thread-bootstrap.mjs", import.meta.url).href, workerData: { entry: script.href } };
 }
 
 /** The sibling module `name` (without extension) as a URL, with the extension this module runs from. */

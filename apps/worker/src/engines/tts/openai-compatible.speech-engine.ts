@@ -1,7 +1,10 @@
 import { AUDIO_FORMATS, VOICE_IDS, contentTypeFor, type AudioFormat, type SpeechRequest, type VoiceId } from "@chorus/contracts";
 import { describeAudioBytes, hasContainerSignature, sniffAudioFormat } from "../../audio/sniff-format.js";
 import { decodeWav } from "../../audio/wav.codec.js";
-import { errorFromResponse, transportError } from "./openai-compatible.speech-errors.js";
+import type OpenAI from "openai";
+import type { SpeechCreateParams } from "openai/resources/audio/speech";
+import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";
+import { speechServerError } from "./openai-compatible.speech-errors.js";
 import { SpeechEngineError, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
 
 export interface OpenAiCompatibleSpeechEngineOptions {
@@ -37,8 +40,7 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** `.../v1` gets `/audio/speech` appended; anything else gets `/v1/audio/speech`. */
 export function speechUrl(baseUrl: string): string {
-  const root = baseUrl.replace(/\/+$/, "");
-  return root.endsWith("/v1") ? `${root}/audio/speech` : `${root}/v1/audio/speech`;
+  return `${apiRoot(baseUrl)}/audio/speech`;
 }
 
 /**
@@ -50,25 +52,22 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
   readonly name = "openai-compatible";
   readonly voices: readonly VoiceId[];
   readonly formats: readonly AudioFormat[];
-  private readonly url: string;
   /** Host and port only: the URL may carry credentials or tokens, error messages must not. */
   private readonly server: string;
   private readonly voiceMap: Readonly<Partial<Record<VoiceId, string>>>;
   private readonly pcmSampleRate: number;
   private readonly timeoutMs: number;
-  private readonly fetch: typeof fetch;
+  private readonly client: OpenAI;
   private readonly closing = new AbortController();
 
   constructor(private readonly options: OpenAiCompatibleSpeechEngineOptions) {
-    const url = new URL(speechUrl(options.baseUrl));
-    this.url = url.href;
-    this.server = url.host;
+    this.server = new URL(speechUrl(options.baseUrl)).host;
     this.voiceMap = options.voiceMap ?? DEFAULT_OPENAI_VOICE_MAP;
     this.voices = VOICE_IDS.filter((voice) => this.voiceMap[voice] !== undefined);
     this.formats = options.formats ?? AUDIO_FORMATS;
     this.pcmSampleRate = options.pcmSampleRate ?? DEFAULT_PCM_SAMPLE_RATE;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.client = createUpstreamClient(options);
   }
 
   async synthesize(request: SpeechRequest, signal: AbortSignal): Promise<SynthesizedAudio> {
@@ -76,7 +75,7 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
     if (signal.aborted) throw signal.reason;
     const voice = this.serverVoice(request.voice);
     this.checkFormat(request.format);
-    const bytes = await this.post({ model: this.options.model, input: request.text, voice, speed: request.speed, response_format: request.format }, signal);
+    const bytes = await this.fetchAudio({ model: this.options.model, input: request.text, voice, speed: request.speed, response_format: request.format }, signal);
     this.checkContainer(bytes, request.format);
     return this.describe(bytes, request.format);
   }
@@ -98,20 +97,16 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
     throw new SpeechEngineError("UNSUPPORTED_FORMAT", `format "${format}" is not available from speech server ${this.server} (it offers: ${offered})`, false);
   }
 
-  private async post(body: object, signal: AbortSignal): Promise<Buffer> {
+  private async fetchAudio(params: SpeechCreateParams, signal: AbortSignal): Promise<Buffer> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = AbortSignal.any([signal, timeout, this.closing.signal]);
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "audio/*, application/octet-stream" };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     try {
-      const response = await this.fetch(this.url, { method: "POST", headers, body: JSON.stringify(body), signal: combined });
-      if (!response.ok) throw await errorFromResponse(response, this.server, this.options.apiKey);
+      const response = await this.client.audio.speech.create(params, { signal: combined });
       return Buffer.from(await response.arrayBuffer());
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (this.closing.signal.aborted) throw this.closing.signal.reason;
-      if (error instanceof SpeechEngineError) throw error;
-      throw transportError(error, this.server, timeout.aborted ? this.timeoutMs : undefined, this.options.apiKey);
+      throw speechServerError(error, this.server, timeout.aborted ? this.timeoutMs : undefined, this.options.apiKey);
     }
   }
 

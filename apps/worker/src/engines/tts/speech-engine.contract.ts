@@ -96,19 +96,6 @@ export function describeSpeechEngineContract(name: string, makeEngine: () => Pro
     );
 
     it(
-      "when progress is reported, then it never decreases and stays within 0..1",
-      async () => {
-        const fractions: number[] = [];
-        await engine.synthesize(request(), new AbortController().signal, ({ fraction }) => fractions.push(fraction));
-        fractions.forEach((fraction, i) => {
-          expect(fraction).toBeGreaterThanOrEqual(fractions[i - 1] ?? 0);
-          expect(fraction).toBeLessThanOrEqual(1);
-        });
-      },
-      timeout,
-    );
-
-    it(
       "when the signal is already aborted, then it rejects with the signal's reason",
       async () => {
         const controller = new AbortController();

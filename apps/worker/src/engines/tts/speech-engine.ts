@@ -15,11 +15,6 @@ export interface SynthesizedAudio {
   engine: string;
 }
 
-export interface SpeechProgress {
-  /** 0..1, never decreasing within one synthesis. */
-  fraction: number;
-}
-
 /**
  * A text-to-speech engine: eSpeak NG in worker threads, or a remote OpenAI-compatible server.
  * Requests arrive validated (defaults filled, see speechRequestSchema in @chorus/contracts).
@@ -34,7 +29,7 @@ export interface SpeechEngine {
    * Resolves with the audio in `request.format`. Aborting `signal` rejects with the signal's
    * reason and stops the work; failures reject with a SpeechEngineError.
    */
-  synthesize(request: SpeechRequest, signal: AbortSignal, onProgress?: (progress: SpeechProgress) => void): Promise<SynthesizedAudio>;
+  synthesize(request: SpeechRequest, signal: AbortSignal): Promise<SynthesizedAudio>;
   /** Stops all work and frees threads or connections; later calls reject. */
   close(): Promise<void>;
 }

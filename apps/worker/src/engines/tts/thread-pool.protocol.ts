@@ -1,13 +1,7 @@
-import { parentPort } from "node:worker_threads";
+import { move, transferableSymbol, valueSymbol } from "piscina";
 
-/** Engine -> thread. */
-export interface TaskMessage<TPayload> {
-  id: number;
-  payload: TPayload;
-}
-
-/** Thread -> engine. */
-export type ReplyMessage<TResult> = { id: number; kind: "progress"; fraction: number } | { id: number; kind: "done"; result: TResult } | { id: number; kind: "failed"; message: string };
+/** Thread -> engine: a task's failure is answered, not thrown, so the pool can tell it from a thread that died. */
+export type TaskReply<TResult> = { ok: true; result: TResult } | { ok: false; message: string };
 
 export interface TaskOutcome<TResult> {
   result: TResult;
@@ -15,21 +9,15 @@ export interface TaskOutcome<TResult> {
   transfer?: ArrayBuffer[];
 }
 
-/**
- * The thread side of ThreadPool: runs `handler` for each task it receives, one at a time (the pool
- * never sends a second task before the first is answered), and answers with its outcome.
- */
-export function serveTasks<TPayload, TResult>(handler: (payload: TPayload, reportProgress: (fraction: number) => void) => Promise<TaskOutcome<TResult>>): void {
-  const port = parentPort;
-  if (!port) throw new Error("serveTasks() must run in a worker thread");
-  port.on("message", ({ id, payload }: TaskMessage<TPayload>) => {
-    const progress = (fraction: number): void => port.postMessage({ id, kind: "progress", fraction } satisfies ReplyMessage<TResult>);
-    handler(payload, progress).then(
-      ({ result, transfer }) => port.postMessage({ id, kind: "done", result } satisfies ReplyMessage<TResult>, transfer ?? []),
-      (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
-        port.postMessage({ id, kind: "failed", message } satisfies ReplyMessage<TResult>);
-      },
-    );
-  });
+/** The thread side of ThreadPool: a thread module's default export, made from its task handler. */
+export function serveTasks<TPayload, TResult>(handler: (payload: TPayload) => Promise<TaskOutcome<TResult>>): (payload: TPayload) => Promise<unknown> {
+  return async (payload) => {
+    try {
+      const { result, transfer } = await handler(payload);
+      const reply: TaskReply<TResult> = { ok: true, result };
+      return transfer?.length ? move({ [transferableSymbol]: transfer, [valueSymbol]: reply }) : reply;
+    } catch (error) {
+      return { ok: false, message: error instanceof Error ? error.message : String(error) } satisfies TaskReply<TResult>;
+    }
+  };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import type { EchoResult, EchoTask } from "./echo-thread.test-helpers.js";
 import { siblingModule } from "./module-worker.js";
@@ -13,10 +14,9 @@ describe("ThreadPool", () => {
 
   /** Starts a task that blocks its thread until aborted; resolves once it is running (wrapped: an async function would adopt the promise). */
   async function blocked(controller: AbortController): Promise<{ outcome: Promise<EchoResult> }> {
-    let started: () => void = () => undefined;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const outcome = pool.run({ kind: "block" }, controller.signal, () => started());
-    await running;
+    const started = new SharedArrayBuffer(4);
+    const outcome = pool.run({ kind: "block", started }, controller.signal);
+    while (Atomics.load(new Int32Array(started), 0) === 0) await sleep(5);
     return { outcome };
   }
 
@@ -32,12 +32,11 @@ describe("ThreadPool", () => {
   );
 
   it(
-    "when a task reports progress, then every report reaches the caller in order",
+    "when a task answers with a buffer to move, then its bytes arrive whole",
     async () => {
       pool = new ThreadPool(SCRIPT, 1);
-      const fractions: number[] = [];
-      await pool.run({ kind: "progress", steps: 4 }, never(), (fraction) => fractions.push(fraction));
-      expect(fractions).toEqual([0.25, 0.5, 0.75, 1]);
+      const result = await pool.run({ kind: "bytes", length: 1024 }, never());
+      expect(new Uint8Array(result.bytes ?? new ArrayBuffer(0))).toEqual(new Uint8Array(1024).fill(7));
     },
     TIMEOUT,
   );
@@ -98,13 +97,13 @@ describe("ThreadPool", () => {
       const blocker = new AbortController();
       const { outcome: running } = await blocked(blocker);
       const waiting = new AbortController();
-      const fractions: number[] = [];
-      const queued = pool.run({ kind: "progress", steps: 2 }, waiting.signal, (fraction) => fractions.push(fraction));
+      const neverStarted = new SharedArrayBuffer(4);
+      const queued = pool.run({ kind: "block", started: neverStarted }, waiting.signal);
       waiting.abort(new Error("not needed any more"));
       await expect(queued).rejects.toThrow("not needed any more");
       blocker.abort(new Error("done"));
       await expect(running).rejects.toThrow("done");
-      expect(fractions).toEqual([]);
+      expect(new Int32Array(neverStarted)[0]).toBe(0);
     },
     TIMEOUT,
   );
