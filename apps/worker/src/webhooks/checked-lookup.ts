@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { isPrivateAddress } from "@chorus/contracts";
+import { isPrivateAddress, NOT_PUBLIC } from "@chorus/contracts";
 
 /** The code of the error a refused destination fails with (the delivery then stops for good). */
 export const ADDRESS_REFUSED = "ERR_WEBHOOK_ADDRESS_REFUSED";
@@ -20,7 +20,7 @@ export function checkedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 0);
       const refused = allowPrivate ? undefined : addresses.find((entry) => isPrivateAddress(entry.address));
-      if (refused) return callback(new AddressRefusedError(`${hostname} resolves to ${refused.address}, a loopback, private, link-local or metadata address`), "", 0);
+      if (refused) return callback(new AddressRefusedError(`${hostname} resolves to ${refused.address}, ${NOT_PUBLIC}`), "", 0);
       const first = addresses[0];
       if (!first) return callback(new AddressRefusedError(`${hostname} resolves to no address`), "", 0);
       if (options.all) callback(null, addresses);

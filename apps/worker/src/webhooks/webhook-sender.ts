@@ -1,4 +1,4 @@
-import { ipLiteralOf, isPrivateAddress } from "@chorus/contracts";
+import { ipLiteralOf, isPrivateAddress, NOT_PUBLIC } from "@chorus/contracts";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { AddressRefusedError, checkedLookup } from "./checked-lookup.js";
@@ -39,7 +39,7 @@ export class WebhookSender {
     // A host written as an IP address never reaches the lookup: it is checked here. A name (even
     // `localhost`) is checked on what it resolves to, in the lookup.
     const literal = ipLiteralOf(new URL(url).hostname);
-    if (!this.options.allowPrivate && literal !== null && isPrivateAddress(literal)) throw new AddressRefusedError(`${literal} is a loopback, private, link-local or metadata address`);
+    if (!this.options.allowPrivate && literal !== null && isPrivateAddress(literal)) throw new AddressRefusedError(`${literal} is ${NOT_PUBLIC}`);
     const headers = {
       "content-type": "application/json",
       "user-agent": "Chorus-Webhooks/1",

@@ -7,6 +7,9 @@ import ipaddr from "ipaddr.js";
  */
 const REFUSED_RANGES = new Set(["unspecified", "loopback", "private", "linkLocal", "uniqueLocal", "carrierGradeNat", "broadcast", "reserved"]);
 
+/** What a refusal says the address is. */
+export const NOT_PUBLIC = "not a public address (loopback, private, link-local, metadata or reserved)";
+
 /** True for an IP address (v4, v6, or v4-mapped v6) in a refused range; false for a public one. */
 export function isPrivateAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
@@ -30,6 +33,6 @@ function isLocalName(hostname: string): boolean {
 export function refusedHostReason(url: URL): string | null {
   if (isLocalName(url.hostname)) return `its host '${url.hostname}' is this machine`;
   const literal = ipLiteralOf(url.hostname);
-  if (literal !== null && isPrivateAddress(literal)) return `its host ${literal} is a loopback, private, link-local or metadata address`;
+  if (literal !== null && isPrivateAddress(literal)) return `its host ${literal} is ${NOT_PUBLIC}`;
   return null;
 }
