@@ -37,9 +37,9 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
   }, 60_000);
 
   const submit = (body: object, model = "default", k = key) => request(gw.app).post(`/api/text/${model}`).auth(k, { type: "bearer" }).send(body);
-  async function finished(id: string): Promise<StatusRecord> {
+  async function finished(id: string, on = gw, k = key): Promise<StatusRecord> {
     for (let i = 0; i < 2400; i++, await sleep(25)) {
-      const record = (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+      const record = (await request(on.app).get(`/api/v2/status/${id}`).auth(k, { type: "bearer" })).body as StatusRecord;
       if (record.status !== "processing") return record;
     }
     throw new Error(`${id} did not finish`);
@@ -121,6 +121,29 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("FORBIDDEN");
     expect((await submit(defaultRequest(), "default", textOnly)).status).toBe(200);
+  });
+
+  it("when the worker has no speech engine, then the request still completes with its reply and audioError, and no audio", async () => {
+    const prefix = uniquePrefix("speak-mute");
+    const mute = await startTestGateway(prefix);
+    const textOnly = await startTestWorker(prefix, llm);
+    try {
+      const muteKey = await mute.createKey();
+      const id = (
+        await request(mute.app)
+          .post("/api/text/default")
+          .auth(muteKey, { type: "bearer" })
+          .send({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} })
+      ).body.id as string;
+      const record = await finished(id, mute, muteKey);
+      expect(record).toMatchObject({ status: "completed", audioError: "text-to-speech is not available on the worker that generated the reply" });
+      expect(record.reply).toEqual(expect.any(String));
+      expect(record.audioUrl).toBeUndefined();
+      expect((await request(mute.app).get(`/api/v2/status/${id}/audio`).auth(muteKey, { type: "bearer" })).status).toBe(404);
+    } finally {
+      await textOnly.close();
+      await mute.close();
+    }
   });
 
   it.each([
