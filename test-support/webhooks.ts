@@ -27,6 +27,9 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** A status for `startWebhookReceiver` that means: read the request, never answer it. */
+export const NEVER_ANSWER = 0;
+
 /** A local HTTP server that records every POST and answers with `status(path, nth)` (nth: 1 for the first on that path). */
 export async function startWebhookReceiver(status: (path: string, nth: number) => number): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
@@ -37,7 +40,10 @@ export async function startWebhookReceiver(status: (path: string, nth: number) =
     req.on("end", () => {
       const path = req.url ?? "/";
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(status(path, on(path).length)).end();
+      const code = status(path, on(path).length);
+      if (code === NEVER_ANSWER) return;
+      // A redirect points at a path that records what reaches it: a followed redirect would show there.
+      res.writeHead(code, code >= 300 && code < 400 ? { location: `${path}-redirected` } : {}).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -46,7 +52,10 @@ export async function startWebhookReceiver(status: (path: string, nth: number) =
     url: (path, host = "127.0.0.1") => `http://${host}:${port}${path}`,
     received,
     on,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
@@ -55,6 +64,8 @@ export interface WebhookWorkerSettings {
   allowPrivate: boolean;
   attempts: number;
   backoffMs: number;
+  /** The sender's connect and answer timeout (default 5 s). */
+  timeoutMs?: number;
 }
 
 /**
@@ -66,7 +77,7 @@ export function webhookWorkerOverrides(prefix: string, settings: WebhookWorkerSe
   const keys = redisKeys(prefix);
   const queue = createWebhookQueue(connection, keys);
   const outbox = new WebhookOutbox(queue, settings, testLogger("webhooks"));
-  const sender = new WebhookSender({ secret: settings.secret, allowPrivate: settings.allowPrivate, timeoutMs: 5000 });
+  const sender = new WebhookSender({ secret: settings.secret, allowPrivate: settings.allowPrivate, timeoutMs: settings.timeoutMs ?? 5000 });
   return {
     overrides: { statuses: new StatusStore(connection, keys, 3600, outbox), webhooks: { sender, concurrency: 4 } },
     close: async () => {

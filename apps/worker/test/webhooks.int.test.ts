@@ -11,7 +11,7 @@ import { defaultRequest, describeWithModel, sleep } from "../../../test-support/
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
-import { startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
+import { NEVER_ANSWER, startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 const SHORT = { ...defaultRequest(), samplingParams: { max_tokens: 12 } };
@@ -29,11 +29,11 @@ interface Stack {
   close(): Promise<void>;
 }
 
-async function startStack(engine: LlmEngine, secret: string, gatewayAllowsPrivate: boolean, workerAllowsPrivate: boolean): Promise<Stack> {
+async function startStack(engine: LlmEngine, secret: string, gatewayAllowsPrivate: boolean, workerAllowsPrivate: boolean, timeoutMs?: number): Promise<Stack> {
   const prefix = uniquePrefix("webhooks");
   const env = { WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: String(gatewayAllowsPrivate), WEBHOOK_ATTEMPTS: String(RETRIES.attempts), WEBHOOK_BACKOFF_MS: String(RETRIES.backoffMs) };
   const gw = await startTestGateway(prefix, env);
-  const hooks = webhookWorkerOverrides(prefix, { secret, allowPrivate: workerAllowsPrivate, ...RETRIES });
+  const hooks = webhookWorkerOverrides(prefix, { secret, allowPrivate: workerAllowsPrivate, ...RETRIES, timeoutMs });
   const worker = await startTestWorker(prefix, engine, hooks.overrides);
   const deliveries = new Queue(QUEUES.webhooks, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix });
   const key = await gw.createKey({ limits: { status: 100_000, text: 1000 } });
@@ -68,7 +68,7 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
   let stack: Stack;
   let metrics: WorkerMetrics;
   beforeAll(async () => {
-    receiver = await startWebhookReceiver((path, nth) => (path === "/flaky" ? (nth <= 2 ? 503 : 200) : path === "/gone" ? 410 : 204));
+    receiver = await startWebhookReceiver((path, nth) => (path === "/flaky" ? (nth <= 2 ? 503 : 200) : path === "/gone" ? 410 : path === "/moved" ? 307 : path === "/silent" ? NEVER_ANSWER : 204));
     engine = await loadFixtureEngine();
     stack = await startStack(engine, secret, true, true);
     metrics = createMetrics("worker");
@@ -133,6 +133,14 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     expect(end.state).toBe("failed");
     expect(end.failedReason).toMatch(/^gone:/);
     expect(postsOf("/gone", id)).toHaveLength(1);
+  });
+
+  it("when the receiver redirects, then the redirect is not followed and every attempt fails", async () => {
+    const id = await submit({ ...SHORT, webhook: receiver.url("/moved") });
+    const end = await deliveryEnd(stack.deliveries, id);
+    expect(end).toEqual({ state: "failed", failedReason: "the receiver answered 307" });
+    expect(postsOf("/moved", id)).toHaveLength(RETRIES.attempts);
+    expect(receiver.on("/moved-redirected")).toHaveLength(0);
   });
 
   it("when a request has no webhook, then nothing is queued for it", async () => {
@@ -243,6 +251,22 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
       } finally {
         await unsigned.close();
       }
+    });
+  });
+
+  describe("where the worker waits 300 ms for an answer", () => {
+    let impatient: Stack;
+    beforeAll(async () => {
+      impatient = await startStack(engine, secret, true, true, 300);
+    }, 60_000);
+    afterAll(() => impatient.close(), 60_000);
+
+    it("when the receiver never answers, then each attempt times out and the delivery fails after the last", async () => {
+      const id = await submit({ ...SHORT, webhook: receiver.url("/silent") }, impatient);
+      const end = await deliveryEnd(impatient.deliveries, id);
+      expect(end.state).toBe("failed");
+      expect(end.failedReason).toMatch(/timeout/i);
+      expect(postsOf("/silent", id)).toHaveLength(RETRIES.attempts);
     });
   });
 
