@@ -115,12 +115,17 @@ export class ChorusClient {
   /** Text to speech: the audio bytes and what the headers say of them. Safe to retry (an Idempotency-Key). */
   speech(request: SpeechRequest, options: SubmitOptions = {}): Promise<SpeechAudio> {
     const headers = { "idempotency-key": options.idempotencyKey ?? newIdempotencyKey(), accept: "audio/*" };
-    return this.transport.request({ method: "POST", path: "/api/audio/full", headers, body: request, signal: options.signal }, async (response) => ({
-      audio: new Uint8Array(await response.arrayBuffer()),
-      contentType: response.headers.get("content-type") ?? "application/octet-stream",
-      durationSeconds: numberHeader(response, "x-audio-duration"),
-      sampleRate: numberHeader(response, "x-sample-rate"),
-    }));
+    return this.transport.request({ method: "POST", path: "/api/audio/full", headers, body: request, signal: options.signal }, speechAudio);
+  }
+
+  /**
+   * The spoken reply of a request submitted with `speak` (its completed record's `audioUrl`): the
+   * audio bytes, as `speech` gives them. Counts against the speech budget; a record without
+   * `audioUrl` (no `speak`, or `audioError`) rejects with NOT_FOUND.
+   */
+  replyAudio(record: Pick<StatusRecord, "audioUrl"> & { id: string }, options: CallOptions = {}): Promise<SpeechAudio> {
+    if (!record.audioUrl) return Promise.reject(new ChorusError({ code: "NOT_FOUND", message: `request '${record.id}' has no spoken reply (submit it with speak)` }));
+    return this.transport.request({ path: record.audioUrl, headers: { accept: "audio/*" }, signal: options.signal }, speechAudio);
   }
 
   async voices(options: CallOptions = {}): Promise<Voice[]> {
@@ -142,6 +147,15 @@ export class ChorusClient {
     const path = `/api/v2/status?ids=${ids.map(encodeURIComponent).join(",")}`;
     return (await this.transport.json<{ data: BatchStatusItem[] }>({ path, signal: options.signal })).data;
   }
+}
+
+async function speechAudio(response: Response): Promise<SpeechAudio> {
+  return {
+    audio: new Uint8Array(await response.arrayBuffer()),
+    contentType: response.headers.get("content-type") ?? "application/octet-stream",
+    durationSeconds: numberHeader(response, "x-audio-duration"),
+    sampleRate: numberHeader(response, "x-sample-rate"),
+  };
 }
 
 function numberHeader(response: Response, name: string): number | null {

@@ -32,6 +32,10 @@ export interface GenerationRequest {
   persona?: string;
   botName?: string;
   samplingParams?: SamplingParams;
+  /** Where the final record is POSTed, signed per Standard Webhooks (see docs/api.md, Webhooks). */
+  webhook?: string;
+  /** Speak the reply once it is ready: the completed record then has `audioUrl` (or `audioError`). */
+  speak?: { voice?: string; format?: AudioFormat; speed?: number };
 }
 
 export interface SubmitResponse {
@@ -56,6 +60,10 @@ export interface StatusRecord {
   droppedMessages?: number;
   /** While generating: the reply so far. */
   partialReply?: string;
+  /** When `speak` was asked for: where the owner GETs the spoken reply (a path on the service). */
+  audioUrl?: string;
+  /** When `speak` was asked for but the reply could not be spoken: why. */
+  audioError?: string;
 }
 
 /** A record that ended well: what `generate` resolves to. */

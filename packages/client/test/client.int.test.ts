@@ -134,6 +134,17 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     expect((await sdk.voices()).map((voice) => voice.id)).toEqual(expect.arrayContaining(["Witch", "Mage", "Succubus", "Lightning"]));
   });
 
+  it("when a reply is generated with speak, then replyAudio fetches its spoken reply as WAV bytes", async () => {
+    const sdk = client();
+    const record = await sdk.generate("default", { ...story("Hello!", 12), speak: { format: "wav" } });
+    expect(record).toMatchObject({ audioUrl: `/api/v2/status/${record.id}/audio` });
+    const audio = await sdk.replyAudio(record);
+    expect(audio.contentType).toBe("audio/wav");
+    expect(new TextDecoder().decode(audio.audio.subarray(0, 4))).toBe("RIFF");
+    expect(audio.durationSeconds).toBeGreaterThan(0);
+    await expect(sdk.replyAudio({ id: record.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
   it("when a key's status budget is spent, then the 429 is retried after Retry-After and the call succeeds", async () => {
     const tiny = await gw.createKey({ limits: { text: 100, status: 1 } });
     const { fetch, sent } = recordingFetch();
