@@ -1,4 +1,4 @@
-import { createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import type { WorkerConfig } from "./config.js";
@@ -45,6 +45,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     progressIntervalMs: config.PROGRESS_INTERVAL_MS,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
+    usage: new ApiKeyUsage(connection, keys),
     speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
     close: async () => {
       await speech?.close();

@@ -20,6 +20,7 @@ function allKeys(keys: RedisKeys, arg: string): string[] {
     keys.bullJob("q", arg),
     keys.audio(arg),
     keys.audioMeta(arg),
+    keys.apiKeyUsage(arg, "2026-01-01"),
   ];
 }
 
