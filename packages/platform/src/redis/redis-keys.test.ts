@@ -56,6 +56,7 @@ describe("redisKeys", () => {
       "p:bull:q:x",
       "p:audio:x",
       "p:audio-meta:x",
+      "p:usage:x:2026-01-01",
     ]);
   });
 
