@@ -26,10 +26,13 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
   router.post("/admin/keys", authenticate, jsonBody(), async (req, res) => {
     const { name, scopes, limits, rotate } = validateNewApiKey(req.body);
     const created = await deps.apiKeys.create(name, scopes, limits, { replace: rotate }).catch((error: unknown) => {
-      throw error instanceof ApiKeyError ? new ApiError("CONFLICT", error.message) : error;
+      // The store refuses only a name held by a key not revoked (the input was checked above).
+      if (error instanceof ApiKeyError) throw new ApiError("CONFLICT", `a key named '${name}' already exists: choose another name, revoke it first, or send "rotate": true`);
+      throw error;
     });
     requestLogger(req).info("api key created", { keyId: created.record.id, name });
     const { id, createdAt } = created.record;
+    res.setHeader("Cache-Control", "no-store"); // it carries the secret
     res.status(201).json({ id, key: created.secret, name, scopes, limits, createdAt });
   });
   router.get("/admin/keys", authenticate, async (_req, res) => {

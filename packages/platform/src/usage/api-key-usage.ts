@@ -40,8 +40,8 @@ export function sumUsage(days: DailyUsage[]): Omit<DailyUsage, "date"> {
 }
 
 /**
- * Per-key, per-UTC-day usage counters: one Redis hash a key a day, bumped with HINCRBY (and its
- * expiry renewed in the same MULTI, so no counter outlives its window). Gateways count requests,
+ * Per-key, per-UTC-day usage counters: one Redis hash a key a day, bumped with HINCRBY, its
+ * expiry renewed with each bump (so a day's counters leave by themselves). Gateways count requests,
  * workers count tokens and speech; reading 30 days is one pipelined round trip.
  */
 export class ApiKeyUsage {
@@ -80,10 +80,9 @@ export class ApiKeyUsage {
 
   private async add(keyId: string, amounts: Record<string, number>): Promise<void> {
     const key = this.keys.apiKeyUsage(keyId, utcDay(this.now()));
-    const transaction = this.redis.multi();
-    for (const [field, amount] of Object.entries(amounts)) transaction.hincrby(key, field, amount);
-    const replies = await transaction.expire(key, KEEP_SECONDS).exec();
-    const failed = replies?.find(([error]) => error)?.[0];
-    if (failed) throw failed;
+    // Plain commands sent together, no MULTI: on the gateway's auto-pipelined connection they join
+    // whatever else leaves in that tick, and a counter needs no transaction's extra commands.
+    const bumps = Object.entries(amounts).map(([field, amount]) => this.redis.hincrby(key, field, amount));
+    await Promise.all([...bumps, this.redis.expire(key, KEEP_SECONDS)]);
   }
 }
