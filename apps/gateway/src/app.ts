@@ -24,6 +24,7 @@ import type { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { IdempotencyKeys } from "./services/idempotency.js";
 import type { QueueDepth } from "./services/queue-depth.js";
 import type { FinalStatusWaits } from "./services/final-status-waits.js";
+import type { StatusChanges } from "./services/status-changes.js";
 import { RequestListing } from "./services/request-listing.js";
 import type { TextJobs } from "./services/text-jobs.service.js";
 
@@ -42,6 +43,8 @@ export interface GatewayDeps {
   statuses: StatusStore;
   /** Requests waiting (`Prefer: wait`) for a record to turn final. */
   finalStatusWaits: FinalStatusWaits;
+  /** Open status streams (SSE), told when their record changes. */
+  statusChanges: StatusChanges;
   textJobs: TextJobs;
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
@@ -104,7 +107,7 @@ export function buildApp(deps: GatewayDeps): Express {
   });
   const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
   const status = countedUsage(limiters.status, deps.usage, "status", deps.logger);
-  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits }, { authenticate: authenticated, limit: status });
+  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges }, { authenticate: authenticated, limit: status });
   addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: status, chargeIds: limiters.statusUnits });
   addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: status });
   const textDeps = { jobs: deps.textJobs, statuses: deps.statuses, waits: deps.finalStatusWaits, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth };

@@ -20,6 +20,7 @@ import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseCorsOrigins } from "./middleware/cors.js";
 import { FinalStatusWaits } from "./services/final-status-waits.js";
+import { StatusChanges } from "./services/status-changes.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
 import { QueueDepth } from "./services/queue-depth.js";
 import { SpeechJobs } from "./services/speech-jobs.service.js";
@@ -47,11 +48,10 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   queueRedis.on("error", (error: Error) => logger.warn("redis queue connection error", { error: error.message }));
   const keys = redisKeys(config.REDIS_PREFIX);
   const statuses = new StatusStore(redis, keys, config.STATUS_TTL_SECONDS);
-  // A subscriber of its own (a subscribed connection runs no other command); it waits for Redis and
-  // subscribes again after a reconnect, as ioredis does by default.
-  const subscriber = createWorkerRedis(config.REDIS_URL);
-  subscriber.on("error", (error: Error) => logger.warn("redis subscriber connection error", { error: error.message }));
-  const finalStatusWaits = new FinalStatusWaits(subscriber, keys.statusFinalChannel());
+  // Subscribers of their own (a subscribed connection runs no other command); each waits for Redis
+  // and subscribes again after a reconnect, as ioredis does by default.
+  const finalStatusWaits = new FinalStatusWaits(createSubscriber(config, logger), keys.statusFinalChannel());
+  const statusChanges = new StatusChanges(createSubscriber(config, logger), keys.statusChangedChannel());
   const apiKeys = new ApiKeyStore(redis, keys);
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
@@ -70,6 +70,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     keyLookup: new CachedApiKeys(apiKeys, config.KEY_CACHE_TTL_MS),
     statuses,
     finalStatusWaits,
+    statusChanges,
     // The record is created on the queue's connection: sent just before the job down one connection,
     // it is in Redis before any worker can see the job.
     textJobs: new TextJobs(new StatusStore(queueRedis, keys, config.STATUS_TTL_SECONDS), textQueue, redis, keys),
@@ -92,12 +93,19 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     close: async () => {
       queueDepth.stop();
       finalStatusWaits.close();
+      statusChanges.close();
       await speech?.close();
       await textQueue.close();
       redis.disconnect();
       queueRedis.disconnect();
     },
   };
+}
+
+function createSubscriber(config: GatewayConfig, logger: Logger): Redis {
+  const subscriber = createWorkerRedis(config.REDIS_URL);
+  subscriber.on("error", (error: Error) => logger.warn("redis subscriber connection error", { error: error.message }));
+  return subscriber;
 }
 
 /** Speech waits for its result: QueueEvents reads job completions on its own blocking connection. */

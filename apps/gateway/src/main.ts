@@ -23,9 +23,11 @@ const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
 
 onShutdownSignal(logger, 10_000, async () => {
   // Stop accepting connections, let in-flight requests finish, then release Redis. Clients waiting
-  // with `Prefer: wait` are answered at once with their record as it stands.
+  // with `Prefer: wait` are answered at once with their record as it stands; open status streams end
+  // (their clients reconnect with Last-Event-ID, to another gateway).
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   deps.finalStatusWaits.close();
+  deps.statusChanges.close();
   await closed;
   await deps.close();
 });

@@ -10,6 +10,7 @@ describeWithModel("llama.cpp engine on the shared fixture model", () => {
       testTimeoutMs: 60_000,
       longMaxTokens: 400,
       tokenCountTolerance: 0,
+      reportsReplySoFar: true,
     });
   });
 });

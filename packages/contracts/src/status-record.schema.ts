@@ -13,6 +13,7 @@ const recordProperties = {
   tokens: { ...COUNT, description: "When `completed`: tokens generated for the reply (prompt excluded)." },
   promptTokens: { ...COUNT, description: "When `completed`: tokens of the prompt the model read, chat template included." },
   cachedTokens: { ...COUNT, description: "When `completed`: of `promptTokens`, those taken from the worker's prompt cache instead of being read again." },
+  partialReply: { type: "string", description: "While `processing` and generating: the reply so far. Absent while queued and in final records (which carry `reply`)." },
   error: { type: "string", description: "When `error`: `cancelled`, `generation failed: <reason>` or `lost: the job disappeared from the queue`." },
   progress: { type: "number", minimum: 0, maximum: 1, description: "While `processing`: 0 while queued, then grows as tokens are generated; never decreases, below 1 until `completed`." },
   queuePosition: { ...COUNT, description: "While queued: jobs ahead of this one (0: next to start); absent once a worker has started it." },
@@ -28,9 +29,5 @@ const recordProperties = {
 export const statusRecordSchema = {
   type: "object",
   required: ["status"],
-  properties: {
-    ...recordProperties,
-    // Designed in issue 15 (the SSE work adds it to StatusRecord); move it into recordProperties then.
-    partialReply: { type: "string", description: "While `processing` and generating: the reply so far. Absent while queued and in final records (which carry `reply`)." },
-  },
+  properties: recordProperties,
 } as const;

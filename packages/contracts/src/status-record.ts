@@ -13,6 +13,8 @@ export interface StatusRecord {
   promptTokens?: number;
   /** When `completed`: prompt tokens taken from the worker's cache instead of being read again. */
   cachedTokens?: number;
+  /** While `processing` and generating: the reply so far, cleaned up as the final `reply` will be. */
+  partialReply?: string;
   /** When `error`: what went wrong. */
   error?: string;
   /** While `processing`: 0..1, never decreasing. */

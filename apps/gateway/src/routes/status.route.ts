@@ -3,11 +3,13 @@ import type { StatusStore, StoredStatus } from "@chorus/platform";
 import type { IRouter, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
+import type { StatusChanges } from "../services/status-changes.js";
 import { notFound, ownedBy } from "../services/owned-status.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
+import { streamStatus, wantsEventStream } from "./status-stream.js";
 import { finalOrLatest } from "./wait-for-final.js";
 
 /** The spec's two status paths; each is its own route so metrics label them apart without matching. */
@@ -37,10 +39,14 @@ async function ownedStatus(req: Request): Promise<{ id: string; stored: StoredSt
   return { id, stored };
 }
 
-/** The record; with `Prefer: wait=N`, once it is final or N seconds have passed (one poll, however long). */
+/**
+ * The record; with `Prefer: wait=N`, once it is final or N seconds have passed (one poll, however
+ * long); with `Accept: text/event-stream`, as a stream of snapshots until it is final (one poll too).
+ */
 function answerStatus(deps: StatusRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const { id, stored } = await ownedStatus(req);
+    if (wantsEventStream(req)) return streamStatus(req, res, deps, id, stored);
     const wait = preferredWaitSeconds(req.headers.prefer);
     let record = stored.record;
     if (wait !== null) {
@@ -65,6 +71,7 @@ export interface StatusRouteDeps {
   statuses: StatusStore;
   jobs: TextJobs;
   waits: FinalStatusWaits;
+  changes: StatusChanges;
 }
 
 /** Both status paths answer from one READ script call (and wait, when asked); DELETE cancels (owner only). */

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { ChannelSubscriber } from "./channel-subscriber.js";
 
 /** A registered wait: `subscribed` once a finish can no longer be missed, `finished` when it ends. */
 export interface FinalStatusWait {
@@ -14,13 +15,10 @@ export interface FinalStatusWait {
  */
 export class FinalStatusWaits {
   private readonly waiters = new Map<string, Set<() => void>>();
-  private subscription: Promise<void> | null = null;
+  private readonly subscriber: ChannelSubscriber;
 
-  constructor(
-    private readonly subscriber: Redis,
-    private readonly channel: string,
-  ) {
-    subscriber.on("message", (_channel: string, requestId: string) => this.wake(requestId));
+  constructor(connection: Redis, channel: string) {
+    this.subscriber = new ChannelSubscriber(connection, channel, (requestId) => this.wake(requestId));
   }
 
   /**
@@ -44,7 +42,7 @@ export class FinalStatusWaits {
       waiting.delete(wake);
       if (waiting.size === 0 && this.waiters.get(requestId) === waiting) this.waiters.delete(requestId);
     });
-    return { subscribed: Promise.race([this.subscribe(), finished]), finished };
+    return { subscribed: Promise.race([this.subscriber.subscribed(), finished]), finished };
   }
 
   /** Requests waiting now (a gauge for metrics and tests). */
@@ -57,18 +55,7 @@ export class FinalStatusWaits {
   /** Wakes every waiter (each then answers with the record as it stands) and disconnects. */
   close(): void {
     for (const set of this.waiters.values()) for (const wake of set) wake();
-    this.subscriber.disconnect();
-  }
-
-  /** Subscribes once; a failed subscription is tried again by the next wait. Never rejects. */
-  private subscribe(): Promise<void> {
-    this.subscription ??= this.subscriber.subscribe(this.channel).then(
-      () => undefined,
-      () => {
-        this.subscription = null;
-      },
-    );
-    return this.subscription;
+    this.subscriber.close();
   }
 
   private wake(requestId: string): void {

@@ -9,6 +9,7 @@ import { ProgressReporter } from "../progress/progress-reporter.js";
 import type { JobTimeStats } from "../progress/job-time-stats.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
+import { cleanPartialReply, cleanReply } from "../engines/llm/stop-sequences.js";
 import { resolveSampling } from "./sampling.js";
 
 export interface GenerateTextDeps {
@@ -65,18 +66,19 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     // A progress write that finds the record final means it was cancelled (or answered elsewhere):
     // stop, even if the cancel message over pub/sub never arrived.
     const recordFinal = new AbortController();
-    const writeProgress = async (progress: number, eta: number) => {
-      if (!(await deps.statuses.updateProgress(requestId, progress, eta))) recordFinal.abort(new Error(CANCELLED_ERROR));
+    const writeProgress = async (progress: number, eta: number, text?: string) => {
+      const partialReply = text === undefined ? undefined : cleanPartialReply(text);
+      if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply))) recordFinal.abort(new Error(CANCELLED_ERROR));
     };
     const reporter = new ProgressReporter(estimator, writeProgress, deps.progressIntervalMs);
     const stop = timeLimit(deps.jobTimeLimitMs, signal ? AbortSignal.any([signal, recordFinal.signal]) : recordFinal.signal);
 
     log.info("generation started", { queuedMs: startedAt - job.data.acceptedAt, engine: engine.name, droppedMessages });
     try {
-      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress: ({ tokens }) => reporter.onTokens(tokens) });
+      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress: ({ tokens, text }) => reporter.onTokens(tokens, text) });
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
-      const reply = result.text.trim();
+      const reply = cleanReply(result.text);
       const { tokens, promptTokens, cachedTokens } = result;
       // A reply that cannot be written is not thrown away at the first error: a failed attempt would
       // generate it all over again.

@@ -5,6 +5,7 @@ import { ProgressReporter, type ProgressSink } from "./progress-reporter.js";
 interface Write {
   progress: number;
   etaSeconds: number;
+  text: string | undefined;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -14,12 +15,12 @@ function manualSink() {
   const writes: Write[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const sink: ProgressSink = (progress, etaSeconds) =>
+  const sink: ProgressSink = (progress, etaSeconds, text) =>
     new Promise<void>((resolve, reject) => {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       const done = () => inFlight--;
-      writes.push({ progress, etaSeconds, resolve: () => (done(), resolve()), reject: (e) => (done(), reject(e)) });
+      writes.push({ progress, etaSeconds, text, resolve: () => (done(), resolve()), reject: (e) => (done(), reject(e)) });
     });
   return { sink, writes, maxInFlight: () => maxInFlight };
 }
@@ -113,6 +114,21 @@ describe("ProgressReporter", () => {
     writes[0]?.resolve();
     await settling;
     expect(settled).toBe(true);
+  });
+
+  it("when updates carry the reply so far, then each write carries the text of the update that made it", async () => {
+    const { reporter, writes, clock } = setup();
+    clock.set(0);
+    reporter.onTokens(1, "Once");
+    clock.set(500);
+    reporter.onTokens(2, "Once upon"); // inside the interval: not written, nor kept
+    writes[0]?.resolve();
+    await reporter.settle();
+    clock.set(1_000);
+    reporter.onTokens(3, "Once upon a");
+    writes[1]?.resolve();
+    await reporter.settle();
+    expect(writes.map((w) => w.text)).toEqual(["Once", "Once upon a"]);
   });
 
   it("when nothing is in flight, then settle() resolves at once", async () => {

@@ -1,10 +1,12 @@
 import type { ProgressEstimator } from "./progress-estimator.js";
 
-export type ProgressSink = (progress: number, etaSeconds: number) => Promise<unknown>;
+/** Writes progress, ETA and (when the engine tells it) the reply so far. */
+export type ProgressSink = (progress: number, etaSeconds: number, text?: string) => Promise<unknown>;
 
 /**
  * Turns a token stream into bounded-rate status writes: at most one write per `intervalMs`, and
- * never two in flight, so a fast model costs a few Redis writes a second, not one per token.
+ * never two in flight, so a fast model costs a few Redis writes a second, not one per token. The
+ * reply so far goes with the write that is made; the text of an update that writes nothing is dropped.
  */
 export class ProgressReporter {
   private lastWriteMs = Number.NEGATIVE_INFINITY;
@@ -17,12 +19,12 @@ export class ProgressReporter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  onTokens(tokens: number): void {
+  onTokens(tokens: number, text?: string): void {
     const now = this.now();
     if (this.inFlight || now - this.lastWriteMs < this.intervalMs) return;
     this.lastWriteMs = now;
     const { progress, etaSeconds } = this.estimator.estimate(tokens, now);
-    this.inFlight = this.sink(progress, etaSeconds)
+    this.inFlight = this.sink(progress, etaSeconds, text)
       .catch(() => undefined) // a lost progress write is harmless; the next one carries the news
       .finally(() => {
         this.inFlight = null;

@@ -17,6 +17,8 @@ export interface RedisKeys {
   cancelChannel(): string;
   /** Pub/sub channel on which the id of every request whose record turns final is published. */
   statusFinalChannel(): string;
+  /** Pub/sub channel on which the id of every request whose record changes (start, progress, finish) is published. */
+  statusChangedChannel(): string;
   /** Hash: model id -> average reply length in tokens, learned by the workers. */
   replyLengthStats(): string;
   /** Counter handing each accepted text job its ticket: the order of the waiting set below. */
@@ -59,6 +61,7 @@ export function redisKeys(prefix: string): RedisKeys {
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
     statusFinalChannel: () => `${prefix}:status-final`,
+    statusChangedChannel: () => `${prefix}:status-changed`,
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
     textJobTickets: () => `${prefix}:queue-tickets:text:accepted`,
     textJobsWaiting: () => `${prefix}:queue-tickets:text:waiting`,

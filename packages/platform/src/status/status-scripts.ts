@@ -8,30 +8,43 @@
  * a job's queue position is its rank; the unfinished set holds the ids of requests not yet final,
  * by acceptance time, for the sweep that finds records whose job vanished. A record leaves both when
  * it turns final, whoever writes that (worker, cancel, sweep, a failed enqueue).
+ *
+ * Every write that changes what a client sees counts the record's `rev` up by one and publishes the
+ * request id on the status-changed channel (the SSE stream's event id and its wake-up). Creating a
+ * record sets rev 1 and publishes nothing: no client can hold the id before the submit answers.
  */
 
-/** KEYS[1] status key; ARGV progress, eta seconds. Returns 1 when written. */
+/** The two lines every changing write ends with: KEYS[1] is the record, `channel` and `id` name the rest. */
+function changed(channel: string, id: string): string {
+  return `redis.call('HINCRBY', KEYS[1], 'rev', 1)\nredis.call('PUBLISH', ${channel}, ${id})`;
+}
+
+/** KEYS status key, changed channel; ARGV progress, eta seconds, request id, reply so far (optional). Returns 1 when written. */
 export const UPDATE_PROGRESS = `
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
 local current = tonumber(redis.call('HGET', KEYS[1], 'progress') or '0')
 if tonumber(ARGV[1]) > current then redis.call('HSET', KEYS[1], 'progress', ARGV[1]) end
 redis.call('HSET', KEYS[1], 'estimatedTimeRemaining', ARGV[2])
+if ARGV[4] then redis.call('HSET', KEYS[1], 'partialReply', ARGV[4]) end
+${changed("KEYS[2]", "ARGV[3]")}
 return 1
 `;
 
 /**
- * KEYS status, waiting set, unfinished set, final channel; ARGV ttl, request id, then field/value
- * pairs. Returns 1 when written, and then publishes the request id (a client waiting with
- * `Prefer: wait` is answered at once). A record that is already final (or gone) only leaves the sets.
+ * KEYS status, waiting set, unfinished set, final channel, changed channel; ARGV ttl, request id,
+ * then field/value pairs. Returns 1 when written, and then publishes the request id (a client
+ * waiting with `Prefer: wait` is answered at once). A record that is already final (or gone) only
+ * leaves the sets.
  */
 export const FINISH = `
 redis.call('ZREM', KEYS[2], KEYS[1])
 redis.call('ZREM', KEYS[3], ARGV[2])
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
-redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining')
+redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining', 'partialReply')
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('PUBLISH', KEYS[4], ARGV[2])
+${changed("KEYS[5]", "ARGV[2]")}
 return 1
 `;
 
@@ -43,7 +56,7 @@ return 1
  */
 export const CREATE = `
 local ticket = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0, 'createdAt', ARGV[4])
+redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0, 'createdAt', ARGV[4], 'rev', 1)
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[3], ticket, KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
@@ -54,15 +67,19 @@ return ticket
 `;
 
 /**
- * KEYS status, waiting set; ARGV now (ms). The job leaves the waiting set on its first start (a
- * retry removes nothing more). A record that is gone (expired, never written) is left gone: writing
- * to it would leave a key without a TTL. Returns the status, or nil for a missing record.
+ * KEYS status, waiting set, changed channel; ARGV now (ms), request id. The job leaves the waiting
+ * set on its first start (a retry removes nothing more, and changes nothing a client sees). A record
+ * that is gone (expired, never written) is left gone: writing to it would leave a key without a
+ * TTL. Returns the status, or nil for a missing record.
  */
 export const MARK_STARTED = `
 redis.call('ZREM', KEYS[2], KEYS[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[1])
-return redis.call('HGET', KEYS[1], 'status')
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'processing' and redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[1]) == 1 then
+${changed("KEYS[3]", "ARGV[2]")}
+end
+return status
 `;
 
 /**

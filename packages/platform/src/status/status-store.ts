@@ -10,6 +10,8 @@ export interface StoredStatus {
   model: string;
   createdAt: number;
   record: StatusRecord;
+  /** Counts every write to the record (0 for a record written before there was a count): the SSE event id. */
+  rev: number;
 }
 
 export interface Completion {
@@ -40,10 +42,11 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   const record: StatusRecord = { status: hash.status as JobState };
   if (hash.reply !== undefined) record.reply = hash.reply;
   if (hash.error !== undefined) record.error = hash.error;
+  if (hash.partialReply !== undefined) record.partialReply = hash.partialReply;
   for (const field of NUMERIC_FIELDS) {
     if (hash[field] !== undefined) record[field] = Number(hash[field]);
   }
-  return { owner: hash.owner, model: hash.model ?? "", createdAt: Number(hash.createdAt ?? 0), record };
+  return { owner: hash.owner, model: hash.model ?? "", createdAt: Number(hash.createdAt ?? 0), record, rev: Number(hash.rev ?? 0) };
 }
 
 /** What the READ script returns: the record's flat field list, then for a waiting job its queue figures. */
@@ -76,9 +79,9 @@ function statusScripts(redis: Redis): StatusScripts {
   if (typeof scripts.chorusStatusRead === "function") return scripts;
   redis.defineCommand("chorusStatusCreate", { numberOfKeys: 5, lua: CREATE });
   redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ });
-  redis.defineCommand("chorusStatusStarted", { numberOfKeys: 2, lua: MARK_STARTED });
-  redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
-  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 4, lua: FINISH });
+  redis.defineCommand("chorusStatusStarted", { numberOfKeys: 3, lua: MARK_STARTED });
+  redis.defineCommand("chorusStatusProgress", { numberOfKeys: 2, lua: UPDATE_PROGRESS });
+  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 5, lua: FINISH });
   return scripts;
 }
 
@@ -112,7 +115,8 @@ export class StatusStore {
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
   async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
-    return (await this.scripts.chorusStatusStarted(this.keys.status(requestId), this.keys.textJobsWaiting(), now)) as string | null;
+    const k = this.keys;
+    return (await this.scripts.chorusStatusStarted(k.status(requestId), k.textJobsWaiting(), k.statusChangedChannel(), now, requestId)) as string | null;
   }
 
   /**
@@ -123,8 +127,10 @@ export class StatusStore {
     return this.redis.zrangebyscore(this.keys.textRequestsUnfinished(), "-inf", acceptedBefore, "LIMIT", offset, count);
   }
 
-  async updateProgress(requestId: string, progress: number, etaSeconds: number): Promise<boolean> {
-    const written = await this.scripts.chorusStatusProgress(this.keys.status(requestId), round(progress, 4), round(etaSeconds, 1));
+  /** Progress and ETA, and the reply so far when the engine can tell it (left as it was when not). */
+  async updateProgress(requestId: string, progress: number, etaSeconds: number, partialReply?: string): Promise<boolean> {
+    const reply = partialReply === undefined ? [] : [partialReply];
+    const written = await this.scripts.chorusStatusProgress(this.keys.status(requestId), this.keys.statusChangedChannel(), round(progress, 4), round(etaSeconds, 1), requestId, ...reply);
     return written === 1;
   }
 
@@ -147,7 +153,16 @@ export class StatusStore {
   private async finish(requestId: string, fields: Record<string, string | number>): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
-    const written = await this.scripts.chorusStatusFinish(k.status(requestId), k.textJobsWaiting(), k.textRequestsUnfinished(), k.statusFinalChannel(), this.ttlSeconds, requestId, ...args);
+    const written = await this.scripts.chorusStatusFinish(
+      k.status(requestId),
+      k.textJobsWaiting(),
+      k.textRequestsUnfinished(),
+      k.statusFinalChannel(),
+      k.statusChangedChannel(),
+      this.ttlSeconds,
+      requestId,
+      ...args,
+    );
     return written === 1;
   }
 }

@@ -12,6 +12,11 @@ const PROGRESS_POLL_MS = 100;
 /** One of llama-server's slots, and the prompt it last read (what its cache holds, in front). */
 class ServerSlot implements CacheSlot {
   tokens: readonly number[] = [];
+  /**
+   * The text of the last task completed on it. With slots debug, /slots shows that text (another
+   * request's reply) for a new task until the new task's text is not empty: never passed on.
+   */
+  lastReply = "";
 
   constructor(readonly id: number) {}
 
@@ -41,11 +46,11 @@ class ProgressCount {
 
   constructor(private readonly input: GenerationInput) {}
 
-  report(tokens: number): void {
+  report(tokens: number, text?: string): void {
     const capped = Math.min(tokens, this.input.sampling.maxTokens);
     if (capped <= this.reported) return;
     this.reported = capped;
-    this.input.onProgress({ tokens: capped });
+    this.input.onProgress(text === undefined ? { tokens: capped } : { tokens: capped, text });
   }
 }
 
@@ -131,9 +136,12 @@ export class LlamaServerLlmEngine implements LlmEngine {
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
     const prompt = this.promptTokens(input.turns);
     const { slot } = await this.pool.acquire(prompt, input.signal);
-    const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens) => progress.report(tokens));
+    const previous = slot.lastReply;
+    const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) => progress.report(tokens, text === previous ? undefined : text));
     try {
-      return await this.complete(slot, prompt, input);
+      const result = await this.complete(slot, prompt, input);
+      slot.lastReply = result.text;
+      return result;
     } finally {
       unwatch();
       slot.tokens = prompt;

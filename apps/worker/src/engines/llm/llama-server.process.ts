@@ -117,6 +117,9 @@ export class LlamaServerProcess {
   private async launchOnce(): Promise<void> {
     const child = spawn("/bin/sh", ["-c", GUARD, "llama-server", this.settings.binary, ...this.args()], {
       stdio: ["pipe", "pipe", "pipe"],
+      // Slots debug makes GET /slots show each slot's text so far: the reply so far in the status
+      // record, read by the slot monitor's polls (no stream; docs/engines.md has the cost measured).
+      env: { ...process.env, LLAMA_SERVER_SLOTS_DEBUG: "1" },
       // Its own process group: a terminal's Ctrl-C reaches the worker, which stops the server itself.
       detached: true,
     });

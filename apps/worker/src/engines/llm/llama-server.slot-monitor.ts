@@ -6,6 +6,8 @@ interface SlotState {
   is_processing: boolean;
   params?: { seed?: number };
   next_token?: { n_decoded?: number }[];
+  /** The text generated so far; sent only by a server started with LLAMA_SERVER_SLOTS_DEBUG=1. */
+  generated?: string;
 }
 
 interface Polling {
@@ -15,7 +17,7 @@ interface Polling {
 interface Watcher {
   seed: number;
   reported: number;
-  onTokens: (tokens: number) => void;
+  onTokens: (tokens: number, text?: string) => void;
 }
 
 /**
@@ -23,7 +25,9 @@ interface Watcher {
  * one request serves every slot, and no per-token stream loads the cores llama.cpp decodes on (a
  * stream of every token cost ~15 % of the decode rate on 2 cores; these reads, nothing measurable).
  * A slot's figures are a job's only while it processes a task with that job's seed: a slot still
- * showing its previous task is never mistaken for the new one.
+ * showing its previous task is never mistaken for the new one. Its `generated` text (the reply so
+ * far) is passed on once it has decoded a token of this task; until this task's text is not empty,
+ * the server shows the last completed task's text there (the engine knows it and drops it).
  */
 export class SlotMonitor {
   private readonly watchers = new Map<number, Watcher>();
@@ -35,8 +39,8 @@ export class SlotMonitor {
     private readonly intervalMs: number,
   ) {}
 
-  /** Reports the tokens decoded on `slotId` for the job with `seed`; returns the way to stop. */
-  watch(slotId: number, seed: number, onTokens: (tokens: number) => void): () => void {
+  /** Reports the tokens decoded (and the text so far) on `slotId` for the job with `seed`; returns the way to stop. */
+  watch(slotId: number, seed: number, onTokens: (tokens: number, text?: string) => void): () => void {
     const watcher: Watcher = { seed, reported: 0, onTokens };
     this.watchers.set(slotId, watcher);
     this.polling ??= this.poll(new AbortController());
@@ -81,7 +85,7 @@ export class SlotMonitor {
       if (!watcher || !slot.is_processing || slot.params?.seed !== watcher.seed || tokens <= watcher.reported) continue;
       watcher.reported = tokens;
       try {
-        watcher.onTokens(tokens);
+        watcher.onTokens(tokens, slot.generated);
       } catch {
         this.watchers.delete(slot.id); // a watcher that cannot take a report is not asked again
       }

@@ -71,6 +71,7 @@ export class LlamaLlmEngine implements LlmEngine {
     const { slot } = await this.pool.acquire(prompt, input.signal);
     const before = slot.sequence.tokenMeter.getState();
     let streamed = 0;
+    let text = "";
     let healthy = false;
     try {
       const result = await slot.chat.generateResponse(history, {
@@ -80,9 +81,14 @@ export class LlamaLlmEngine implements LlmEngine {
         seed: input.sampling.seed,
         signal: input.signal,
         customStopTriggers: STOP_SEQUENCES,
+        // Text comes in its own callback (LlamaChat holds back what may begin a stop trigger); each
+        // token's report carries the text released so far.
+        onTextChunk: (chunk) => {
+          text += chunk;
+        },
         onToken: (chunk) => {
           streamed += chunk.length;
-          input.onProgress({ tokens: streamed });
+          input.onProgress({ tokens: streamed, text });
         },
       });
       healthy = true;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
+import { cleanPartialReply, cleanReply } from "./stop-sequences.js";
 
 /**
  * The behaviour every text engine promises, whatever its model: run it from each engine's test
@@ -14,6 +15,8 @@ export interface LlmEngineContractOptions {
   longMaxTokens?: number;
   /** The conversation to send; it must start with a system turn and invite a long reply. */
   conversation?: ChatTurn[];
+  /** The engine tells the reply so far with its progress (a long generation's reports carry `text`). */
+  reportsReplySoFar?: boolean;
 }
 
 const DEFAULT_CONVERSATION: ChatTurn[] = [
@@ -100,6 +103,17 @@ export function describeLlmEngineContract(name: string, makeEngine: () => Promis
         expect(progress.length).toBeGreaterThan(0);
         progress.forEach((tokens, i) => expect(tokens).toBeGreaterThanOrEqual(progress[i - 1] ?? 0));
         expect(progress.at(-1)).toBeLessThanOrEqual(result.tokens);
+      },
+      timeout,
+    );
+
+    it(
+      "when progress carries the reply so far, then, cleaned, it is a prefix of the final reply, cleaned",
+      async () => {
+        const texts: string[] = [];
+        const { result } = await run({ maxTokens: longMaxTokens, onProgress: (report) => void (report.text !== undefined && texts.push(report.text)) });
+        for (const text of texts) expect(cleanReply(result.text).startsWith(cleanPartialReply(text))).toBe(true);
+        if (options.reportsReplySoFar) expect(texts.some((text) => cleanPartialReply(text).length > 0)).toBe(true);
       },
       timeout,
     );

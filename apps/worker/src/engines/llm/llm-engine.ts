@@ -15,6 +15,8 @@ export interface SamplingOptions {
 export interface GenerationProgress {
   /** Tokens generated so far in this job (not counting the prompt). */
   tokens: number;
+  /** The reply so far, where the engine can tell it (raw: the caller cleans it as it cleans the reply). */
+  text?: string;
 }
 
 export interface GenerationInput {

@@ -3,3 +3,34 @@
  * One list for every text engine: llama.cpp gets it as stop triggers, remote servers as `stop`.
  */
 export const STOP_SEQUENCES = ["\nYou:", "\nUser:", "\n### User"];
+
+/** The reply as it is stored: the engine's text (stop sequences already cut) without white space around it. */
+export function cleanReply(text: string): string {
+  return text.trim();
+}
+
+/**
+ * The reply so far as a client may see it: cleaned as the final reply is, less what the final reply
+ * may not hold. An engine holds back the start of a stop sequence at the end of its text until the
+ * next tokens tell (llama-server's slot text shows it), and a token may end in half a character.
+ */
+export function cleanPartialReply(text: string): string {
+  let partial = text;
+  for (const stop of STOP_SEQUENCES) {
+    const at = partial.indexOf(stop);
+    if (at >= 0) partial = partial.slice(0, at);
+  }
+  for (let begun = stopSequenceBegun(partial); begun > 0; begun = stopSequenceBegun(partial)) partial = partial.slice(0, -begun);
+  return cleanReply(partial.replace(/\uFFFD+$/, ""));
+}
+
+/** How many characters at the end of `text` begin a stop sequence (the longest such run), or 0. */
+function stopSequenceBegun(text: string): number {
+  let longest = 0;
+  for (const stop of STOP_SEQUENCES) {
+    for (let length = stop.length - 1; length > longest; length--) {
+      if (text.endsWith(stop.slice(0, length))) longest = length;
+    }
+  }
+  return longest;
+}

@@ -1,0 +1,54 @@
+import type { Redis } from "ioredis";
+import { ChannelSubscriber } from "./channel-subscriber.js";
+
+/** What an open status stream is told: its record changed, or the gateway is shutting down. */
+export interface StatusChangeListener {
+  changed(): void;
+  closing(): void;
+}
+
+/**
+ * Tells the gateway's open status streams that their record changed, without polling Redis: every
+ * status write publishes the request id on one channel, and this gateway holds one subscriber
+ * connection for all its streams, with a map from id to the streams open on it. A stream that goes
+ * is taken out of the map at once. A message lost while the connection is down is made up for by
+ * the stream's own re-read when it has been silent a while.
+ */
+export class StatusChanges {
+  private readonly listeners = new Map<string, Set<StatusChangeListener>>();
+  private readonly subscriber: ChannelSubscriber;
+
+  constructor(connection: Redis, channel: string) {
+    this.subscriber = new ChannelSubscriber(connection, channel, (requestId) => {
+      for (const listener of this.listeners.get(requestId) ?? []) listener.changed();
+    });
+  }
+
+  /**
+   * Registers `listener` for `requestId` at once; `subscribed` settles once a change can no longer
+   * be missed (read the record after it), and never rejects. Returns the way to stop listening.
+   */
+  listen(requestId: string, listener: StatusChangeListener): { subscribed: Promise<void>; stop: () => void } {
+    const listening = this.listeners.get(requestId) ?? new Set();
+    listening.add(listener);
+    this.listeners.set(requestId, listening);
+    const stop = () => {
+      listening.delete(listener);
+      if (listening.size === 0 && this.listeners.get(requestId) === listening) this.listeners.delete(requestId);
+    };
+    return { subscribed: this.subscriber.subscribed(), stop };
+  }
+
+  /** Streams listening now (a gauge for metrics and tests). */
+  get listening(): number {
+    let count = 0;
+    for (const set of this.listeners.values()) count += set.size;
+    return count;
+  }
+
+  /** Ends every open stream (each closes its response) and disconnects, so the server can close. */
+  close(): void {
+    for (const set of [...this.listeners.values()]) for (const listener of [...set]) listener.closing();
+    this.subscriber.close();
+  }
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "@jest/globals";
+import { cleanPartialReply, cleanReply } from "./stop-sequences.js";
+
+describe("cleanPartialReply", () => {
+  it("when the text ends in the start of a stop sequence, then that start is not shown", () => {
+    expect(cleanPartialReply("Once upon a time.\nYo")).toBe("Once upon a time.");
+    expect(cleanPartialReply("Once upon a time.\n### Us")).toBe("Once upon a time.");
+    expect(cleanPartialReply("Once upon a time.\n")).toBe("Once upon a time.");
+  });
+
+  it("when the text holds a whole stop sequence, then it and what follows are not shown", () => {
+    expect(cleanPartialReply("The end.\nUser: and then?")).toBe("The end.");
+  });
+
+  it("when the text ends in half a character, then the replacement character is not shown", () => {
+    expect(cleanPartialReply("A cat \uFFFD")).toBe("A cat");
+  });
+
+  it("when the text is cleaned, then it is what the final reply cleaning gives, and a prefix of any final reply that continues it", () => {
+    const partial = "  Hello there\nYou";
+    for (const final of ["  Hello there\nYouth is fleeting.", "  Hello there", "  Hello there\n"]) {
+      expect(cleanReply(final).startsWith(cleanPartialReply(partial))).toBe(true);
+    }
+    expect(cleanPartialReply(" plain text ")).toBe(cleanReply(" plain text "));
+  });
+});
