@@ -80,7 +80,7 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "memory")).toHaveLength(4);
     expect(groups.filter((g) => g === "status-steps")).toHaveLength(7);
     expect(groups.filter((g) => g === "queue")).toHaveLength(2);
-    expect(groups.filter((g) => g === "waiting")).toHaveLength(1);
+    expect(groups.filter((g) => g === "waiting")).toHaveLength(2);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
     // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn (vs its first turn

@@ -1,23 +1,27 @@
 import type { SubmitResponse } from "@chorus/contracts";
 import { sleep } from "../metrics/clock.js";
-import { makeRow, type Figure, type Target } from "../report/bench-row.js";
+import { makeRow, type BenchRow, type Figure, type Target } from "../report/bench-row.js";
 import { GATEWAY_PREFIX, type BenchStack } from "../stack/bench-stack.js";
 import { httpJson } from "../stack/net.js";
 import { NoopWorker } from "../stack/workers.js";
 import type { RowGroup } from "./row-group.js";
 import { BENCH_REQUEST } from "../load/load-specs.js";
+import { streamFanOutRows } from "./stream-fanout.js";
 
 /**
  * Issue 15: how many status requests a client makes per completed job when it waits with
  * `Prefer: wait=30` against polling every second, as the contract suggests. Every job is the same
  * size (the no-op worker holds each HOLD_MS, its own concurrency runs them side by side); one
- * client per job, all at once. The figure is status GETs per job, averaged over the jobs.
+ * client per job, all at once. The figure is status GETs per job, averaged over the jobs. Then
+ * what the other way of not polling costs: a gateway's memory per open status stream (stream-fanout).
  */
 const HOLD_MS = 3000;
 const WAIT_SECONDS = 30;
 const POLL_INTERVAL_MS = 1000;
 /** No more than the no-op worker runs at once (8), so no job waits in the queue. */
 const JOBS = { full: 8, quick: 3 };
+/** Status streams held open at once by the fan-out row. */
+const STREAMS = { full: 1000, quick: 50 };
 /** With jobs shorter than the wait, a waiting client asks once. */
 const ONE_PER_JOB: Target = { of: "subject", op: "<=", value: 1, text: "≤ 1 per job" };
 
@@ -52,25 +56,33 @@ async function perJob(stack: BenchStack, jobs: number, mode: Mode, label: string
 export const waitingRows: RowGroup = {
   name: "waiting",
   run: async ({ stack, options, log }) => {
-    const worker = await NoopWorker.start(stack, { prefixes: [GATEWAY_PREFIX], holdMs: HOLD_MS, report: false });
-    const jobs = options.quick ? JOBS.quick : JOBS.full;
+    const rows = [await requestsPerJobRow(stack, options.quick, log)];
     try {
-      const waiting = await perJob(stack, jobs, "prefer-wait", `GET with Prefer: wait=${WAIT_SECONDS}, again until final`);
-      const polling = await perJob(stack, jobs, "poll-1s", `GET every ${POLL_INTERVAL_MS / 1000} s until final`);
-      log(`  ${jobs} jobs of ${HOLD_MS} ms per side`);
-      return [
-        makeRow({
-          group: "waiting",
-          name: "status requests per completed job: Prefer: wait vs polling every 1 s",
-          subject: waiting,
-          baseline: polling,
-          target: ONE_PER_JOB,
-          notes: [`${jobs} jobs of ${HOLD_MS} ms each (no-op worker), one client per job, all at once; figure: status GETs per job`],
-        }),
-      ];
+      rows.push(...(await streamFanOutRows(stack, options.quick ? STREAMS.quick : STREAMS.full)));
     } finally {
-      await worker.stop();
       await stack.resetQueues();
     }
+    return rows;
   },
 };
+
+async function requestsPerJobRow(stack: BenchStack, quick: boolean, log: (line: string) => void): Promise<BenchRow> {
+  const worker = await NoopWorker.start(stack, { prefixes: [GATEWAY_PREFIX], holdMs: HOLD_MS, report: false });
+  const jobs = quick ? JOBS.quick : JOBS.full;
+  try {
+    const waiting = await perJob(stack, jobs, "prefer-wait", `GET with Prefer: wait=${WAIT_SECONDS}, again until final`);
+    const polling = await perJob(stack, jobs, "poll-1s", `GET every ${POLL_INTERVAL_MS / 1000} s until final`);
+    log(`  ${jobs} jobs of ${HOLD_MS} ms per side`);
+    return makeRow({
+      group: "waiting",
+      name: "status requests per completed job: Prefer: wait vs polling every 1 s",
+      subject: waiting,
+      baseline: polling,
+      target: ONE_PER_JOB,
+      notes: [`${jobs} jobs of ${HOLD_MS} ms each (no-op worker), one client per job, all at once; figure: status GETs per job`],
+    });
+  } finally {
+    await worker.stop();
+    await stack.resetQueues();
+  }
+}
