@@ -69,6 +69,9 @@ COPY --from=gateway-deps /app/ ./
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/platform/dist packages/platform/dist
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
+# The playground (GET /): its page as written, and the worker's character data files it shows.
+COPY --from=build /app/apps/gateway/public apps/gateway/public
+COPY --from=build /app/apps/worker/characters apps/worker/characters
 # For `docker compose exec gateway node apps/cli/dist/keys.js create --name NAME`.
 COPY --from=build /app/apps/cli/dist apps/cli/dist
 ENV PORT=3000 HOST=0.0.0.0

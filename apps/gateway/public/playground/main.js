@@ -1,0 +1,181 @@
+// The playground: settings on the left, the chat on the right. API calls go through ./api.js.
+import { createApi } from "./api.js";
+import { MODELS, loadCharacter } from "./characters.js";
+import { Conversation } from "./conversation.js";
+import { ReplyView } from "./reply-view.js";
+
+const KEY_STORAGE = "chorus.apiKey";
+/** What an `<audio>` element is given for each format; `pcm` (raw samples) is left out: no browser plays it. */
+const AUDIO_TYPES = { mp3: "audio/mpeg", wav: "audio/wav", opus: "audio/ogg; codecs=opus", flac: "audio/flac" };
+
+const byId = (id) => document.getElementById(id);
+const ui = {
+  key: byId("api-key"),
+  model: byId("model"),
+  description: byId("model-description"),
+  botName: byId("bot-name"),
+  persona: byId("persona"),
+  maxTokens: byId("max-tokens"),
+  temperature: byId("temperature"),
+  voice: byId("voice"),
+  speed: byId("speed"),
+  format: byId("format"),
+  log: byId("log"),
+  error: byId("error"),
+  composer: byId("composer"),
+  message: byId("message"),
+  send: document.querySelector("[data-testid=send]"),
+  audio: byId("audio"),
+};
+
+const characters = new Map();
+let conversation;
+let voices = [];
+let audioUrl;
+
+const api = () => createApi(ui.key.value.trim());
+
+function showError(error) {
+  ui.error.textContent = error.message;
+  ui.error.hidden = false;
+}
+
+function clearError() {
+  ui.error.hidden = true;
+  ui.error.textContent = "";
+}
+
+const option = (value, label) => Object.assign(document.createElement("option"), { value, textContent: label });
+
+/** The character's own voice from the catalogue, when it has one. */
+function chooseVoice() {
+  const own = voices.find((voice) => voice.character === ui.model.value);
+  if (own) ui.voice.value = own.id;
+}
+
+async function loadVoices() {
+  if (!ui.key.value.trim()) return;
+  try {
+    voices = await api().voices();
+    ui.voice.replaceChildren(...voices.map((voice) => option(voice.id, `${voice.id} — ${voice.description}`)));
+    chooseVoice();
+    clearError();
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** A new chat with `model`, its character's name and persona as the defaults. */
+function selectModel(model) {
+  const character = characters.get(model);
+  ui.description.textContent = character.description;
+  ui.botName.value = character.botName;
+  ui.persona.value = character.persona;
+  ui.maxTokens.value = character.sampling.max_tokens;
+  ui.temperature.value = character.sampling.temperature;
+  conversation = new Conversation(model);
+  ui.log.replaceChildren();
+  chooseVoice();
+}
+
+function appendUserTurn(text) {
+  const item = Object.assign(document.createElement("li"), { className: "turn you" });
+  item.append(Object.assign(document.createElement("span"), { className: "who", textContent: "You" }), Object.assign(document.createElement("div"), { textContent: text }));
+  ui.log.append(item);
+  return item;
+}
+
+async function speak(text) {
+  clearError();
+  const format = ui.format.value;
+  try {
+    const bytes = await api().speech({ text, voice: ui.voice.value || undefined, speed: Number(ui.speed.value), format });
+    if (audioUrl) URL.revokeObjectURL(audioUrl);
+    audioUrl = URL.createObjectURL(new Blob([bytes], { type: AUDIO_TYPES[format] }));
+    ui.audio.src = audioUrl;
+    await ui.audio.play();
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** One turn: the user's message, then the reply followed live until it is final. */
+async function send(text) {
+  const chat = conversation;
+  const userTurn = appendUserTurn(text);
+  const takeBack = chat.add("You", text);
+  const sampling = { max_tokens: Number(ui.maxTokens.value), temperature: Number(ui.temperature.value) };
+  const body = chat.request({ botName: ui.botName.value.trim(), persona: ui.persona.value.trim(), sampling });
+  const client = api();
+  let id;
+  let stopAsked = false;
+  const stop = () => client.cancel(id).catch((error) => error.code !== "CONFLICT" && showError(error));
+  const view = new ReplyView(ui.log, body.botName || "Assistant", {
+    onStop: () => {
+      stopAsked = true;
+      if (id !== undefined) void stop();
+    },
+    onSpeak: speak,
+  });
+  const onUpdate = (record) => {
+    const first = id === undefined;
+    id = record.id;
+    // Stop was pressed before the request had an id: cancel it now that it has one.
+    if (first && stopAsked) void stop();
+    view.update(record);
+  };
+  try {
+    const record = await client.generate(chat.model, body, { onUpdate });
+    view.finish(record);
+    if (record.status === "completed") chat.add("Bot", record.reply);
+  } catch (error) {
+    showError(error);
+    if (id !== undefined) return view.finish({ status: "error", error: error.message });
+    // Never accepted: the message goes back to the box, to send again once the problem is fixed.
+    view.remove();
+    userTurn.remove();
+    takeBack();
+    ui.message.value = text;
+  }
+}
+
+async function onSubmit(event) {
+  event.preventDefault();
+  const text = ui.message.value.trim();
+  if (!text) return;
+  if (!ui.key.value.trim()) {
+    showError(new Error("Paste an API key first."));
+    return ui.key.focus();
+  }
+  clearError();
+  ui.message.value = "";
+  ui.send.disabled = true;
+  try {
+    await send(text);
+  } finally {
+    ui.send.disabled = false;
+    ui.message.focus();
+  }
+}
+
+async function start() {
+  for (const character of await Promise.all(MODELS.map(loadCharacter))) characters.set(character.model, character);
+  ui.model.replaceChildren(...MODELS.map((model) => option(model, model === "default" ? "default — general assistant" : `${model} — ${characters.get(model).botName}`)));
+  ui.format.replaceChildren(...Object.keys(AUDIO_TYPES).flatMap((format) => (ui.audio.canPlayType(AUDIO_TYPES[format]) ? [option(format, format)] : [])));
+  ui.key.value = sessionStorage.getItem(KEY_STORAGE) ?? "";
+  selectModel(ui.model.value);
+
+  ui.key.addEventListener("input", () => sessionStorage.setItem(KEY_STORAGE, ui.key.value.trim()));
+  ui.key.addEventListener("change", loadVoices);
+  ui.model.addEventListener("change", () => selectModel(ui.model.value));
+  ui.composer.addEventListener("submit", onSubmit);
+  ui.message.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      ui.composer.requestSubmit();
+    }
+  });
+  await loadVoices();
+}
+
+start().catch(showError);

@@ -1,0 +1,52 @@
+import { fileURLToPath } from "node:url";
+import express, { type IRouter, type Response } from "express";
+
+export const PLAYGROUND_PATH = "/";
+
+/** The page's own files: plain HTML, CSS and ES modules, served as written (no build step). */
+const PAGE_DIR = fileURLToPath(new URL("../../public/playground/", import.meta.url));
+/**
+ * The worker's character data files, the one source of each character's name and persona: the page
+ * reads them as they are. Two levels above both src/ and dist/ modules, like the page's folder.
+ */
+const CHARACTERS_DIR = fileURLToPath(new URL("../../../worker/characters/", import.meta.url));
+/** The SDK's browser build (`@chorus/client`'s ES modules), which the page talks to the API with. */
+const CLIENT_DIR = fileURLToPath(new URL("../../../../packages/client/dist/", import.meta.url));
+
+/**
+ * Only this origin: the page works offline, and a page that tried to reach another host would be
+ * refused by the browser. `blob:` media: speech is played from the bytes the API answered.
+ */
+export const PLAYGROUND_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+function pageHeaders(res: Response): void {
+  res.setHeader("Content-Security-Policy", PLAYGROUND_CSP);
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Referrer-Policy", "no-referrer");
+}
+
+const assets = (dir: string) => express.static(dir, { index: false, maxAge: "1h", setHeaders: pageHeaders });
+
+/**
+ * `GET /`: the playground, a page to chat with the models and hear the replies. Needs no API key
+ * to load (the user pastes one into the page) and no network beyond this gateway.
+ */
+export function addPlaygroundRoutes(router: IRouter): void {
+  router.get(PLAYGROUND_PATH, (_req, res, next) => {
+    pageHeaders(res);
+    res.sendFile("index.html", { root: PAGE_DIR }, (error) => error && next(error));
+  });
+  router.use("/playground/characters", assets(CHARACTERS_DIR));
+  router.use("/playground/client", assets(CLIENT_DIR));
+  router.use("/playground", assets(PAGE_DIR));
+}
