@@ -101,8 +101,12 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     await page.locator("#max-tokens").fill("2048");
     await page.locator("#temperature").fill("1.5");
     await say("Tell me a very long story about a brave cat.");
-    // The text arrives token by token: some of it is there while the reply is still being written.
-    await reply().and(page.locator("[data-state=processing]")).locator(".reply-text").filter({ hasText: /\S/ }).waitFor();
+    // The text arrives token by token: a hundred characters of it are there while the reply is still being written.
+    await reply()
+      .and(page.locator("[data-state=processing]"))
+      .locator(".reply-text")
+      .filter({ hasText: /[\s\S]{100}/ })
+      .waitFor();
     if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/playground-chat.png` });
     await reply().getByTestId("stop").click();
     await reply().and(page.locator("[data-state=cancelled]")).waitFor();
@@ -126,7 +130,9 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
 
   it("when the key is not valid, then the API's error message is shown and the message stays to send again", async () => {
     await openChat("Lightning", "not-a-real-key");
-    await say("Hi!");
+    // From the keyboard: Enter in the message box sends.
+    await page.getByTestId("message").fill("Hi!");
+    await page.getByTestId("message").press("Enter");
     const alert = page.getByRole("alert");
     await alert.filter({ hasText: "the API key is not valid" }).waitFor();
     await expect(page.getByTestId("message").inputValue()).resolves.toBe("Hi!");

@@ -142,7 +142,8 @@ async function send(text) {
 async function onSubmit(event) {
   event.preventDefault();
   const text = ui.message.value.trim();
-  if (!text) return;
+  // Enter submits the form even while Send is disabled (a reply is still being written).
+  if (!text || ui.send.disabled) return;
   if (!ui.key.value.trim()) {
     showError(new Error("Paste an API key first."));
     return ui.key.focus();
@@ -158,15 +159,19 @@ async function onSubmit(event) {
   }
 }
 
+/** The key first, before anything is awaited: what the user pastes meanwhile is kept, never overwritten. */
+function restoreKey() {
+  const stored = sessionStorage.getItem(KEY_STORAGE);
+  if (stored) ui.key.value = stored;
+  ui.key.addEventListener("input", () => sessionStorage.setItem(KEY_STORAGE, ui.key.value.trim()));
+  ui.key.addEventListener("change", loadVoices);
+}
+
 async function start() {
   for (const character of await Promise.all(MODELS.map(loadCharacter))) characters.set(character.model, character);
   ui.model.replaceChildren(...MODELS.map((model) => option(model, model === "default" ? "default — general assistant" : `${model} — ${characters.get(model).botName}`)));
   ui.format.replaceChildren(...Object.keys(AUDIO_TYPES).flatMap((format) => (ui.audio.canPlayType(AUDIO_TYPES[format]) ? [option(format, format)] : [])));
-  ui.key.value = sessionStorage.getItem(KEY_STORAGE) ?? "";
   selectModel(ui.model.value);
-
-  ui.key.addEventListener("input", () => sessionStorage.setItem(KEY_STORAGE, ui.key.value.trim()));
-  ui.key.addEventListener("change", loadVoices);
   ui.model.addEventListener("change", () => selectModel(ui.model.value));
   ui.composer.addEventListener("submit", onSubmit);
   ui.message.addEventListener("keydown", (event) => {
@@ -175,7 +180,9 @@ async function start() {
       ui.composer.requestSubmit();
     }
   });
+  ui.send.disabled = false;
   await loadVoices();
 }
 
+restoreKey();
 start().catch(showError);

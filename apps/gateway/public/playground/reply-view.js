@@ -49,6 +49,8 @@ export class ReplyView {
   finish(record) {
     const cancelled = record.status === "error" && record.error === "cancelled";
     this.element.dataset.state = cancelled ? "cancelled" : record.status;
+    // Screen readers read the finished reply once, not every token on the way.
+    this.element.setAttribute("aria-busy", "false");
     this.meta.textContent = describeEnd(record);
     this.stop.hidden = true;
     if (record.status === "completed") {
