@@ -10,7 +10,7 @@ const shared = {
   // Sources import siblings as `./x.js` (NodeNext); map those to the .ts files.
   moduleNameMapper: {
     "^(\\.{1,2}/.*)\\.js$": "$1",
-    "^@chorus/(contracts|platform)$": "<rootDir>/packages/$1/src/index.ts",
+    "^@chorus/(contracts|platform|client)$": "<rootDir>/packages/$1/src/index.ts",
   },
   testEnvironment: "node",
   modulePathIgnorePatterns: ["<rootDir>/.*/dist/"],
@@ -31,7 +31,12 @@ const config: Config = {
     {
       ...shared,
       displayName: "integration",
-      testMatch: ["<rootDir>/{apps,packages}/*/test/**/*.int.test.ts", "<rootDir>/bench/test/**/*.int.test.ts", "<rootDir>/deploy/test/**/*.int.test.ts"],
+      testMatch: [
+        "<rootDir>/{apps,packages}/*/test/**/*.int.test.ts",
+        "<rootDir>/bench/test/**/*.int.test.ts",
+        "<rootDir>/examples/test/**/*.int.test.ts",
+        "<rootDir>/deploy/test/**/*.int.test.ts",
+      ],
     },
   ],
 };

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Response } from "superagent";
 
 /** The shared fixture models sit in ../shared/models beside the repository (CI has the same layout). */
 export const FIXTURE_MODEL = fileURLToPath(new URL("../../shared/models/stories260K-chatml.gguf", import.meta.url));
@@ -22,3 +23,10 @@ export function characterRequest(botName = "Morwenna", content = "Hello! Who are
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A supertest parser that keeps the body as bytes, whatever its Content-Type (audio). */
+export function bytesParser(res: Response, done: (error: Error | null, body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  res.on("data", (chunk: Buffer) => chunks.push(chunk));
+  res.on("end", () => done(null, Buffer.concat(chunks)));
+}

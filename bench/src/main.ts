@@ -13,6 +13,7 @@ import { speechRows } from "./rows/speech.rows.js";
 import { statusStepRows } from "./rows/status-steps.rows.js";
 import { statusRows } from "./rows/status.rows.js";
 import { submitRows } from "./rows/submit.rows.js";
+import { waitingRows } from "./rows/waiting.rows.js";
 import { startBenchStack, type BenchStack } from "./stack/bench-stack.js";
 import { startedProcesses, stopAllChildren } from "./stack/child-processes.js";
 import { closeHttpAgent } from "./stack/net.js";
@@ -23,6 +24,7 @@ const GROUPS: Record<RowGroupName, RowGroup> = {
   status: statusRows,
   "status-steps": statusStepRows,
   queue: queueRows,
+  waiting: waitingRows,
   speech: speechRows,
   generation: generationRows,
   inference: inferenceRows,

@@ -12,7 +12,7 @@ import type { BenchResults } from "../src/report/results-file.js";
  * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "speech", "generation", "inference"];
+const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "waiting", "speech", "generation", "inference"];
 
 interface RunResult {
   code: number | null;
@@ -80,10 +80,12 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "memory")).toHaveLength(4);
     expect(groups.filter((g) => g === "status-steps")).toHaveLength(7);
     expect(groups.filter((g) => g === "queue")).toHaveLength(2);
+    expect(groups.filter((g) => g === "waiting")).toHaveLength(1);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
-    // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn, burst (2), affinity.
-    expect(groups.filter((g) => g === "inference")).toHaveLength(6);
+    // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn (vs its first turn
+    // and vs the engine alone), burst (2), affinity.
+    expect(groups.filter((g) => g === "inference")).toHaveLength(7);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
@@ -104,7 +106,7 @@ describe("npm run bench -- --quick", () => {
       else expect(typeof row.pass).toBe("boolean");
     }
     const withTarget = results.rows.filter((row) => row.target !== null).map((row) => row.group);
-    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "inference", "inference"]);
+    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "waiting", "inference", "inference"]);
   });
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {

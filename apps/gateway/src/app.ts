@@ -1,5 +1,5 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import { RequestIndex, type ApiKeyLookup, type ApiKeyStore, type GatewayMetrics, type Logger, type RedisKeys, type StatusStore } from "@chorus/platform";
+import { RequestIndex, type ApiKeyLookup, type ApiKeyStore, type GatewayMetrics, type Logger, type RedisKeys, type SpeechAudioStore, type StatusStore } from "@chorus/platform";
 import express, { type Express } from "express";
 import type { Redis } from "ioredis";
 import { authenticate } from "./middleware/authenticate.js";
@@ -17,7 +17,8 @@ import { addSpeechRoutes } from "./routes/speech.route.js";
 import { addBatchStatusRoute } from "./routes/batch-status.route.js";
 import { addRequestsListRoute } from "./routes/requests-list.route.js";
 import { addStatusRoutes } from "./routes/status.route.js";
-import { addTextRoutes } from "./routes/text.route.js";
+import { addReplyAudioRoutes } from "./routes/reply-audio.route.js";
+import { addTextRoutes, type WebhookPolicy } from "./routes/text.route.js";
 import type { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { IdempotencyKeys } from "./services/idempotency.js";
 import type { QueueDepth } from "./services/queue-depth.js";
@@ -51,6 +52,10 @@ export interface GatewayDeps {
   audioKeepSeconds: number;
   /** Null where speech is switched off (the speech routes then answer 503). */
   speechJobs: SpeechJobs | null;
+  /** Spoken replies of text requests that asked for `speak` (kept as long as their record). */
+  replyAudio: SpeechAudioStore;
+  /** Whether a submit may carry `webhook`, and where it may point. */
+  webhooks: WebhookPolicy;
   limits: OperationLimits;
   rateLimitWindowMs: number;
   authFailureLimit: number;
@@ -99,9 +104,19 @@ export function buildApp(deps: GatewayDeps): Express {
   addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges }, { authenticate: authenticated, limit: limiters.status });
   addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: limiters.status, chargeIds: limiters.statusUnits });
   addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: limiters.status });
-  const textDeps = { jobs: deps.textJobs, statuses: deps.statuses, waits: deps.finalStatusWaits, idempotency: deps.idempotency, queueDepth: deps.queueDepth, maxQueueDepth: deps.maxQueueDepth };
+  const textDeps = {
+    jobs: deps.textJobs,
+    statuses: deps.statuses,
+    waits: deps.finalStatusWaits,
+    idempotency: deps.idempotency,
+    queueDepth: deps.queueDepth,
+    maxQueueDepth: deps.maxQueueDepth,
+    webhooks: deps.webhooks,
+    speechEnabled: deps.speechJobs !== null,
+  };
   addTextRoutes(app, textDeps, { authenticate: authenticated, limit: limiters.text });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: limiters.tts });
+  addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: limiters.tts });
   addHealthRoutes(app, redisConnections(deps));
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);

@@ -4,12 +4,14 @@ import {
   createGatewayRedis,
   createSpeechQueue,
   createTextQueue,
+  createWebhookQueue,
   createMetrics,
   createWorkerRedis,
   readQueueDepths,
   redisKeys,
   SpeechAudioStore,
   StatusStore,
+  WebhookOutbox,
   type Logger,
   type RedisKeys,
 } from "@chorus/platform";
@@ -52,6 +54,10 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const finalStatusWaits = new FinalStatusWaits(createSubscriber(config, logger), keys.statusFinalChannel());
   const statusChanges = new StatusChanges(createSubscriber(config, logger), keys.statusChangedChannel());
   const apiKeys = new ApiKeyStore(redis, keys);
+  const webhookQueue = createWebhookQueue(queueRedis, keys);
+  webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
+  // A cancel turns the record final here, so the gateway queues that record's webhook itself.
+  const webhookOutbox = new WebhookOutbox(webhookQueue, { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS }, logger);
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
   const queueDepth = new QueueDepth(textQueue);
@@ -71,12 +77,15 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     statusChanges,
     // The record is created on the queue's connection: sent just before the job down one connection,
     // it is in Redis before any worker can see the job.
-    textJobs: new TextJobs(new StatusStore(queueRedis, keys, config.STATUS_TTL_SECONDS), textQueue, redis, keys),
+    textJobs: new TextJobs(new StatusStore(queueRedis, keys, config.STATUS_TTL_SECONDS, webhookOutbox), textQueue, redis, keys),
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
     maxQueueDepth: config.MAX_QUEUE_DEPTH,
     audioKeepSeconds: config.AUDIO_TTL_SECONDS,
     speechJobs: speech?.jobs ?? null,
+    // Spoken replies (issue 16) are read like speech audio, on its connection where there is one.
+    replyAudio: new SpeechAudioStore(speech?.audioRedis ?? queueRedis, keys),
+    webhooks: { enabled: config.WEBHOOK_SECRET !== undefined, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     limits: { text: config.RATE_LIMIT_TEXT, tts: config.RATE_LIMIT_TTS, status: config.RATE_LIMIT_STATUS },
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,
@@ -90,6 +99,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
       statusChanges.close();
       await speech?.close();
       await textQueue.close();
+      await webhookQueue.close();
       redis.disconnect();
       queueRedis.disconnect();
     },

@@ -1,4 +1,4 @@
-import { createWorkerRedis, redisKeys, StatusStore, type Logger } from "@chorus/platform";
+import { createWebhookQueue, createWorkerRedis, redisKeys, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import type { WorkerConfig } from "./config.js";
@@ -9,6 +9,7 @@ import { ReplyLengthStats } from "./progress/reply-length-stats.js";
 import { speechEngineConfig } from "./engines/tts/speech-engine.config.js";
 import { createSpeechEngine } from "./engines/tts/speech-engine.factory.js";
 import type { WorkerDeps } from "./worker.js";
+import { WebhookSender } from "./webhooks/webhook-sender.js";
 
 /** Loads the engines (downloading a model if needed), then builds what the workers need. */
 export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Promise<WorkerDeps & { close(): Promise<void> }> {
@@ -30,13 +31,18 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
   const speechConfig = speechEngineConfig(config, process.env);
   const speech = speechConfig ? createSpeechEngine(speechConfig) : null;
   if (speech) logger.info("speech engine ready", { engine: speech.name, concurrency: config.TTS_CONCURRENCY });
+  // Records this worker finishes (replies, failures, lost jobs) queue their own webhook.
+  const webhookQueue = createWebhookQueue(connection, keys);
+  webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
+  const webhookOutbox = new WebhookOutbox(webhookQueue, { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS }, logger);
+  const sender = config.WEBHOOK_SECRET ? new WebhookSender({ secret: config.WEBHOOK_SECRET, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS }) : null;
   const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
   await replyLengths.load();
   return {
     connection,
     keys,
     logger,
-    statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS),
+    statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS, webhookOutbox),
     modelFor: registry.modelFor,
     replyLengths,
     jobTimes: new JobTimeStats(connection, keys.textJobStats()),
@@ -46,7 +52,10 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
     speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
+    replySpeech: { speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: config.STATUS_TTL_SECONDS },
+    webhooks: sender ? { sender, concurrency: config.WEBHOOK_CONCURRENCY } : null,
     close: async () => {
+      await webhookQueue.close();
       await speech?.close();
       await registry.close();
       connection.disconnect();

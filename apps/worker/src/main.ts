@@ -1,4 +1,4 @@
-import { createLogger, createMetrics, createSpeechQueue, createTextQueue, loadOrExit, onShutdownSignal, readQueueDepths, redactRedisUrl } from "@chorus/platform";
+import { createLogger, createMetrics, createSpeechQueue, createTextQueue, createWebhookQueue, loadOrExit, onShutdownSignal, readQueueDepths, redactRedisUrl } from "@chorus/platform";
 import { parseArgs } from "node:util";
 import { environmentUsage, parseCommandLine, stopWhenLauncherExits } from "@chorus/platform";
 import { loadWorkerConfig, WORKER_ENV } from "./config.js";
@@ -23,7 +23,12 @@ try {
   const deps = await createWorkerDeps(config, logger);
   const workers = createWorkers(deps);
   // Queues only to count jobs for queue_depth (a Worker cannot); they share the worker connection.
-  const depthQueues = deps.speech ? [createTextQueue(deps.connection, deps.keys), createSpeechQueue(deps.connection, deps.keys)] : [createTextQueue(deps.connection, deps.keys)];
+  const depthQueues = [
+    createTextQueue(deps.connection, deps.keys),
+    ...(deps.speech ? [createSpeechQueue(deps.connection, deps.keys)] : []),
+    // Deliveries waiting for their next attempt show as `delayed`: a receiver that is down piles up there.
+    ...(deps.webhooks ? [createWebhookQueue(deps.connection, deps.keys)] : []),
+  ];
   const metrics = createMetrics("worker", { queueDepth: readQueueDepths(depthQueues) });
   instrumentWorkers(workers, metrics);
   const health = createHealthServer({

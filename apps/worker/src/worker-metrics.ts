@@ -1,7 +1,8 @@
-import { CANCELLED_ERROR } from "@chorus/contracts";
+import { CANCELLED_ERROR, QUEUES } from "@chorus/contracts";
 import type { JobOutcome, WorkerMetrics } from "@chorus/platform";
 import type { Job, Worker } from "bullmq";
 import { isFinalFailure } from "./worker.js";
+import { failedWebhookOutcome, type WebhookOutcome } from "./webhooks/deliver-webhook.processor.js";
 
 /** What a text job returns once the processor reports it (absent when it skipped a final record). */
 interface GenerationResult {
@@ -53,14 +54,17 @@ function recordCompleted(metrics: Pick<WorkerMetrics, "recordGeneration" | "reco
  * `failed` events, so the processors stay free of metrics code. Generation figures need the text
  * processor to return `{ tokens, processingTime, model }`; until it does, text jobs are only counted.
  */
-export function instrumentWorkers(workers: readonly Worker[], metrics: Pick<WorkerMetrics, "recordJob" | "recordGeneration" | "recordSpeech">): void {
+export function instrumentWorkers(workers: readonly Worker[], metrics: Pick<WorkerMetrics, "recordJob" | "recordGeneration" | "recordSpeech" | "recordWebhook">): void {
   for (const worker of workers) {
+    const webhooks = worker.name === QUEUES.webhooks;
     worker.on("completed", (job: Job, result: unknown) => {
       metrics.recordJob(worker.name, "completed");
-      recordCompleted(metrics, job, result);
+      if (webhooks) metrics.recordWebhook((result as { outcome: WebhookOutcome }).outcome);
+      else recordCompleted(metrics, job, result);
     });
     worker.on("failed", (job: Job | undefined, error: Error) => {
       metrics.recordJob(worker.name, failureOutcome(job, error));
+      if (webhooks) metrics.recordWebhook(failedWebhookOutcome(error, !job || isFinalFailure(job, error)));
     });
   }
 }

@@ -6,6 +6,7 @@ import { failureMessage } from "./records/failure-message.js";
 import { retryFinalWrite } from "./records/retry-final-write.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
 import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
+import { createWebhookWorker, type WebhookWorkerDeps } from "./webhooks/webhook-worker.js";
 
 export interface WorkerDeps extends GenerateTextDeps {
   connection: Redis;
@@ -17,6 +18,8 @@ export interface WorkerDeps extends GenerateTextDeps {
   lockDurationMs: number;
   /** Null where this worker does no speech. */
   speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger"> & { concurrency: number }) | null;
+  /** Null or absent where this worker delivers no webhooks (no WEBHOOK_SECRET). */
+  webhooks?: Pick<WebhookWorkerDeps, "sender" | "concurrency"> | null;
 }
 
 /** A job that will not be tried again has failed for good: record the reason for the client. */
@@ -60,5 +63,6 @@ export function createWorkers(deps: WorkerDeps): Worker[] {
     });
   });
   const speech = createSpeechWorker(deps);
-  return speech ? [text, speech] : [text];
+  const webhooks = deps.webhooks ? createWebhookWorker({ ...deps, ...deps.webhooks }) : null;
+  return [text, speech, webhooks].filter((worker): worker is Worker => worker !== null);
 }

@@ -5,7 +5,7 @@ import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
-import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { bytesParser, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
@@ -34,17 +34,7 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
     await gw.close();
   }, 60_000);
 
-  const speak = (body: object, path = "/api/audio/full") =>
-    request(gw.app)
-      .post(path)
-      .auth(key, { type: "bearer" })
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => done(null, Buffer.concat(chunks)));
-      })
-      .send(body);
+  const speak = (body: object, path = "/api/audio/full") => request(gw.app).post(path).auth(key, { type: "bearer" }).buffer(true).parse(bytesParser).send(body);
 
   async function measured(res: request.Response, format: AudioFormat) {
     const audio = { bytes: res.body as Buffer, format, contentType: res.headers["content-type"] as string } as SynthesizedAudio;

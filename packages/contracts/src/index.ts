@@ -10,6 +10,7 @@ export { sentSamplingParams, validateGenerationRequest } from "./text/validate-g
 export { characterModelRequestSchema, defaultModelRequestSchema, SAMPLING_PARAM_SCHEMAS } from "./text/generation-request.schema.js";
 export { compileQueryValidator, compileValidator, type Validator } from "./validation/validator.js";
 export * from "./speech/index.js";
+export * from "./webhooks/index.js";
 export * from "./scopes.js";
 export * from "./rate-limits.js";
 export { errorEnvelopeSchema } from "./errors.schema.js";

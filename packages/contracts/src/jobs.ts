@@ -10,11 +10,14 @@ import type { GenerationRequest, SamplingParams } from "./text/generation-reques
 export const QUEUES = {
   text: "text-generation",
   speech: "speech-synthesis",
+  /** Issue 16: POSTs of final records to the submit's `webhook`. */
+  webhooks: "webhook-delivery",
 } as const;
 
 export const JOB_NAMES = {
   generateText: "generate-text",
   synthesizeSpeech: "synthesize-speech",
+  deliverWebhook: "deliver-webhook",
 } as const;
 
 export interface GenerateTextJob {
@@ -41,6 +44,15 @@ export interface SynthesizeSpeechJob {
   /** Validated, defaults filled. */
   request: SpeechRequest;
   acceptedAt: number;
+}
+
+/**
+ * One request's webhook. The job id is the request id, so a record is delivered once however many
+ * writers try to finish it; the record itself is read at delivery (it is final by then).
+ */
+export interface DeliverWebhookJob {
+  requestId: string;
+  url: string;
 }
 
 /** What a speech job returns; the audio bytes themselves wait in Redis (deleted once delivered). */

@@ -21,6 +21,8 @@ export const REQUEST_LIMITS = {
   /** Characters in identifier fields (`id`, `chatId`, `userId`) and `image`. */
   maxIdChars: 200,
   maxImageUrlChars: 2048,
+  /** Characters of a `webhook` URL (issue 16). */
+  maxWebhookUrlChars: 2048,
   /** Whole JSON body, as accepted by the gateway's parser (express/body-parser syntax). */
   maxBodyBytes: 1024 * 1024,
 } as const;

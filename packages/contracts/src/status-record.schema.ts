@@ -20,6 +20,11 @@ const recordProperties = {
   estimatedTimeRemaining: { ...SECONDS, description: "While `processing`: seconds until the reply is expected (absent while queued until a job has completed)." },
   processingTime: { ...SECONDS, description: "When `completed`: seconds the worker spent on the job (millisecond precision)." },
   droppedMessages: { ...COUNT, description: "When `completed`: oldest messages left out because the conversation did not fit the model's context." },
+  audioUrl: {
+    type: "string",
+    description: "When `completed` and the submit asked for `speak`: the path (`/api/v2/status/{id}/audio`) where the owner's key GETs the spoken reply; kept as long as the record.",
+  },
+  audioError: { type: "string", description: "When `completed` and the submit asked for `speak` but the reply could not be spoken: why. The text reply is there as usual." },
 } as const satisfies { [K in keyof Required<StatusRecord>]: object };
 
 /**

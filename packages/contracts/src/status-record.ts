@@ -27,6 +27,15 @@ export interface StatusRecord {
   processingTime?: number;
   /** When `completed`: oldest messages left out because the conversation did not fit the model's context. */
   droppedMessages?: number;
+  /** When `completed` and `speak` was asked for: where the owner GETs the spoken reply (issue 16). */
+  audioUrl?: string;
+  /** When `completed` and `speak` was asked for but the reply could not be spoken: why (issue 16). */
+  audioError?: string;
+}
+
+/** The path of a request's spoken reply (the record's `audioUrl`). */
+export function replyAudioPath(requestId: string): string {
+  return `/api/v2/status/${requestId}/audio`;
 }
 
 /** The `error` of a record whose owner cancelled it (DELETE /api/v2/status/{id}). */

@@ -13,3 +13,4 @@ export * from "./process/command-line.js";
 export * from "./api-keys/cached-api-keys.js";
 export * from "./metrics/metrics.js";
 export * from "./speech-audio/speech-audio-store.js";
+export * from "./webhooks/webhook-outbox.js";

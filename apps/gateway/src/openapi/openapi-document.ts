@@ -5,7 +5,7 @@ import { healthPaths } from "./health.paths.js";
 import { listPaths } from "./lists.paths.js";
 import { errorResponses, HEADERS, PARAMETERS } from "./responses.js";
 import { SCHEMAS } from "./schemas.js";
-import { speechPaths } from "./speech.paths.js";
+import { replyAudioPaths, speechPaths } from "./speech.paths.js";
 import { statusPaths } from "./status.paths.js";
 import { textPaths } from "./text.paths.js";
 
@@ -33,7 +33,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       { name: "Health", description: "Probes for load balancers and orchestrators." },
     ],
     security: [{ bearerAuth: [] }],
-    paths: { ...textPaths(), ...statusPaths(), ...listPaths(), ...speechPaths(), ...healthPaths() },
+    paths: { ...textPaths(), ...statusPaths(), ...listPaths(), ...speechPaths(), ...replyAudioPaths(), ...healthPaths() },
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key (`npm run keys -- create --name NAME`)." } },
       schemas: SCHEMAS,

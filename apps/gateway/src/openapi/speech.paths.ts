@@ -3,6 +3,7 @@ import type { MediaTypeObject } from "openapi3-ts/oas31";
 import { json, limitedOk, type Operation, type Paths } from "./operation.js";
 import { errors, parameterRef } from "./responses.js";
 import { schemaRef, VOICE_LIST_EXAMPLE } from "./schemas.js";
+import { idParameter } from "./status.paths.js";
 
 /** Each format's audio, as its Content-Type names it (pcm adds `;rate=<Hz>`). */
 const audio = Object.fromEntries(
@@ -14,6 +15,15 @@ const audio = Object.fromEntries(
 
 const number = (description: string) => ({ description, schema: { type: "number" } }) as const;
 
+/** The audio bytes with the headers describing them (both speech operations answer so). */
+function audioOk() {
+  return limitedOk("The audio bytes.", audio, {
+    "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
+    "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
+    "X-Sample-Rate": number("Samples per second, when known."),
+  });
+}
+
 function speak(operationId: string, summary: string): Operation {
   return {
     operationId,
@@ -24,13 +34,31 @@ function speak(operationId: string, summary: string): Operation {
     parameters: [parameterRef("IdempotencyKey")],
     requestBody: { required: true, content: json(schemaRef("SpeechRequest"), { example: { text: "Hello there, traveller.", voice: "Witch", speed: 1.1, format: "mp3" } }) },
     responses: {
-      "200": limitedOk("The audio bytes.", audio, {
-        "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
-        "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
-        "X-Sample-Rate": number("Samples per second, when known."),
-      }),
+      "200": audioOk(),
       ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503),
     },
+  };
+}
+
+function replyAudio(operationId: string): Operation {
+  return {
+    operationId,
+    summary: "Fetch the spoken reply of a request",
+    tags: ["Speech"],
+    description:
+      "The audio of a completed request that asked for `speak` (the record's `audioUrl`), in the format asked for; as often as needed while the record is kept. Owner only (404 as for the record, and for a request without audio); needs the tts scope; counts against the speech budget.",
+    responses: {
+      "200": audioOk(),
+      ...errors(401, 403, 404, 429, 500, 503),
+    },
+  };
+}
+
+/** The spoken reply beside each status path (issue 16). */
+export function replyAudioPaths(): Paths {
+  return {
+    "/api/v2/status/{id}/audio": { parameters: [idParameter("id", "The `id` of a submit response.")], get: replyAudio("getReplyAudio") },
+    "/api/status/{task_id}/audio": { parameters: [idParameter("task_id", "The `id` of a submit response (the contract's twin path).")], get: replyAudio("getReplyAudioByTaskId") },
   };
 }
 

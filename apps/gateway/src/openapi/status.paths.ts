@@ -56,7 +56,7 @@ function cancel(operationId: string): Operation {
   };
 }
 
-function idParameter(name: string, description: string): ParameterObject {
+export function idParameter(name: string, description: string): ParameterObject {
   return { name, in: "path", required: true, description, schema: { type: "string" }, example: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b" };
 }
 

@@ -17,6 +17,26 @@ const characterExample = {
 const submitted = { id: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b", tokens: -1 };
 const finished = { id: submitted.id, status: "completed", reply: "Grey waves fold and break…", tokens: 17, promptTokens: 42, cachedTokens: 0, processingTime: 1.84 };
 
+/** The POST a `webhook` receives once the request is final (OpenAPI's callback of the submit). */
+const webhookCallback = {
+  finalRecord: {
+    "{$request.body#/webhook}": {
+      post: {
+        summary: "The final record, signed (Standard Webhooks)",
+        description:
+          "Sent once the request is `completed` or `error` (cancel and lost jobs included), retried with exponential backoff until a 2xx (410 Gone stops it), every attempt with the same `webhook-id`. Verify `webhook-signature` with the `standardwebhooks` package and WEBHOOK_SECRET. See docs/api.md, Webhooks.",
+        parameters: [
+          { name: "webhook-id", in: "header", required: true, description: "`msg_<request id>`: the same on every attempt (deduplicate on it).", schema: { type: "string" } },
+          { name: "webhook-timestamp", in: "header", required: true, description: "Unix seconds of this attempt.", schema: { type: "string" } },
+          { name: "webhook-signature", in: "header", required: true, description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`.", schema: { type: "string" } },
+        ],
+        requestBody: { required: true, content: json(schemaRef("FinishedSubmitResponse"), { finished }) },
+        responses: { "2XX": { description: "Delivered: no more attempts." }, "410": { description: "Gone: no more attempts." } },
+      },
+    },
+  },
+};
+
 function submit(operationId: string, summary: string, body: string, example: object): Operation {
   return {
     operationId,
@@ -26,6 +46,7 @@ function submit(operationId: string, summary: string, body: string, example: obj
       "Queues the request and answers at once with its id; poll (or stream) `GET /api/v2/status/{id}` for the reply. With `Prefer: wait=N` the answer is the finished record (with its `id`) if it finishes within N seconds.",
     parameters: [parameterRef("IdempotencyKey"), parameterRef("Prefer")],
     requestBody: { required: true, content: json(schemaRef(body), { example }) },
+    callbacks: webhookCallback,
     responses: {
       "200": limitedOk(
         "Accepted (`{id, tokens: -1}`), or with `Prefer: wait` the finished record.",

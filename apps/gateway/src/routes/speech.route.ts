@@ -10,7 +10,7 @@ import { sendAudio } from "./send-audio.js";
 
 const validateSpeechRequest = compileValidator<SpeechRequest>(speechRequestSchema);
 
-function speechScope(req: Request, _res: Response, next: NextFunction): void {
+export function speechScope(req: Request, _res: Response, next: NextFunction): void {
   if (grants(authenticatedKey(req).scopes, { kind: "tts" })) return next();
   next(new ApiError("FORBIDDEN", "this API key has no access to text-to-speech (scope tts)"));
 }

@@ -1,4 +1,15 @@
-import { ApiError, grants, isModelId, MODEL_IDS, sentSamplingParams, validateGenerationRequest, type ModelId, type SubmitResponse } from "@chorus/contracts";
+import {
+  ApiError,
+  checkWebhookUrl,
+  grants,
+  isModelId,
+  MODEL_IDS,
+  sentSamplingParams,
+  validateGenerationRequest,
+  type GenerationRequest,
+  type ModelId,
+  type SubmitResponse,
+} from "@chorus/contracts";
 import type { StatusStore } from "@chorus/platform";
 import type { IRouter, NextFunction, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
@@ -21,6 +32,16 @@ export interface TextRouteDeps {
   queueDepth: QueueDepth;
   /** Text jobs queued, waiting for a retry or running beyond which new submissions get 503 (0: no limit). */
   maxQueueDepth: number;
+  webhooks: WebhookPolicy;
+  /** False where speech is switched off: `speak` is then 503, as the speech endpoint is. */
+  speechEnabled: boolean;
+}
+
+export interface WebhookPolicy {
+  /** WEBHOOK_SECRET is set: without it nothing could be signed, so `webhook` is refused. */
+  enabled: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate: boolean;
 }
 
 /** An unknown model is 404; a known one outside the key's scopes is 403. One step, checked in that order. */
@@ -29,6 +50,18 @@ function modelAccess(req: Request, _res: Response, next: NextFunction): void {
   if (!isModelId(model)) return next(new ApiError("NOT_FOUND", `unknown model '${model}'; valid model ids: ${MODEL_IDS.join(", ")}`));
   if (grants(authenticatedKey(req).scopes, { kind: "text", model })) return next();
   next(new ApiError("FORBIDDEN", `this API key has no access to model '${model}' (scope text:${model})`));
+}
+
+/** The submit extensions of issue 16: `webhook` needs signing set up and an allowed host; `speak` the tts scope. */
+function checkFinishOptions(req: Request, request: GenerationRequest, deps: TextRouteDeps): void {
+  if (request.webhook !== undefined) {
+    if (!deps.webhooks.enabled) throw ApiError.invalidParameter("webhook", "none", "webhook is not available on this deployment (no WEBHOOK_SECRET is configured)");
+    checkWebhookUrl(request.webhook, deps.webhooks.allowPrivate);
+  }
+  if (request.speak !== undefined) {
+    if (!grants(authenticatedKey(req).scopes, { kind: "tts" })) throw new ApiError("FORBIDDEN", "speak needs text-to-speech access; this API key has no scope tts");
+    if (!deps.speechEnabled) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
+  }
 }
 
 function refuseWhenQueueFull(deps: TextRouteDeps): void {
@@ -44,6 +77,7 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: Rout
     const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const clientSampling = sentSamplingParams(req.body);
     const request = validateGenerationRequest(model, req.body);
+    checkFinishOptions(req, request, deps);
     const keyId = authenticatedKey(req).id;
     let id: string;
     if (idempotencyKey) {

@@ -26,7 +26,10 @@ export class TextJobs {
    */
   async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
-    const [created, queued] = await Promise.allSettled([this.statuses.create(requestId, keyId, model), this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
+    const [created, queued] = await Promise.allSettled([
+      this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook),
+      this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId }),
+    ]);
     if (queued.status === "rejected") {
       if (created.status === "fulfilled") await this.statuses.fail(requestId, NOT_QUEUED_ERROR).catch(() => undefined);
       throw queued.reason;

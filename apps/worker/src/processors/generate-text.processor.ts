@@ -11,6 +11,7 @@ import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
 import { cleanPartialReply, cleanReply } from "../engines/llm/stop-sequences.js";
 import { resolveSampling } from "./sampling.js";
+import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
 
 export interface GenerateTextDeps {
   modelFor: (model: ModelId) => ServedModel;
@@ -23,6 +24,8 @@ export interface GenerateTextDeps {
   fallbackTokensPerSecond: number;
   /** A generation running longer than this is stopped and reported as an error. */
   jobTimeLimitMs: number;
+  /** Speaks replies whose request asked for `speak` (absent: such a request gets `audioError`). */
+  replySpeech?: ReplySpeechDeps | null;
 }
 
 class TimeLimitExceeded extends Error {}
@@ -78,10 +81,11 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = cleanReply(result.text);
       const { tokens, promptTokens, cachedTokens } = result;
+      const spoken = request.speak ? await speakReply(deps.replySpeech, { requestId, model, reply, speak: request.speak, signal: stop.signal, log }) : {};
       // A reply that cannot be written is not thrown away at the first error: a failed attempt would
       // generate it all over again.
       const onRetry = (error: unknown, attempt: number) => log.warn("could not record reply; retrying", { attempt, error: String(error) });
-      await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages }), { onRetry });
+      await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages, ...spoken }), { onRetry });
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });

@@ -1,4 +1,4 @@
-import type { CharacterModelId } from "../models.js";
+import { isCharacterModel, type CharacterModelId, type ModelId } from "../models.js";
 
 export type VoiceGender = "female" | "male";
 
@@ -53,4 +53,9 @@ export function isVoiceId(value: string): value is VoiceId {
 /** The catalogue entry for `id`. */
 export function voiceById(id: VoiceId): Voice {
   return VOICES.find((voice) => voice.id === id) as Voice;
+}
+
+/** The voice a reply of `model` is spoken with when none is asked for: a character's own, else DEFAULT_VOICE. */
+export function defaultVoiceFor(model: ModelId): VoiceId {
+  return isCharacterModel(model) ? model : DEFAULT_VOICE;
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_BOT_NAME, REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
+import { speechRequestSchema } from "../speech/speech-request.schema.js";
 
 /** Non-empty and not only white space. */
 const TEXT = { type: "string", minLength: 1, pattern: "\\S" } as const;
@@ -43,6 +44,26 @@ const samplingParams = {
   },
 } as const;
 
+/** Extension (issue 16): where the final record is POSTed, signed (checked further by checkWebhookUrl). */
+const webhook = {
+  type: "string",
+  format: "uri",
+  maxLength: L.maxWebhookUrlChars,
+  description: "http or https URL that receives the final record, signed per Standard Webhooks (see docs/api.md, Webhooks).",
+} as const;
+
+const { voice, format, speed } = speechRequestSchema.properties;
+/**
+ * Extension (issue 16): also synthesize the reply. The speech endpoint's bounds and enums; `voice`
+ * has no default here, because the worker then takes the character's own voice.
+ */
+const speak = {
+  type: "object",
+  additionalProperties: false,
+  properties: { voice: { type: voice.type, enum: voice.enum }, format, speed },
+  description: "Synthesize the reply when it is ready; the completed record then carries `audioUrl`. Needs the tts scope.",
+} as const;
+
 function requestSchema(message: object, botName: object, required: string[]) {
   return {
     type: "object",
@@ -53,6 +74,8 @@ function requestSchema(message: object, botName: object, required: string[]) {
       persona: { type: "string", maxLength: L.maxPersonaChars },
       botName,
       samplingParams,
+      webhook,
+      speak,
     },
   } as const;
 }

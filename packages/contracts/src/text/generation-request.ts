@@ -1,4 +1,6 @@
 import type { ModelId } from "../models.js";
+import type { AudioFormat } from "../speech/audio-formats.js";
+import type { VoiceId } from "../speech/voices.js";
 
 export type MessageRole = "You" | "Bot";
 
@@ -24,12 +26,24 @@ export interface SamplingParams {
   seed?: number;
 }
 
+/** Extension (issue 16): speak the reply. After validation `format` and `speed` are filled in. */
+export interface SpeakOptions {
+  /** Absent: the character's own voice (DEFAULT_VOICE for `default`), see defaultVoiceFor. */
+  voice?: VoiceId;
+  format: AudioFormat;
+  speed: number;
+}
+
 /** A generation request after validation: defaults filled, messages ordered by position. */
 export interface GenerationRequest {
   messages: Message[];
   persona?: string;
   botName: string;
   samplingParams: SamplingParams;
+  /** Extension (issue 16): where the final record is delivered, signed. */
+  webhook?: string;
+  /** Extension (issue 16): synthesize the reply as well. */
+  speak?: SpeakOptions;
 }
 
 export interface SubmitResponse {

@@ -8,6 +8,14 @@ export const COMMON_ENV = {
   LOG_FORMAT: { type: "string", default: "json", enum: ["json", "pretty"], description: "json for machines, pretty for people" },
   STATUS_TTL_SECONDS: { type: "integer", default: 86400, minimum: 60, description: "how long status records (and replies) are kept" },
   AUDIO_TTL_SECONDS: { type: "integer", default: 300, minimum: 10, description: "how long synthesized audio may wait in Redis for its gateway" },
+  WEBHOOK_SECRET: {
+    type: "string",
+    pattern: "^whsec_[A-Za-z0-9+/]{22,}={0,2}$",
+    description: "Standard Webhooks signing secret (whsec_ + base64 of 16+ random bytes); unset: a submit with `webhook` is refused",
+  },
+  WEBHOOK_ALLOW_PRIVATE: { type: "boolean", default: false, description: "allow webhooks to loopback, private, link-local and metadata addresses (tests, private networks)" },
+  WEBHOOK_ATTEMPTS: { type: "integer", default: 8, minimum: 1, maximum: 20, description: "delivery attempts of one webhook (the first included)" },
+  WEBHOOK_BACKOFF_MS: { type: "integer", default: 30000, minimum: 10, description: "delay before the second attempt; doubled for each next one (8 attempts: about 1 h in all)" },
 } as const satisfies EnvSchema;
 
 export type CommonConfig = ConfigOf<typeof COMMON_ENV>;

@@ -41,6 +41,8 @@ export interface WorkerMetrics extends ServiceMetrics {
   recordGeneration(model: string, tokens: number, seconds: number): void;
   /** One finished synthesis; unknown durations (null) are left out rather than counted as 0. */
   recordSpeech(format: string, audioSeconds: number | null, synthesisSeconds: number | null): void;
+  /** One webhook attempt's outcome: delivered, retried, or why the delivery ended (gone, refused, failed, expired). */
+  recordWebhook(outcome: string): void;
 }
 
 // 1 ms to 10 s: status polls take a millisecond or two, submissions a few, speech waits seconds.
@@ -123,9 +125,16 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
     buckets: SYNTHESIS_BUCKETS,
     registers,
   });
+  const webhooks = new Counter({
+    name: "webhook_deliveries_total",
+    help: "Webhook attempts by outcome: delivered, retried, or the end of a delivery that was not (gone, refused, failed, expired)",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
   return {
     ...base,
     service: "worker",
+    recordWebhook: (outcome) => webhooks.inc({ outcome }),
     recordJob: (queue, outcome) => jobs.inc({ queue, outcome }),
     recordGeneration: (name, count, seconds) => {
       tokens.inc({ model: name }, count);

@@ -32,9 +32,9 @@ return 1
 
 /**
  * KEYS status, waiting set, unfinished set, final channel, changed channel; ARGV ttl, request id,
- * then field/value pairs. Returns 1 when written, and then publishes the request id (a client
- * waiting with `Prefer: wait` is answered at once). A record that is already final (or gone) only
- * leaves the sets.
+ * then field/value pairs. Returns 0 when not written; else the record's webhook URL (for the writer
+ * to queue its one delivery), or 1 without one, and publishes the request id (a client waiting with
+ * `Prefer: wait` is answered at once). A record that is already final (or gone) only leaves the sets.
  */
 export const FINISH = `
 redis.call('ZREM', KEYS[2], KEYS[1])
@@ -45,18 +45,19 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('PUBLISH', KEYS[4], ARGV[2])
 ${changed("KEYS[5]", "ARGV[2]")}
-return 1
+return redis.call('HGET', KEYS[1], 'webhook') or 1
 `;
 
 /**
  * KEYS status, ticket counter, waiting set, unfinished set, the owner's request index; ARGV ttl,
- * owner, model, createdAt (ms), request id. A new record is always `processing` at progress 0, so
+ * owner, model, createdAt (ms), request id, webhook URL ('' for none). A new record is always `processing` at progress 0, so
  * those are written here rather than sent with every submit. The owner's index loses what was
  * accepted longer ago than the records' retention and lives as long as its newest record.
  */
 export const CREATE = `
 local ticket = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0, 'createdAt', ARGV[4], 'rev', 1)
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'webhook', ARGV[6]) end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[3], ticket, KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])

@@ -21,6 +21,14 @@ export interface Completion {
   cachedTokens: number;
   processingTime: number;
   droppedMessages: number;
+  /** Only when `speak` was asked for: where the spoken reply is, or why there is none. */
+  audioUrl?: string;
+  audioError?: string;
+}
+
+/** Takes the delivery of a record that has just turned final and has a webhook (see webhooks/). */
+export interface FinalRecordHook {
+  finished(requestId: string, webhook: string): Promise<void>;
 }
 
 const NUMERIC_FIELDS = ["tokens", "promptTokens", "cachedTokens", "progress", "estimatedTimeRemaining", "processingTime", "droppedMessages"] as const;
@@ -42,6 +50,8 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   const record: StatusRecord = { status: hash.status as JobState };
   if (hash.reply !== undefined) record.reply = hash.reply;
   if (hash.error !== undefined) record.error = hash.error;
+  if (hash.audioUrl !== undefined) record.audioUrl = hash.audioUrl;
+  if (hash.audioError !== undefined) record.audioError = hash.audioError;
   if (hash.partialReply !== undefined) record.partialReply = hash.partialReply;
   for (const field of NUMERIC_FIELDS) {
     if (hash[field] !== undefined) record[field] = Number(hash[field]);
@@ -93,15 +103,17 @@ export class StatusStore {
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly ttlSeconds: number,
+    /** Told of every record this store turns final that carries a webhook (absent: nobody is). */
+    private readonly onFinal?: FinalRecordHook,
   ) {
     this.scripts = statusScripts(redis);
   }
 
   /** A new `processing` record, in the waiting and unfinished sets and its owner's index; one round trip. */
-  async create(requestId: string, owner: string, model: ModelId, now = Date.now()): Promise<void> {
+  async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<void> {
     const k = this.keys;
     const keys = [k.status(requestId), k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), k.textRequestsOfApiKey(owner)];
-    await this.scripts.chorusStatusCreate(...keys, this.ttlSeconds, owner, model, now, requestId);
+    await this.scripts.chorusStatusCreate(...keys, this.ttlSeconds, owner, model, now, requestId, webhook);
   }
 
   /**
@@ -143,6 +155,8 @@ export class StatusStore {
       cachedTokens: c.cachedTokens,
       processingTime: round(c.processingTime, 3),
       droppedMessages: c.droppedMessages,
+      ...(c.audioUrl !== undefined && { audioUrl: c.audioUrl }),
+      ...(c.audioError !== undefined && { audioError: c.audioError }),
     });
   }
 
@@ -163,7 +177,9 @@ export class StatusStore {
       requestId,
       ...args,
     );
-    return written === 1;
+    // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
+    if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);
+    return written !== 0;
   }
 }
 

@@ -1,0 +1,48 @@
+import { defaultVoiceFor, replyAudioPath, type ModelId, type SpeakOptions, type SpeechJobResult } from "@chorus/contracts";
+import type { Logger, SpeechAudioStore } from "@chorus/platform";
+import { SpeechEngineError, type SpeechEngine } from "../engines/tts/speech-engine.js";
+
+export interface ReplySpeechDeps {
+  /** Null where this worker has no speech engine: `speak` then ends in `audioError`. */
+  speech: SpeechEngine | null;
+  audio: SpeechAudioStore;
+  /** The status records' retention: the audio is kept as long as the record that points at it. */
+  ttlSeconds: number;
+}
+
+export interface SpokenReply {
+  audioUrl?: string;
+  audioError?: string;
+}
+
+export interface ReplyToSpeak {
+  requestId: string;
+  model: ModelId;
+  reply: string;
+  speak: SpeakOptions;
+  signal: AbortSignal;
+  log: Logger;
+}
+
+/**
+ * Speaks a finished reply (issue 16) and stores the audio under the request's id, before the record
+ * is completed, so a completed record's `audioUrl` always has its audio. A failure to speak does not
+ * fail the request: the text is there, and `audioError` says why there is no voice. A cancel does.
+ */
+export async function speakReply(deps: ReplySpeechDeps | null | undefined, { requestId, model, reply, speak, signal, log }: ReplyToSpeak): Promise<SpokenReply> {
+  if (!deps?.speech) return { audioError: "text-to-speech is not available on the worker that generated the reply" };
+  if (reply === "") return { audioError: "the reply is empty: there is nothing to speak" };
+  const request = { text: reply, voice: speak.voice ?? defaultVoiceFor(model), format: speak.format, speed: speak.speed };
+  const started = Date.now();
+  try {
+    const audio = await deps.speech.synthesize(request, signal);
+    const meta: SpeechJobResult = { format: audio.format, contentType: audio.contentType, byteLength: audio.bytes.length, sampleRate: audio.sampleRate, durationSeconds: audio.durationSeconds };
+    await deps.audio.write(requestId, audio.bytes, meta, deps.ttlSeconds);
+    log.info("reply spoken", { engine: audio.engine, voice: request.voice, format: audio.format, bytes: audio.bytes.length, ms: Date.now() - started });
+    return { audioUrl: replyAudioPath(requestId) };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    log.warn("reply could not be spoken", { error: String(error) });
+    return { audioError: error instanceof SpeechEngineError ? `speech failed: ${error.message}` : "speech failed: the audio could not be made or stored" };
+  }
+}

@@ -1,0 +1,76 @@
+import type { SubmitResponse } from "@chorus/contracts";
+import { sleep } from "../metrics/clock.js";
+import { makeRow, type Figure, type Target } from "../report/bench-row.js";
+import { GATEWAY_PREFIX, type BenchStack } from "../stack/bench-stack.js";
+import { httpJson } from "../stack/net.js";
+import { NoopWorker } from "../stack/workers.js";
+import type { RowGroup } from "./row-group.js";
+import { BENCH_REQUEST } from "../load/load-specs.js";
+
+/**
+ * Issue 15: how many status requests a client makes per completed job when it waits with
+ * `Prefer: wait=30` against polling every second, as the contract suggests. Every job is the same
+ * size (the no-op worker holds each HOLD_MS, its own concurrency runs them side by side); one
+ * client per job, all at once. The figure is status GETs per job, averaged over the jobs.
+ */
+const HOLD_MS = 3000;
+const WAIT_SECONDS = 30;
+const POLL_INTERVAL_MS = 1000;
+/** No more than the no-op worker runs at once (8), so no job waits in the queue. */
+const JOBS = { full: 8, quick: 3 };
+/** With jobs shorter than the wait, a waiting client asks once. */
+const ONE_PER_JOB: Target = { of: "subject", op: "<=", value: 1, text: "≤ 1 per job" };
+
+type Mode = "prefer-wait" | "poll-1s";
+
+async function submit(stack: BenchStack): Promise<string> {
+  const res = await httpJson("POST", `${stack.gateway.url}/api/text/default`, { authorization: `Bearer ${stack.apiKey}` }, BENCH_REQUEST);
+  const id = (res.body as Partial<SubmitResponse>).id;
+  if (res.status !== 200 || typeof id !== "string") throw new Error(`submit for the waiting row failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return id;
+}
+
+/** Status GETs one client makes from its submit until it sees the job final. */
+async function statusRequestsUntilFinal(stack: BenchStack, id: string, mode: Mode): Promise<number> {
+  const headers: Record<string, string> = { authorization: `Bearer ${stack.apiKey}` };
+  if (mode === "prefer-wait") headers.prefer = `wait=${WAIT_SECONDS}`;
+  for (let requests = 1; ; requests++) {
+    const res = await httpJson("GET", `${stack.gateway.url}/api/v2/status/${id}`, headers);
+    if (res.status !== 200) throw new Error(`status of ${id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if ((res.body as { status?: unknown }).status !== "processing") return requests;
+    if (mode === "poll-1s") await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+async function perJob(stack: BenchStack, jobs: number, mode: Mode, label: string): Promise<Figure> {
+  const ids = await Promise.all(Array.from({ length: jobs }, () => submit(stack)));
+  const counts = await Promise.all(ids.map((id) => statusRequestsUntilFinal(stack, id, mode)));
+  const total = counts.reduce((sum, count) => sum + count, 0);
+  return { label, value: total / jobs, unit: "count", runs: counts, samples: jobs };
+}
+
+export const waitingRows: RowGroup = {
+  name: "waiting",
+  run: async ({ stack, options, log }) => {
+    const worker = await NoopWorker.start(stack, { prefixes: [GATEWAY_PREFIX], holdMs: HOLD_MS, report: false });
+    const jobs = options.quick ? JOBS.quick : JOBS.full;
+    try {
+      const waiting = await perJob(stack, jobs, "prefer-wait", `GET with Prefer: wait=${WAIT_SECONDS}, again until final`);
+      const polling = await perJob(stack, jobs, "poll-1s", `GET every ${POLL_INTERVAL_MS / 1000} s until final`);
+      log(`  ${jobs} jobs of ${HOLD_MS} ms per side`);
+      return [
+        makeRow({
+          group: "waiting",
+          name: "status requests per completed job: Prefer: wait vs polling every 1 s",
+          subject: waiting,
+          baseline: polling,
+          target: ONE_PER_JOB,
+          notes: [`${jobs} jobs of ${HOLD_MS} ms each (no-op worker), one client per job, all at once; figure: status GETs per job`],
+        }),
+      ];
+    } finally {
+      await worker.stop();
+      await stack.resetQueues();
+    }
+  },
+};

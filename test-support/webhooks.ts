@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createWebhookQueue, createWorkerRedis, redisKeys, StatusStore, WebhookOutbox } from "@chorus/platform";
+import type { WorkerDeps } from "../apps/worker/src/worker.js";
+import { WebhookSender } from "../apps/worker/src/webhooks/webhook-sender.js";
+import { testLogger } from "./logger.js";
+import { TEST_REDIS_URL } from "./redis.js";
+
+/** A fresh Standard Webhooks secret. */
+export function webhookSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64")}`;
+}
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface WebhookReceiver {
+  /** The receiver's URL for `path`, on `host` (127.0.0.1 by default). */
+  url(path: string, host?: string): string;
+  received: ReceivedWebhook[];
+  /** What arrived on `path`. */
+  on(path: string): ReceivedWebhook[];
+  close(): Promise<void>;
+}
+
+/** A status for `startWebhookReceiver` that means: read the request, never answer it. */
+export const NEVER_ANSWER = 0;
+
+/** A local HTTP server that records every POST and answers with `status(path, nth)` (nth: 1 for the first on that path). */
+export async function startWebhookReceiver(status: (path: string, nth: number) => number): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const on = (path: string) => received.filter((r) => r.path === path);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      const code = status(path, on(path).length);
+      if (code === NEVER_ANSWER) return;
+      // A redirect points at a path that records what reaches it: a followed redirect would show there.
+      res.writeHead(code, code >= 300 && code < 400 ? { location: `${path}-redirected` } : {}).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path, host = "127.0.0.1") => `http://${host}:${port}${path}`,
+    received,
+    on,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface WebhookWorkerSettings {
+  secret: string;
+  allowPrivate: boolean;
+  attempts: number;
+  backoffMs: number;
+  /** The sender's connect and answer timeout (default 5 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * What startTestWorker needs to queue and deliver webhooks as main.ts sets it up: a status store
+ * that queues the delivery of the records it finishes, and the delivery worker's sender.
+ */
+export function webhookWorkerOverrides(prefix: string, settings: WebhookWorkerSettings, redisUrl = TEST_REDIS_URL): { overrides: Partial<WorkerDeps>; close(): Promise<void> } {
+  const connection = createWorkerRedis(redisUrl);
+  const keys = redisKeys(prefix);
+  const queue = createWebhookQueue(connection, keys);
+  const outbox = new WebhookOutbox(queue, settings, testLogger("webhooks"));
+  const sender = new WebhookSender({ secret: settings.secret, allowPrivate: settings.allowPrivate, timeoutMs: settings.timeoutMs ?? 5000 });
+  return {
+    overrides: { statuses: new StatusStore(connection, keys, 3600, outbox), webhooks: { sender, concurrency: 4 } },
+    close: async () => {
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
