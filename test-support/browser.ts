@@ -1,47 +1,62 @@
 import { existsSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Express } from "express";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
+import { startTestGateway, type TestGateway } from "./gateway.js";
+import { uniquePrefix } from "./redis.js";
 
 /** Debian's Chromium (playwright's own browser downloads cannot work here). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-/** A headless Chromium; fails, never skips: CI installs Chromium (.ci/run), so a missing one is a broken machine. */
-export async function launchChromium(args: string[] = []): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium' (.ci/run does), or set CHROMIUM_PATH`);
-  return chromium.launch({ executablePath: CHROMIUM, args });
+export interface BrowserOnGateway {
+  gw: TestGateway;
+  /** `http://127.0.0.1:<port>` of the gateway, listening for real. */
+  origin: string;
+  browser: Browser;
+  close(): Promise<void>;
 }
 
-/** `app` listening on a free loopback port, for a browser to open. */
-export async function serveApp(app: Express): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = createServer(app);
+/** A test gateway on a real port and Chromium to open its pages. Fails, never skips, without Chromium. */
+export async function startBrowserOnGateway(label: string, env: Record<string, string> = {}, chromiumArgs: string[] = []): Promise<BrowserOnGateway> {
+  // CI installs Chromium (.ci/run), so a missing one is a broken machine.
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium' (.ci/run does), or set CHROMIUM_PATH`);
+  const gw = await startTestGateway(uniquePrefix(label), env);
+  const server: Server = createServer(gw.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
   return {
+    gw,
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+    browser,
+    close: async () => {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+      await gw.close();
+    },
   };
 }
 
 export interface WatchedPage {
-  context: BrowserContext;
   page: Page;
-  /** Every URL the page asked for (scripts, styles, images, fetches, workers). */
+  /** Every URL the page asked for. */
   requested: string[];
-  /** Those off `origin`: refused, and listed here for the test to assert on. */
+  /** Those of another origin, refused. */
   offHost: string[];
-  /** Console errors and uncaught exceptions. */
+  /** Console errors and uncaught page errors. */
   problems: string[];
+  /** Answers of 400 and above, as `<status> <url>`. */
+  failed: string[];
+  close(): Promise<void>;
 }
 
-/** A page in a fresh context whose every request passes here: `origin` and data: URLs go through, others are refused. */
-export async function watchedPage(browser: Browser, origin: string): Promise<WatchedPage> {
-  const context = await browser.newContext();
-  const watched = { context, requested: [] as string[], offHost: [] as string[], problems: [] as string[] };
+/** A page whose every request passes a check (scripts, styles, fonts, fetches, workers): another origin's is refused and noted. */
+export async function watchedPage(on: BrowserOnGateway, options: BrowserContextOptions = {}): Promise<WatchedPage> {
+  const context = await on.browser.newContext(options);
+  const watched = { requested: [] as string[], offHost: [] as string[], problems: [] as string[], failed: [] as string[] };
   await context.route("**/*", async (route) => {
     const url = route.request().url();
     watched.requested.push(url);
-    if (new URL(url).origin === origin || url.startsWith("data:")) return route.continue();
+    if (new URL(url).origin === on.origin || url.startsWith("data:")) return route.continue();
     watched.offHost.push(url);
     return route.abort();
   });
@@ -50,5 +65,8 @@ export async function watchedPage(browser: Browser, origin: string): Promise<Wat
     if (message.type() === "error") watched.problems.push(message.text());
   });
   page.on("pageerror", (error) => watched.problems.push(String(error)));
-  return { ...watched, page };
+  page.on("response", (res) => {
+    if (res.status() >= 400) watched.failed.push(`${res.status()} ${res.url()}`);
+  });
+  return { page, ...watched, close: () => context.close() };
 }

@@ -1,4 +1,4 @@
-import { createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
 import { loadLlamaEngine, type LlamaRuntime } from "../apps/worker/src/engines/llm/llama-engine.factory.js";
@@ -57,6 +57,7 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
     progressIntervalMs: 20,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: 60_000,
+    usage: new ApiKeyUsage(connection, keys),
     speech: null,
     ...overrides,
   };

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
+import { ApiError, isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
 import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, parseCommandLine, redisKeys } from "@chorus/platform";
 import { runningLocalRedis } from "./local/local-state.js";
 import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
@@ -74,7 +74,8 @@ redis.on("error", (error: Error) => {
 try {
   await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default)), commandLine);
 } catch (error) {
-  const known = error instanceof UsageError || error instanceof ApiKeyError;
+  // ApiError: the key store refused the input (the same bounds as the admin API's).
+  const known = error instanceof UsageError || error instanceof ApiKeyError || error instanceof ApiError;
   process.stderr.write(`keys: ${known ? error.message : describeRedisFailure(error, redisUrl, connectionError)}\n`);
   process.exitCode = known ? 2 : 1;
 } finally {

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { MAX_API_KEY_NAME_CHARS } from "@chorus/contracts";
 import { fileURLToPath } from "node:url";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { closedPort } from "../../../test-support/ports.js";
@@ -48,6 +49,13 @@ describe("npm run keys", () => {
     expect(keys("create", "--name", "temp").code).toBe(0);
     expect(keys("revoke", "temp").code).toBe(0);
     expect(keys("create", "--name", "temp").code).toBe(0);
+  });
+
+  it("when a name is out of the admin API's bounds, then the CLI refuses it too, naming the field", () => {
+    const refused = keys("create", "--name", "x".repeat(MAX_API_KEY_NAME_CHARS + 1));
+    expect(refused).toMatchObject({ code: 2, stdout: "" });
+    expect(refused.stderr).toBe(`keys: name must have at most ${MAX_API_KEY_NAME_CHARS} characters\n`);
+    expect(keys("create", "--name", "x".repeat(MAX_API_KEY_NAME_CHARS)).code).toBe(0);
   });
 
   it("when Redis cannot be reached, then the error says why and hides the password in REDIS_URL", async () => {

@@ -1,8 +1,11 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import { RequestIndex, type ApiKeyLookup, type ApiKeyStore, type GatewayMetrics, type Logger, type RedisKeys, type SpeechAudioStore, type StatusStore } from "@chorus/platform";
+import { RequestIndex, type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type GatewayMetrics, type Logger, type RedisKeys, type SpeechAudioStore, type StatusStore } from "@chorus/platform";
+import type { Queue } from "bullmq";
 import express, { type Express } from "express";
 import type { Redis } from "ioredis";
+import { addAdminRoutes } from "./admin/admin-routes.js";
 import { authenticate } from "./middleware/authenticate.js";
+import { countedUsage } from "./middleware/count-usage.js";
 import { corsPolicy } from "./middleware/cors.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { methodNotAllowed } from "./middleware/method-not-allowed.js";
@@ -65,6 +68,12 @@ export interface GatewayDeps {
   metricsToken: string | undefined;
   /** CORS_ORIGINS: browser origins allowed to call the API (`*` for any); empty: no CORS. */
   corsOrigins: string[];
+  /** Per-key, per-day usage counters: requests here, tokens and speech in the workers. */
+  usage: ApiKeyUsage;
+  /** ADMIN_TOKEN: when set, the admin API and the queues dashboard exist (under /admin). */
+  adminToken: string | undefined;
+  /** Every BullMQ queue the gateway feeds, for the queues dashboard. */
+  queues: Queue[];
 }
 
 /** Every Redis connection the gateway holds: start-up, /readyz and the 503 mapping check them all. */
@@ -78,7 +87,9 @@ export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" 
  * every layer a request passes on its way to its route costs a few µs and some garbage (measured
  * with npm run bench), so status polls, the most frequent request, meet theirs after one layer.
  * Each API route authenticates in its own chain; the probes, /metrics, the API's reference (/openapi.json,
- * /docs) and the playground (/), which need no API key, come after the API; whatever matched nothing is authenticated, then 405 (a known path) or 404.
+ * /docs) and the playground (/), which need no API key, come after the API; whatever matched nothing
+ * is authenticated, then 405 (a known path) or 404.
+ * The admin routes (ADMIN_TOKEN set) have their own token and come after the API as well.
  * With CORS_ORIGINS set, the CORS layer comes before them all (a preflight is answered there, with
  * no key and no budget); unset, there is no such layer.
  */
@@ -101,9 +112,11 @@ export function buildApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
   });
   const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
-  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges }, { authenticate: authenticated, limit: limiters.status });
-  addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: limiters.status, chargeIds: limiters.statusUnits });
-  addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: limiters.status });
+  const status = countedUsage(limiters.status, deps.usage, "status", deps.logger);
+  const tts = countedUsage(limiters.tts, deps.usage, "tts", deps.logger);
+  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges }, { authenticate: authenticated, limit: status });
+  addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: status, chargeIds: limiters.statusUnits });
+  addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: status });
   const textDeps = {
     jobs: deps.textJobs,
     statuses: deps.statuses,
@@ -114,14 +127,15 @@ export function buildApp(deps: GatewayDeps): Express {
     webhooks: deps.webhooks,
     speechEnabled: deps.speechJobs !== null,
   };
-  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: limiters.text });
-  addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: limiters.tts });
-  addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: limiters.tts });
+  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: countedUsage(limiters.text, deps.usage, "text", deps.logger) });
+  addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: tts });
+  addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
   addHealthRoutes(app, redisConnections(deps));
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);
   addDocsRoutes(app);
   addPlaygroundRoutes(app);
+  addAdminRoutes(app, deps, limiters.authFailure);
   // An unknown path tells a caller without a valid key nothing but 401.
   app.use(authenticated);
   app.use(methodNotAllowed(app));

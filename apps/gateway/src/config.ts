@@ -21,6 +21,12 @@ export const GATEWAY_ENV = {
   TTS_ENABLED: { type: "boolean", default: true, description: "serve text-to-speech (needs workers with a speech engine)" },
   TTS_TIMEOUT_MS: { type: "integer", default: 120000, minimum: 1000, description: "longest wait for a speech job before 503" },
   METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
+  ADMIN_TOKEN: {
+    type: "string",
+    pattern: "^\\S{32,}$",
+    description:
+      "when set, the admin API (/admin/keys) and the queues dashboard (/admin/queues) exist, for Authorization: Bearer <ADMIN_TOKEN> (32+ characters, no spaces); unset: they do not exist (answered as any unknown path)",
+  },
   TRUST_PROXY: { type: "string", default: "loopback", description: "Express 'trust proxy' setting: which proxies may set X-Forwarded-For" },
   CORS_ORIGINS: {
     type: "string",

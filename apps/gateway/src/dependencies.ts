@@ -1,5 +1,6 @@
 import {
   ApiKeyStore,
+  ApiKeyUsage,
   CachedApiKeys,
   createGatewayRedis,
   createSpeechQueue,
@@ -63,7 +64,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const queueDepth = new QueueDepth(textQueue);
   queueDepth.start();
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, queueRedis, keys, logger) : null;
-  const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(speech ? [textQueue, speech.queue] : [textQueue]) });
+  const queues = speech ? [textQueue, speech.queue] : [textQueue];
+  const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(queues) });
   return {
     redis,
     queueRedis,
@@ -93,6 +95,10 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     metrics,
     metricsToken: config.METRICS_TOKEN,
     corsOrigins: parseCorsOrigins(config.CORS_ORIGINS),
+    // Counted on the request connection: its auto-pipelining sends a counter with whatever leaves in the same tick.
+    usage: new ApiKeyUsage(redis, keys),
+    adminToken: config.ADMIN_TOKEN,
+    queues: [...queues, webhookQueue],
     close: async () => {
       queueDepth.stop();
       finalStatusWaits.close();

@@ -1,26 +1,15 @@
-import type { Browser } from "playwright-core";
-import { launchChromium, serveApp, watchedPage } from "../../../test-support/browser.js";
-import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
+import { startBrowserOnGateway, watchedPage, type BrowserOnGateway } from "../../../test-support/browser.js";
 
-let gw: TestGateway;
-let server: Awaited<ReturnType<typeof serveApp>>;
-let browser: Browser;
+let on: BrowserOnGateway;
 beforeAll(async () => {
-  gw = await startTestGateway(uniquePrefix("docs-page"));
-  server = await serveApp(gw.app);
-  browser = await launchChromium();
+  on = await startBrowserOnGateway("docs-page");
 });
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await gw?.close();
-});
+afterAll(() => on?.close());
 
 describe("GET /docs in a real browser", () => {
   it("when the page is opened, then it shows the endpoints, asks nothing of any other host and reports no error", async () => {
-    const { context, page, requested, offHost, problems } = await watchedPage(browser, server.origin);
-    const response = await page.goto(`${server.origin}/docs`);
+    const { page, requested, offHost, problems, close } = await watchedPage(on);
+    const response = await page.goto(`${on.origin}/docs`);
     expect(response?.status()).toBe(200);
     const paths = page.locator(".opblock-summary-path");
     await paths.first().waitFor();
@@ -28,9 +17,9 @@ describe("GET /docs in a real browser", () => {
     const shown = (await paths.allTextContents()).map((text) => text.replace(/\u200b/g, ""));
     expect(shown).toEqual(expect.arrayContaining(["/api/text/default", "/api/text/{model}", "/api/v2/status/{id}", "/api/status/{task_id}", "/api/audio/full", "/api/voices"]));
     await expect(page.title()).resolves.toBe("Chorus API reference");
-    expect(requested).toContain(`${server.origin}/openapi.json`);
+    expect(requested).toContain(`${on.origin}/openapi.json`);
     expect(offHost).toEqual([]);
     expect(problems).toEqual([]);
-    await context.close();
+    await close();
   });
 });

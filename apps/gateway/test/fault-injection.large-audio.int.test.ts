@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { QUEUES } from "@chorus/contracts";
-import { createWorkerRedis, redisKeys } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, redisKeys } from "@chorus/platform";
 import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import request from "supertest";
@@ -42,7 +42,7 @@ beforeAll(async () => {
   workerConnection = createWorkerRedis(redis.url);
   const keys = redisKeys(PREFIX);
   speech = new EspeakSpeechEngine({ concurrency: 1 });
-  const processor = synthesizeSpeechProcessor({ speech, connection: workerConnection, keys, logger: testLogger("worker"), audioTtlSeconds: 300 });
+  const processor = synthesizeSpeechProcessor({ speech, connection: workerConnection, keys, logger: testLogger("worker"), audioTtlSeconds: 300, usage: new ApiKeyUsage(workerConnection, keys) });
   speechWorker = new Worker(QUEUES.speech, processor, { connection: workerConnection, prefix: keys.bullPrefix });
   speechQueue = new Queue(QUEUES.speech, { connection: workerConnection, prefix: keys.bullPrefix });
 }, 60_000);

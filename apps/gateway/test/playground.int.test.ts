@@ -1,8 +1,8 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import request from "supertest";
 import { EspeakSpeechEngine } from "../../worker/src/engines/tts/espeak.speech-engine.js";
 import type { LlmEngine } from "../../worker/src/engines/llm/llm-engine.js";
-import { launchChromium, serveApp, watchedPage, type WatchedPage } from "../../../test-support/browser.js";
+import { startBrowserOnGateway, watchedPage, type BrowserOnGateway, type WatchedPage } from "../../../test-support/browser.js";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
@@ -24,44 +24,39 @@ interface BrowserStorage {
 const SCREENSHOTS = process.env.PLAYGROUND_SCREENSHOTS;
 
 describeWithModel("the playground (GET /) in a real browser, on the real gateway and worker", () => {
-  let gw: TestGateway;
+  let on: BrowserOnGateway;
   let llm: LlmEngine;
   let speech: EspeakSpeechEngine;
   let worker: TestWorker;
-  let server: Awaited<ReturnType<typeof serveApp>>;
-  let browser: Browser;
   let key: string;
   let watched: WatchedPage;
   let page: Page;
   beforeAll(async () => {
-    const prefix = uniquePrefix("playground");
-    gw = await startTestGateway(prefix);
+    // Speak is clicked, a user gesture, but the audio comes after a round trip that may outlast it.
+    on = await startBrowserOnGateway("playground", {}, ["--autoplay-policy=no-user-gesture-required"]);
     llm = await loadFixtureEngine();
     speech = new EspeakSpeechEngine({ concurrency: 1 });
-    worker = await startTestWorker(prefix, llm, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
-    key = await gw.createKey({ limits: { status: 10_000, tts: 1000 } });
-    server = await serveApp(gw.app);
-    // Speak is clicked, a user gesture, but headless Chromium's default policy may still refuse to play.
-    browser = await launchChromium(["--autoplay-policy=no-user-gesture-required"]);
+    worker = await startTestWorker(on.gw.prefix, llm, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
+    key = await on.gw.createKey({ limits: { status: 10_000, tts: 1000 } });
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
     await worker?.close();
     await speech?.close();
     await llm?.close();
-    await gw?.close();
+    await on?.close();
   }, 60_000);
 
   beforeEach(async () => {
-    watched = await watchedPage(browser, server.origin);
+    watched = await watchedPage(on);
     page = watched.page;
-    expect((await page.goto(`${server.origin}/`))?.status()).toBe(200);
+    expect((await page.goto(`${on.origin}/`))?.status()).toBe(200);
   });
   afterEach(async () => {
-    // Whatever a test did, the page asked nothing of another host.
+    // Whatever a test did, the page asked nothing of another host, and every file of its own was there
+    // (API answers of 400 and above are what some tests are about).
     expect(watched.offHost).toEqual([]);
-    await watched.context.close();
+    expect(watched.failed.filter((failure) => !new URL(failure.split(" ")[1]!).pathname.startsWith("/api/"))).toEqual([]);
+    await watched.close();
   });
 
   const reply = () => page.getByTestId("reply").last();

@@ -1,4 +1,4 @@
-import { createWebhookQueue, createWorkerRedis, redisKeys, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
+import { ApiKeyUsage, createWebhookQueue, createWorkerRedis, redisKeys, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import type { WorkerConfig } from "./config.js";
@@ -51,6 +51,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     progressIntervalMs: config.PROGRESS_INTERVAL_MS,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
+    usage: new ApiKeyUsage(connection, keys),
     speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
     replySpeech: { speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: config.STATUS_TTL_SECONDS },
     webhooks: sender ? { sender, concurrency: config.WEBHOOK_CONCURRENCY } : null,

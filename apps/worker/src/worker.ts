@@ -17,7 +17,7 @@ export interface WorkerDeps extends GenerateTextDeps {
   /** How long a job's lock lasts without renewal; a dead worker's job is taken over after it. */
   lockDurationMs: number;
   /** Null where this worker does no speech. */
-  speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger"> & { concurrency: number }) | null;
+  speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
   /** Null or absent where this worker delivers no webhooks (no WEBHOOK_SECRET). */
   webhooks?: Pick<WebhookWorkerDeps, "sender" | "concurrency"> | null;
 }
@@ -29,11 +29,15 @@ export function isFinalFailure(job: Job, error: Error): boolean {
 
 function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | null {
   if (!deps.speech) return null;
-  const worker = new Worker<SynthesizeSpeechJob>(QUEUES.speech, synthesizeSpeechProcessor({ ...deps.speech, connection: deps.connection, keys: deps.keys, logger: deps.logger }), {
-    connection: deps.connection,
-    prefix: deps.keys.bullPrefix,
-    concurrency: deps.speech.concurrency,
-  });
+  const worker = new Worker<SynthesizeSpeechJob>(
+    QUEUES.speech,
+    synthesizeSpeechProcessor({ ...deps.speech, connection: deps.connection, keys: deps.keys, logger: deps.logger, usage: deps.usage }),
+    {
+      connection: deps.connection,
+      prefix: deps.keys.bullPrefix,
+      concurrency: deps.speech.concurrency,
+    },
+  );
   worker.on("error", (error) => deps.logger.error("speech worker error", { error: error.message }));
   worker.on("failed", (job, error) => deps.logger.warn("speech failed", { jobId: job?.id, attempt: job?.attemptsMade, error: error.message }));
   return worker;

@@ -1,38 +1,25 @@
 import { AUDIO_FORMATS, QUEUES, SPEECH_LIMITS, VOICES, type AudioFormat } from "@chorus/contracts";
 import { Queue } from "bullmq";
 import request from "supertest";
-import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
-import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { bytesParser, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
-import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
-import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import type { TestGateway } from "../../../test-support/gateway.js";
+import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
 
 const TEXT = "The witch stirred her cauldron slowly. Green smoke curled up toward the crooked beams, and the cat watched from the windowsill.";
 const CONTENT_TYPES: Record<AudioFormat, RegExp> = { mp3: /^audio\/mpeg$/, wav: /^audio\/wav$/, opus: /^audio\/ogg$/, flac: /^audio\/flac$/, pcm: /^audio\/L16;rate=\d+$/ };
 
 describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)", () => {
+  let service: TestService;
   let gw: TestGateway;
-  let worker: TestWorker;
-  let llm: LlmEngine;
-  let speech: EspeakSpeechEngine;
   let key: string;
   beforeAll(async () => {
-    const prefix = uniquePrefix("speech");
-    gw = await startTestGateway(prefix);
-    llm = await loadFixtureEngine();
-    speech = new EspeakSpeechEngine({ concurrency: 2 });
-    worker = await startTestWorker(prefix, llm, { speech: { speech, concurrency: 2, audioTtlSeconds: 60 } });
+    service = await startTestServiceWithSpeech("speech");
+    gw = service.gw;
     key = await gw.createKey({ limits: { tts: 1000, status: 100_000 } });
   }, 120_000);
-  afterAll(async () => {
-    await worker.close();
-    await speech.close();
-    await llm.close();
-    await gw.close();
-  }, 60_000);
+  afterAll(() => service.close(), 60_000);
 
   const speak = (body: object, path = "/api/audio/full") => request(gw.app).post(path).auth(key, { type: "bearer" }).buffer(true).parse(bytesParser).send(body);
 

@@ -14,3 +14,5 @@ export * from "./api-keys/cached-api-keys.js";
 export * from "./metrics/metrics.js";
 export * from "./speech-audio/speech-audio-store.js";
 export * from "./webhooks/webhook-outbox.js";
+export * from "./usage/api-key-usage.js";
+export * from "./auth/secret-token.js";

@@ -1,5 +1,5 @@
 import { ApiError } from "@chorus/contracts";
-import type { ApiKeyLookup, ApiKeyRecord } from "@chorus/platform";
+import { bearerToken, type ApiKeyLookup, type ApiKeyRecord } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
 const KEY_PROPERTY = Symbol("apiKey");
@@ -10,13 +10,6 @@ export function authenticatedKey(req: Request): ApiKeyRecord {
   const key = (req as AuthenticatedRequest)[KEY_PROPERTY];
   if (!key) throw new Error("authenticatedKey() used on a route without authenticate()");
   return key;
-}
-
-function bearerToken(req: Request): string | null {
-  const header = req.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? null;
 }
 
 function failureMessage(token: string | null, key: ApiKeyRecord | null): string {
@@ -42,7 +35,7 @@ export function authenticate(apiKeys: ApiKeyLookup, onFailure: RequestHandler): 
   };
   // Not an async function: a cached key (most requests) is admitted in the same tick, no promise.
   return (req: Request, res: Response, next: NextFunction) => {
-    const token = bearerToken(req);
+    const token = bearerToken(req.headers.authorization);
     const found = token === null ? null : apiKeys.findBySecret(token);
     if (found instanceof Promise) found.then((key) => admit(req, res, next, token, key), next);
     else admit(req, res, next, token, found);

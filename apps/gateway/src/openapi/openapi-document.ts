@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { DEFAULT_LIMITS } from "@chorus/contracts";
 import type { OpenAPIObject } from "openapi3-ts/oas31";
+import { adminPaths, ADMIN_SCHEMAS } from "./admin.paths.js";
 import { healthPaths } from "./health.paths.js";
 import { listPaths } from "./lists.paths.js";
 import { errorResponses, HEADERS, PARAMETERS } from "./responses.js";
@@ -15,7 +16,7 @@ const description = `Asynchronous text generation (a general model and four char
 
 Submit a generation, then follow it on the status endpoint: poll it, ask it to wait (\`Prefer: wait=N\`), or stream it as Server-Sent Events (\`Accept: text/event-stream\`).
 
-**Authentication.** Every API call sends \`Authorization: Bearer <API key>\`; this document, the reference page and the health probes need none.
+**Authentication.** Every API call sends \`Authorization: Bearer <API key>\`; this document, the reference page and the health probes need none. The admin routes (\`/admin\`) take the deployment's admin token instead.
 
 **Rate limits** are per API key, in fixed one-minute windows: by default ${DEFAULT_LIMITS.text} submissions a minute for each text model, ${DEFAULT_LIMITS.tts} speech requests, ${DEFAULT_LIMITS.status} status requests (both status paths, cancels, lists and batch ids together). A deployment or a key may set others; \`X-RateLimit-*\` on every answer of a limited operation says what applies. A 429 carries \`Retry-After\`.
 
@@ -31,12 +32,16 @@ export function buildOpenApiDocument(): OpenAPIObject {
       { name: "Status", description: "Follow, wait for, stream, list and cancel text requests." },
       { name: "Speech", description: "Text-to-speech and its voices." },
       { name: "Health", description: "Probes for load balancers and orchestrators." },
+      { name: "Admin", description: "For operators, with the deployment's admin token (`ADMIN_TOKEN`); absent where it is not set." },
     ],
     security: [{ bearerAuth: [] }],
-    paths: { ...textPaths(), ...statusPaths(), ...listPaths(), ...speechPaths(), ...replyAudioPaths(), ...healthPaths() },
+    paths: { ...textPaths(), ...statusPaths(), ...listPaths(), ...speechPaths(), ...replyAudioPaths(), ...healthPaths(), ...adminPaths() },
     components: {
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key (`npm run keys -- create --name NAME`)." } },
-      schemas: SCHEMAS,
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "An API key (`npm run keys -- create --name NAME`, or `POST /admin/keys`)." },
+        adminToken: { type: "http", scheme: "bearer", description: "The deployment's `ADMIN_TOKEN`, for the admin routes only." },
+      },
+      schemas: { ...SCHEMAS, ...ADMIN_SCHEMAS },
       parameters: PARAMETERS,
       headers: HEADERS,
       responses: errorResponses(),

@@ -1,5 +1,5 @@
 import { CANCELLED_ERROR, type GenerateTextJob, type ModelId } from "@chorus/contracts";
-import type { Logger, StatusStore } from "@chorus/platform";
+import type { ApiKeyUsage, Logger, StatusStore } from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
 import { buildChatTurns } from "../prompt/build-chat-turns.js";
@@ -26,6 +26,8 @@ export interface GenerateTextDeps {
   jobTimeLimitMs: number;
   /** Speaks replies whose request asked for `speak` (absent: such a request gets `audioError`). */
   replySpeech?: ReplySpeechDeps | null;
+  /** Per-key usage: a completed generation's tokens are counted once its record is written. */
+  usage: ApiKeyUsage;
 }
 
 class TimeLimitExceeded extends Error {}
@@ -85,7 +87,9 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       // A reply that cannot be written is not thrown away at the first error: a failed attempt would
       // generate it all over again.
       const onRetry = (error: unknown, attempt: number) => log.warn("could not record reply; retrying", { attempt, error: String(error) });
-      await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages, ...spoken }), { onRetry });
+      const written = await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages, ...spoken }), { onRetry });
+      // Only the attempt that wrote the completed record counts its tokens: as many as the record says, once.
+      if (written) await deps.usage.countGeneration(job.data.keyId, tokens, promptTokens).catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });

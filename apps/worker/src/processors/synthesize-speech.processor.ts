@@ -1,5 +1,5 @@
 import { SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SynthesizeSpeechJob } from "@chorus/contracts";
-import { SpeechAudioStore, type Logger, type RedisKeys } from "@chorus/platform";
+import { SpeechAudioStore, type ApiKeyUsage, type Logger, type RedisKeys } from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { SpeechEngineError, type SpeechEngine } from "../engines/tts/speech-engine.js";
@@ -11,6 +11,8 @@ export interface SynthesizeSpeechDeps {
   logger: Logger;
   /** How long audio may wait in Redis for its gateway (a backstop: the gateway deletes it once delivered). */
   audioTtlSeconds: number;
+  /** Per-key usage: seconds of speech synthesized. */
+  usage: ApiKeyUsage;
 }
 
 /** A failure the request caused says so, for the gateway to answer 400 instead of 500. */
@@ -31,6 +33,8 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
       const audio = await deps.speech.synthesize(request, signal ?? new AbortController().signal);
       const meta: SpeechJobResult = { format: audio.format, contentType: audio.contentType, byteLength: audio.bytes.length, sampleRate: audio.sampleRate, durationSeconds: audio.durationSeconds };
       await new SpeechAudioStore(deps.connection, deps.keys).write(requestId, audio.bytes, meta, deps.audioTtlSeconds);
+      // Counted before the job completes, so usage read after the answer includes it; never fails the job.
+      await deps.usage.countSpeech(job.data.keyId, audio.durationSeconds ?? 0).catch((e: unknown) => deps.logger.warn("could not count usage", { jobId: requestId, error: String(e) }));
       deps.logger.info("speech synthesized", { jobId: requestId, keyId: job.data.keyId, engine: audio.engine, format: audio.format, bytes: audio.bytes.length, ms: Date.now() - started });
       return meta;
     } catch (error) {

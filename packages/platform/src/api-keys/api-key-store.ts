@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { OperationLimits } from "@chorus/contracts";
+import { validateNewApiKey, type OperationLimits } from "@chorus/contracts";
 import type { Redis } from "ioredis";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
@@ -49,9 +49,11 @@ export class ApiKeyStore {
 
   /**
    * A new key named `name` (names are unique among keys not revoked). With `replace`, a key already
-   * holding the name is revoked first: how a key is rotated under the same name.
+   * holding the name is revoked first: how a key is rotated under the same name. Bad input (the
+   * contract's bounds, shared by the admin API and the CLI) throws ApiError INVALID_PARAMETER.
    */
   async create(name: string, scopes: string[], limits: Partial<OperationLimits> = {}, { replace = false } = {}): Promise<NewApiKey> {
+    validateNewApiKey({ name, scopes, limits });
     const holder = replace ? await this.redis.hget(this.keys.apiKeyNames(), name) : null;
     if (holder) await this.revoke(holder);
     const record: ApiKeyRecord = {
@@ -83,6 +85,12 @@ export class ApiKeyStore {
   async findBySecret(secret: string): Promise<ApiKeyRecord | null> {
     if (!secret.startsWith(SECRET_PREFIX)) return null;
     return fromHash(await this.redis.hgetall(this.keys.apiKeyBySecretHash(hashSecret(secret))));
+  }
+
+  /** The key with this id (revoked or not), or null. */
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
+    return secretHash ? fromHash(await this.redis.hgetall(this.keys.apiKeyBySecretHash(secretHash))) : null;
   }
 
   async list(): Promise<ApiKeyRecord[]> {

@@ -54,4 +54,13 @@ describe("CachedApiKeys", () => {
     await cache.findBySecret("ck_a");
     expect(lookups).toHaveLength(2);
   });
+
+  it("when a key is forgotten, then its next lookup goes to the store; other keys stay cached", async () => {
+    const { store, lookups } = fakeStore({ ck_a: record("a"), ck_b: record("b") });
+    const cache = new CachedApiKeys(store, 60_000);
+    for (const secret of ["ck_a", "ck_b"]) await cache.findBySecret(secret);
+    cache.forget("a");
+    for (const secret of ["ck_a", "ck_b"]) await cache.findBySecret(secret);
+    expect(lookups).toEqual(["ck_a", "ck_b", "ck_a"]);
+  });
 });

@@ -3,6 +3,8 @@ import type { ApiKeyRecord, ApiKeyStore } from "./api-key-store.js";
 export interface ApiKeyLookup {
   /** A cached key is answered at once, without a promise: most requests need no await for their key. */
   findBySecret(secret: string): ApiKeyRecord | null | Promise<ApiKeyRecord | null>;
+  /** Forgets a key this process remembers: a revocation made here then takes effect here at once. */
+  forget(keyId: string): void;
 }
 
 /**
@@ -25,6 +27,11 @@ export class CachedApiKeys implements ApiKeyLookup {
     const cached = this.entries.get(secret);
     if (cached && cached.expiresAt > this.now()) return cached.record;
     return this.lookUpAndRemember(secret);
+  }
+
+  forget(keyId: string): void {
+    // A scan of at most maxEntries, on an operator's revocation only.
+    for (const [secret, { record }] of this.entries) if (record.id === keyId) this.entries.delete(secret);
   }
 
   private async lookUpAndRemember(secret: string): Promise<ApiKeyRecord | null> {

@@ -21,6 +21,7 @@ function allKeys(keys: RedisKeys, arg: string): string[] {
     keys.bullJob("q", arg),
     keys.audio(arg),
     keys.audioMeta(arg),
+    keys.apiKeyUsage(arg, "2026-01-01"),
   ];
 }
 
@@ -57,6 +58,7 @@ describe("redisKeys", () => {
       "p:bull:q:x",
       "p:audio:x",
       "p:audio-meta:x",
+      "p:usage:x:2026-01-01",
     ]);
   });
 

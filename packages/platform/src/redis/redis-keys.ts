@@ -46,6 +46,8 @@ export interface RedisKeys {
   audioMeta(requestId: string): string;
   /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
   idempotency(keyId: string, idempotencyKey: string): string;
+  /** Hash: what one API key used on one UTC day (`YYYY-MM-DD`): request counts, tokens, speech; expires. */
+  apiKeyUsage(keyId: string, day: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -72,5 +74,6 @@ export function redisKeys(prefix: string): RedisKeys {
     audio: (requestId) => `${prefix}:audio:${requestId}`,
     audioMeta: (requestId) => `${prefix}:audio-meta:${requestId}`,
     idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:${keyId}:${idempotencyKey}`,
+    apiKeyUsage: (keyId, day) => `${prefix}:usage:${keyId}:${day}`,
   };
 }

@@ -1,0 +1,71 @@
+import type { StatusRecord } from "@chorus/contracts";
+import request from "supertest";
+import { characterRequest, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import type { TestGateway } from "../../../test-support/gateway.js";
+import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
+
+const ADMIN_TOKEN = "admin-token-for-the-usage-test-0123456789";
+
+describeWithModel("an API key's usage, counted by the gateway and a real worker", () => {
+  let service: TestService;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    service = await startTestServiceWithSpeech("usage", { ADMIN_TOKEN }, 1);
+    gw = service.gw;
+  }, 120_000);
+  afterAll(() => service.close(), 60_000);
+
+  const admin = (path: string) => request(gw.app).get(path).auth(ADMIN_TOKEN, { type: "bearer" });
+
+  /** Waits (Prefer: wait) until the record is final; returns it and how many polls that took. */
+  async function finalRecord(key: string, id: string): Promise<{ record: StatusRecord; polls: number }> {
+    for (let polls = 1; polls <= 20; polls++) {
+      const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).set("Prefer", "wait=10");
+      expect(res.status).toBe(200);
+      if (res.body.status !== "processing") return { record: res.body as StatusRecord, polls };
+    }
+    throw new Error(`${id} still processing after 20 waits`);
+  }
+
+  /** Once BullMQ holds the job completed, its processor has returned: whatever it counts is counted. */
+  async function jobFinished(id: string): Promise<void> {
+    const queue = gw.deps.queues[0]!;
+    for (let i = 0; i < 500 && (await queue.getJobState(id)) !== "completed"; i++) await sleep(10);
+    expect(await queue.getJobState(id)).toBe("completed");
+  }
+
+  it("when a key makes 2 text requests and 1 speech request, then its usage today has them, with the records' tokens and the speech seconds", async () => {
+    const created = await request(gw.app).post("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).send({ name: "usage-test" });
+    expect(created.status).toBe(201);
+    const { id: keyId, key } = created.body as { id: string; key: string };
+
+    const records: StatusRecord[] = [];
+    let polls = 0;
+    for (const [path, body] of [
+      ["/api/text/default", defaultRequest()],
+      ["/api/text/Witch", characterRequest()],
+    ] as const) {
+      const submitted = await request(gw.app).post(path).auth(key, { type: "bearer" }).send(body);
+      expect(submitted.status).toBe(200);
+      const final = await finalRecord(key, submitted.body.id as string);
+      expect(final.record.status).toBe("completed");
+      records.push(final.record);
+      polls += final.polls;
+      await jobFinished(submitted.body.id as string);
+    }
+    const spoken = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send({ text: "The witch stirred her cauldron slowly.", format: "wav" });
+    expect(spoken.status).toBe(200);
+
+    const res = await admin(`/admin/keys/${keyId}/usage`);
+    expect(res.status).toBe(200);
+    const today = (res.body.days as { date: string }[]).at(-1) as Record<string, unknown>;
+    expect(today.date).toBe(new Date().toISOString().slice(0, 10));
+    expect(today.requests).toEqual({ text: 2, tts: 1, status: polls });
+    expect(today.tokens).toBe(records.reduce((sum, r) => sum + (r.tokens ?? 0), 0));
+    expect(today.promptTokens).toBe(records.reduce((sum, r) => sum + (r.promptTokens ?? 0), 0));
+    expect(records.every((r) => (r.tokens ?? 0) > 0 && (r.promptTokens ?? 0) > 0)).toBe(true);
+    expect(Number(today.speechSeconds)).toBeCloseTo(Number(spoken.headers["x-audio-duration"]), 2);
+    expect(Number(today.speechSeconds)).toBeGreaterThan(0);
+    expect(res.body.total).toEqual({ requests: today.requests, tokens: today.tokens, promptTokens: today.promptTokens, speechSeconds: today.speechSeconds });
+  }, 120_000);
+});

@@ -1,0 +1,88 @@
+import { LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
+import type { Redis } from "ioredis";
+import type { RedisKeys } from "../redis/redis-keys.js";
+
+export type UsageOperation = keyof OperationLimits;
+
+/** Days GET /admin/keys/{id}/usage reports. */
+export const USAGE_DAYS = 30;
+/** A day's counters outlive the report's window a little, then expire on their own. */
+const KEEP_SECONDS = 35 * 24 * 3600;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** What one API key used on one UTC day. */
+export interface DailyUsage {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  /** Requests admitted past authentication and the operation's rate limit. */
+  requests: Record<UsageOperation, number>;
+  /** Generated tokens and prompt tokens of completed text requests. */
+  tokens: number;
+  promptTokens: number;
+  /** Seconds of speech synthesized. */
+  speechSeconds: number;
+}
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const requestField = (operation: UsageOperation) => `requests:${operation}`;
+
+function fromHash(date: string, hash: Record<string, string>): DailyUsage {
+  const count = (field: string) => Number(hash[field] ?? 0);
+  const requests = Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, count(requestField(op))])) as Record<UsageOperation, number>;
+  return { date, requests, tokens: count("tokens"), promptTokens: count("promptTokens"), speechSeconds: count("speechMs") / 1000 };
+}
+
+/** The days added up (speech seconds rounded to the millisecond counted). */
+export function sumUsage(days: DailyUsage[]): Omit<DailyUsage, "date"> {
+  const sum = (pick: (day: DailyUsage) => number) => days.reduce((total, day) => total + pick(day), 0);
+  const requests = Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, sum((day) => day.requests[op])])) as Record<UsageOperation, number>;
+  return { requests, tokens: sum((d) => d.tokens), promptTokens: sum((d) => d.promptTokens), speechSeconds: Math.round(sum((d) => d.speechSeconds) * 1000) / 1000 };
+}
+
+/**
+ * Per-key, per-UTC-day usage counters: one Redis hash a key a day, bumped with HINCRBY, its
+ * expiry renewed with each bump (so a day's counters leave by themselves). Gateways count requests,
+ * workers count tokens and speech; reading 30 days is one pipelined round trip.
+ */
+export class ApiKeyUsage {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async countRequest(keyId: string, operation: UsageOperation): Promise<void> {
+    await this.add(keyId, { [requestField(operation)]: 1 });
+  }
+
+  async countGeneration(keyId: string, tokens: number, promptTokens: number): Promise<void> {
+    await this.add(keyId, { tokens, promptTokens });
+  }
+
+  async countSpeech(keyId: string, seconds: number): Promise<void> {
+    // Whole milliseconds: HINCRBY keeps the sum exact, where HINCRBYFLOAT would drift.
+    await this.add(keyId, { speechMs: Math.round(seconds * 1000) });
+  }
+
+  /** The last `days` UTC days, today last, zeros where nothing was counted. */
+  async lastDays(keyId: string, days = USAGE_DAYS): Promise<DailyUsage[]> {
+    const today = this.now();
+    const dates = Array.from({ length: days }, (_, i) => utcDay(today - (days - 1 - i) * DAY_MS));
+    const pipeline = this.redis.pipeline();
+    for (const date of dates) pipeline.hgetall(this.keys.apiKeyUsage(keyId, date));
+    const replies = (await pipeline.exec()) ?? [];
+    return dates.map((date, i) => {
+      const [error, hash] = replies[i] ?? [null, {}];
+      if (error) throw error;
+      return fromHash(date, hash as Record<string, string>);
+    });
+  }
+
+  private async add(keyId: string, amounts: Record<string, number>): Promise<void> {
+    const key = this.keys.apiKeyUsage(keyId, utcDay(this.now()));
+    // Plain commands sent together, no MULTI: on the gateway's auto-pipelined connection they join
+    // whatever else leaves in that tick, and a counter needs no transaction's extra commands.
+    const bumps = Object.entries(amounts).map(([field, amount]) => this.redis.hincrby(key, field, amount));
+    await Promise.all([...bumps, this.redis.expire(key, KEEP_SECONDS)]);
+  }
+}
