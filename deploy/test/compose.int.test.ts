@@ -275,7 +275,7 @@ describe("Dockerfile", () => {
         .flatMap(copies)
         .map((c) => c.dest);
     expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "apps/worker/characters"]));
-    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist", "apps/gateway/public", "apps/worker/characters"]));
+    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist", "apps/gateway/public", "packages/client/dist", "apps/worker/characters"]));
   });
 
   it("when npm ci runs, then every workspace's package.json and every local override package were copied first", () => {

@@ -82,6 +82,8 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     await expect(reply().locator(".who").textContent()).resolves.toBe("Morwenna");
     await expect(reply().getByTestId("stop").isHidden()).resolves.toBe(true);
     await expect(reply().getByTestId("speak").isVisible()).resolves.toBe(true);
+    // The API calls went through the SDK's browser build, served from packages/client/dist.
+    expect(watched.requested).toContain(`${on.origin}/playground/client/index.js`);
     await expect(
       page.evaluate(() => {
         const { sessionStorage, localStorage } = globalThis as unknown as BrowserStorage;
@@ -142,7 +144,7 @@ describe("the playground's files", () => {
   });
   afterAll(() => gw.close());
 
-  it("when asked without an API key, then the page, its modules and the characters' data come from the gateway under a same-origin CSP", async () => {
+  it("when asked without an API key, then the page, its modules, the SDK's browser build and the characters' data come from the gateway under a same-origin CSP", async () => {
     const page = await request(gw.app).get("/");
     expect(page.status).toBe(200);
     expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
@@ -151,6 +153,9 @@ describe("the playground's files", () => {
     const script = await request(gw.app).get("/playground/main.js");
     expect(script.status).toBe(200);
     expect(script.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    const sdk = await request(gw.app).get("/playground/client/index.js");
+    expect(sdk.status).toBe(200);
+    expect(sdk.text).toContain("ChorusClient");
     const witch = await request(gw.app).get("/playground/characters/witch.json");
     expect(witch.status).toBe(200);
     expect(witch.body).toMatchObject({ model: "Witch", botName: "Morwenna" });

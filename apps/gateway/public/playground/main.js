@@ -1,11 +1,12 @@
-// The playground: settings on the left, the chat on the right. API calls go through ./api.js.
-import { createApi } from "./api.js";
+// The playground: settings on the left, the chat on the right. It talks to the API through the
+// SDK, @chorus/client: its browser build, which the gateway serves from packages/client/dist.
+import { ChorusClient } from "/playground/client/index.js";
 import { MODELS, loadCharacter } from "./characters.js";
 import { Conversation } from "./conversation.js";
 import { ReplyView } from "./reply-view.js";
 
 const KEY_STORAGE = "chorus.apiKey";
-/** What an `<audio>` element is given for each format; `pcm` (raw samples) is left out: no browser plays it. */
+/** The formats offered are those the browser can play; `pcm` (raw samples) is left out: no browser plays it. */
 const AUDIO_TYPES = { mp3: "audio/mpeg", wav: "audio/wav", opus: "audio/ogg; codecs=opus", flac: "audio/flac" };
 
 const byId = (id) => document.getElementById(id);
@@ -33,7 +34,8 @@ let conversation;
 let voices = [];
 let audioUrl;
 
-const api = () => createApi(ui.key.value.trim());
+/** A client of this gateway (the page's own origin) with the key pasted into the page. */
+const client = () => new ChorusClient({ baseUrl: location.origin, apiKey: ui.key.value.trim() });
 
 function showError(error) {
   ui.error.textContent = error.message;
@@ -56,7 +58,7 @@ function chooseVoice() {
 async function loadVoices() {
   if (!ui.key.value.trim()) return;
   try {
-    voices = await api().voices();
+    voices = await client().voices();
     ui.voice.replaceChildren(...voices.map((voice) => option(voice.id, `${voice.id} — ${voice.description}`)));
     chooseVoice();
     clearError();
@@ -89,9 +91,9 @@ async function speak(text) {
   clearError();
   const format = ui.format.value;
   try {
-    const bytes = await api().speech({ text, voice: ui.voice.value || undefined, speed: Number(ui.speed.value), format });
+    const { audio, contentType } = await client().speech({ text, voice: ui.voice.value || undefined, speed: Number(ui.speed.value), format });
     if (audioUrl) URL.revokeObjectURL(audioUrl);
-    audioUrl = URL.createObjectURL(new Blob([bytes], { type: AUDIO_TYPES[format] }));
+    audioUrl = URL.createObjectURL(new Blob([audio], { type: contentType }));
     ui.audio.src = audioUrl;
     await ui.audio.play();
   } catch (error) {
@@ -99,43 +101,47 @@ async function speak(text) {
   }
 }
 
+/** The user's message is taken back: it goes into the box again, to send once the problem is fixed. */
+function takeBackTurn({ userTurn, takeBack, view }, text) {
+  view.remove();
+  userTurn.remove();
+  takeBack();
+  ui.message.value = text;
+}
+
 /** One turn: the user's message, then the reply followed live until it is final. */
 async function send(text) {
   const chat = conversation;
-  const userTurn = appendUserTurn(text);
-  const takeBack = chat.add("You", text);
+  const turn = { userTurn: appendUserTurn(text), takeBack: chat.add("You", text) };
   const sampling = { max_tokens: Number(ui.maxTokens.value), temperature: Number(ui.temperature.value) };
   const body = chat.request({ botName: ui.botName.value.trim(), persona: ui.persona.value.trim(), sampling });
-  const client = api();
+  const api = client();
   let id;
   let stopAsked = false;
-  const stop = () => client.cancel(id).catch((error) => error.code !== "CONFLICT" && showError(error));
-  const view = new ReplyView(ui.log, body.botName || "Assistant", {
+  // A request that has just finished cannot be cancelled (CONFLICT): its final record is on its way.
+  const stop = () => api.cancel(id).catch((error) => error.code !== "CONFLICT" && showError(error));
+  turn.view = new ReplyView(ui.log, body.botName || "Assistant", {
     onStop: () => {
       stopAsked = true;
       if (id !== undefined) void stop();
     },
     onSpeak: speak,
   });
-  const onUpdate = (record) => {
-    const first = id === undefined;
-    id = record.id;
-    // Stop was pressed before the request had an id: cancel it now that it has one.
-    if (first && stopAsked) void stop();
-    view.update(record);
-  };
   try {
-    const record = await client.generate(chat.model, body, { onUpdate });
-    view.finish(record);
+    ({ id } = await api.submit(chat.model, body));
+  } catch (error) {
+    showError(error);
+    return takeBackTurn(turn, text);
+  }
+  // Stop was pressed before the request had an id.
+  if (stopAsked) void stop();
+  try {
+    const record = await api.wait(id, { onUpdate: (snapshot) => turn.view.update(snapshot) });
+    turn.view.finish(record);
     if (record.status === "completed") chat.add("Bot", record.reply);
   } catch (error) {
     showError(error);
-    if (id !== undefined) return view.finish({ status: "error", error: error.message });
-    // Never accepted: the message goes back to the box, to send again once the problem is fixed.
-    view.remove();
-    userTurn.remove();
-    takeBack();
-    ui.message.value = text;
+    turn.view.finish({ status: "error", error: error.message });
   }
 }
 

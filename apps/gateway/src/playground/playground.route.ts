@@ -1,14 +1,12 @@
 import { fileURLToPath } from "node:url";
 import express, { type IRouter, type Response } from "express";
 
-export const PLAYGROUND_PATH = "/";
+const PLAYGROUND_PATH = "/";
 
+// The folders below are found from this module, the same from src/playground/ and dist/playground/.
 /** The page's own files: plain HTML, CSS and ES modules, served as written (no build step). */
 const PAGE_DIR = fileURLToPath(new URL("../../public/playground/", import.meta.url));
-/**
- * The worker's character data files, the one source of each character's name and persona: the page
- * reads them as they are. Two levels above both src/ and dist/ modules, like the page's folder.
- */
+/** The worker's character data files, the one source of each character's name and persona: the page reads them as they are. */
 const CHARACTERS_DIR = fileURLToPath(new URL("../../../worker/characters/", import.meta.url));
 /** The SDK's browser build (`@chorus/client`'s ES modules), which the page talks to the API with. */
 const CLIENT_DIR = fileURLToPath(new URL("../../../../packages/client/dist/", import.meta.url));
@@ -17,7 +15,7 @@ const CLIENT_DIR = fileURLToPath(new URL("../../../../packages/client/dist/", im
  * Only this origin: the page works offline, and a page that tried to reach another host would be
  * refused by the browser. `blob:` media: speech is played from the bytes the API answered.
  */
-export const PLAYGROUND_CSP = [
+const PLAYGROUND_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
