@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import express, { type IRouter, type Response } from "express";
+import express, { type IRouter } from "express";
+import { pageHeaders } from "../middleware/page-headers.js";
 
 const PLAYGROUND_PATH = "/";
 
@@ -27,13 +28,10 @@ const PLAYGROUND_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-function pageHeaders(res: Response): void {
-  res.setHeader("Content-Security-Policy", PLAYGROUND_CSP);
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "no-referrer");
-}
+const playgroundHeaders = pageHeaders(PLAYGROUND_CSP);
 
-const assets = (dir: string) => express.static(dir, { index: false, maxAge: "1h", setHeaders: pageHeaders });
+/** Revalidated on each load (max-age 0; a 304 while unchanged): after an upgrade no module is stale beside the new ones. */
+const assets = (dir: string) => express.static(dir, { index: false, maxAge: 0, setHeaders: playgroundHeaders });
 
 /**
  * `GET /`: the playground, a page to chat with the models and hear the replies. Needs no API key
@@ -41,7 +39,7 @@ const assets = (dir: string) => express.static(dir, { index: false, maxAge: "1h"
  */
 export function addPlaygroundRoutes(router: IRouter): void {
   router.get(PLAYGROUND_PATH, (_req, res, next) => {
-    pageHeaders(res);
+    playgroundHeaders(res);
     res.sendFile("index.html", { root: PAGE_DIR }, (error) => error && next(error));
   });
   router.use("/playground/characters", assets(CHARACTERS_DIR));
