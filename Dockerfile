@@ -15,6 +15,7 @@ COPY package.json package-lock.json ./
 COPY tools/empty-package/package.json tools/empty-package/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/platform/package.json packages/platform/
+COPY packages/client/package.json packages/client/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
 COPY apps/cli/package.json apps/cli/
@@ -69,6 +70,11 @@ COPY --from=gateway-deps /app/ ./
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/platform/dist packages/platform/dist
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
+# The playground (GET /): its page as written, the SDK's browser build it talks to the API with,
+# and the worker's character data files it shows.
+COPY --from=build /app/apps/gateway/public apps/gateway/public
+COPY --from=build /app/packages/client/dist packages/client/dist
+COPY --from=build /app/apps/worker/characters apps/worker/characters
 # For `docker compose exec gateway node apps/cli/dist/keys.js create --name NAME`.
 COPY --from=build /app/apps/cli/dist apps/cli/dist
 ENV PORT=3000 HOST=0.0.0.0

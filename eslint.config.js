@@ -30,6 +30,11 @@ export default defineConfig(
     },
   },
   {
+    // The playground's ES modules, which the gateway serves to browsers as they are.
+    files: ["apps/gateway/public/**/*.js"],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ["**/*.cjs"],
     languageOptions: { sourceType: "commonjs" },
     // CommonJS (jest's reporters): require() is how such a file imports; there is no import statement.

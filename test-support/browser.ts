@@ -17,13 +17,13 @@ export interface BrowserOnGateway {
 }
 
 /** A test gateway on a real port and Chromium to open its pages. Fails, never skips, without Chromium. */
-export async function startBrowserOnGateway(label: string, env: Record<string, string> = {}): Promise<BrowserOnGateway> {
+export async function startBrowserOnGateway(label: string, env: Record<string, string> = {}, chromiumArgs: string[] = []): Promise<BrowserOnGateway> {
   // CI installs Chromium (.ci/run), so a missing one is a broken machine.
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium' (.ci/run does), or set CHROMIUM_PATH`);
   const gw = await startTestGateway(uniquePrefix(label), env);
   const server: Server = createServer(gw.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const browser = await chromium.launch({ executablePath: CHROMIUM });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
   return {
     gw,
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

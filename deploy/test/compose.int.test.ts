@@ -269,13 +269,13 @@ describe("Dockerfile", () => {
     }
   });
 
-  it("when the images are assembled, then the worker keeps characters/ beside dist/ and the gateway carries the keys CLI", () => {
+  it("when the images are assembled, then the worker keeps characters/ beside dist/ and the gateway carries the keys CLI and the playground's files", () => {
     const dests = (target: string) =>
       chain(target)
         .flatMap(copies)
         .map((c) => c.dest);
     expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "apps/worker/characters"]));
-    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist"]));
+    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist", "apps/gateway/public", "packages/client/dist", "apps/worker/characters"]));
   });
 
   it("when npm ci runs, then every workspace's package.json and every local override package were copied first", () => {

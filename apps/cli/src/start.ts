@@ -149,4 +149,5 @@ if (ready && !stopping) {
   for (let i = 0; i < gateways; i++) say(`gateway listening on http://127.0.0.1:${basePort + i}`);
   say(`ready: ${workers} worker(s) take jobs`);
   say("create a key:  KEY=$(npm run --silent keys -- create --name demo --rotate)   then see README 'Quick start'. Ctrl-C stops everything.");
+  say(`playground:    open http://127.0.0.1:${basePort}/ in a browser and paste the key`);
 }

@@ -15,6 +15,7 @@ import { addHealthRoutes } from "./routes/health.route.js";
 import { addMetricsRoute } from "./routes/metrics.route.js";
 import { addDocsRoutes } from "./openapi/docs.route.js";
 import { addOpenApiRoute } from "./openapi/openapi.route.js";
+import { addPlaygroundRoutes } from "./playground/playground.route.js";
 import { addSpeechRoutes } from "./routes/speech.route.js";
 import { addBatchStatusRoute } from "./routes/batch-status.route.js";
 import { addRequestsListRoute } from "./routes/requests-list.route.js";
@@ -85,9 +86,9 @@ export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" 
  * Routes sit in one flat table on the app rather than in a Router per file, and the API comes first:
  * every layer a request passes on its way to its route costs a few µs and some garbage (measured
  * with npm run bench), so status polls, the most frequent request, meet theirs after one layer.
- * Each API route authenticates in its own chain; the probes, /metrics and the API's reference (/openapi.json,
- * /docs), which need no API key,
- * come after the API; whatever matched nothing is authenticated, then 405 (a known path) or 404.
+ * Each API route authenticates in its own chain; the probes, /metrics, the API's reference (/openapi.json,
+ * /docs) and the playground (/), which need no API key, come after the API; whatever matched nothing
+ * is authenticated, then 405 (a known path) or 404.
  * The admin routes (ADMIN_TOKEN set) have their own token and come after the API as well.
  * With CORS_ORIGINS set, the CORS layer comes before them all (a preflight is answered there, with
  * no key and no budget); unset, there is no such layer.
@@ -133,6 +134,7 @@ export function buildApp(deps: GatewayDeps): Express {
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);
   addDocsRoutes(app);
+  addPlaygroundRoutes(app);
   addAdminRoutes(app, deps, limiters.authFailure);
   // An unknown path tells a caller without a valid key nothing but 401.
   app.use(authenticated);

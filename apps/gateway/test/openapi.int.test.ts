@@ -16,6 +16,7 @@ const UNDOCUMENTED: Record<string, string> = {
   "GET /openapi.json": "the document itself",
   "GET /docs": "the reference page (HTML for people)",
   "GET /docs/initializer.js": "the reference page's script",
+  "GET /": "the playground (HTML for people; its files are static, not routes)",
 };
 // Not routes of the app, so not listed: the reference page's assets and bull-board's queues dashboard
 // (/admin/queues, its page and its own JSON API, for people) are mounted as sub-apps (app.use).

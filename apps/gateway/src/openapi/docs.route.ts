@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import express, { type IRouter, type Response } from "express";
+import express, { type IRouter } from "express";
+import { pageHeaders } from "../middleware/page-headers.js";
 import { ASSETS_PATH, DOCS_CSP, DOCS_HTML, INITIALIZER_JS, INITIALIZER_PATH } from "./docs-page.js";
 
 export const DOCS_PATH = "/docs";
@@ -8,11 +9,7 @@ export const DOCS_PATH = "/docs";
 /** swagger-ui-dist's folder: its standalone browser bundle is served as the package ships it. */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
-function pageHeaders(res: Response): void {
-  res.setHeader("Content-Security-Policy", DOCS_CSP);
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "no-referrer");
-}
+const docsHeaders = pageHeaders(DOCS_CSP);
 
 /**
  * `GET /docs`: the API reference page (Swagger UI) on /openapi.json. Needs no API key and no
@@ -20,12 +17,12 @@ function pageHeaders(res: Response): void {
  */
 export function addDocsRoutes(router: IRouter): void {
   router.get(DOCS_PATH, (_req, res) => {
-    pageHeaders(res);
+    docsHeaders(res);
     res.type("html").send(DOCS_HTML);
   });
   router.get(INITIALIZER_PATH, (_req, res) => {
-    pageHeaders(res);
+    docsHeaders(res);
     res.type("js").send(INITIALIZER_JS);
   });
-  router.use(ASSETS_PATH, express.static(SWAGGER_UI_DIR, { index: false, maxAge: "1h", setHeaders: pageHeaders }));
+  router.use(ASSETS_PATH, express.static(SWAGGER_UI_DIR, { index: false, maxAge: "1h", setHeaders: docsHeaders }));
 }
