@@ -35,6 +35,8 @@ describe("authentication", () => {
     ["delete", "/api/v2/status/:id"],
     ["get", "/api/status/:id"],
     ["delete", "/api/status/:id"],
+    ["get", "/api/v2/status/:id/audio"],
+    ["get", "/api/status/:id/audio"],
     ["get", "/api/v2/status"],
     ["get", "/api/v2/requests"],
     ["post", "/api/text/:model"],
