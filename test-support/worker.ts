@@ -1,4 +1,4 @@
-import { ApiKeyUsage, createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, redisKeys, StatusStore, type RedisTarget } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
 import { loadLlamaEngine, type LlamaRuntime } from "../apps/worker/src/engines/llm/llama-engine.factory.js";
@@ -40,8 +40,8 @@ export function describeEachLlamaRuntime(name: string, body: (runtime: (typeof L
 }
 
 /** The real worker (as main.ts builds it) in this process, on the shared fixture model. */
-export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redisUrl = TEST_REDIS_URL): Promise<TestWorker> {
-  const connection = createWorkerRedis(redisUrl);
+export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redis: string | RedisTarget = TEST_REDIS_URL): Promise<TestWorker> {
+  const connection = createWorkerRedis(redis);
   const keys = redisKeys(prefix);
   const characters = await loadCharacterCatalog();
   const deps: WorkerDeps = {
