@@ -19,7 +19,7 @@ import type { LlmEngine } from "../../worker/src/engines/llm/llm-engine.js";
 const MASTER_NAME = "chorus-test";
 let dir: string;
 let master: PrivateRedis;
-let replicas: PrivateRedis[] = [];
+const replicas: PrivateRedis[] = [];
 const sentinels: { port: number; process: ChildProcess }[] = [];
 let engine: LlmEngine;
 let gw: TestGateway;
@@ -126,12 +126,16 @@ async function submitUntilAccepted(idempotencyKey: string): Promise<string> {
 }
 
 async function finalStatusOf(id: string): Promise<string> {
-  return until(`request ${id} final`, async () => {
-    const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).timeout(15_000);
-    answered.push(res.status);
-    const status = (res.body as { status?: string }).status;
-    return res.status === 200 && status !== "processing" ? status : null;
-  }, 240_000);
+  return until(
+    `request ${id} final`,
+    async () => {
+      const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).timeout(15_000);
+      answered.push(res.status);
+      const status = (res.body as { status?: string }).status;
+      return res.status === 200 && status !== "processing" ? status : null;
+    },
+    240_000,
+  );
 }
 
 describe("when the Redis master is killed under load and Sentinel promotes a replica", () => {

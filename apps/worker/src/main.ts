@@ -1,4 +1,15 @@
-import { createLogger, createMetrics, createSpeechQueue, createTextQueue, createWebhookQueue, loadOrExit, onShutdownSignal, readQueueDepths, describeRedisTarget, redisTargetOf } from "@chorus/platform";
+import {
+  createLogger,
+  createMetrics,
+  createSpeechQueue,
+  createTextQueue,
+  createWebhookQueue,
+  loadOrExit,
+  onShutdownSignal,
+  readQueueDepths,
+  describeRedisTarget,
+  redisTargetOf,
+} from "@chorus/platform";
 import { parseArgs } from "node:util";
 import { environmentUsage, parseCommandLine, stopWhenLauncherExits } from "@chorus/platform";
 import { loadWorkerConfig, WORKER_ENV } from "./config.js";

@@ -19,7 +19,12 @@ export class ReplicaWait {
     if (this.replicas === 0) return;
     const acknowledged = await this.connection.wait(this.replicas, this.timeoutMs);
     if (acknowledged < this.replicas) {
-      throw new ApiError("SERVICE_UNAVAILABLE", `the request could not be stored safely (${acknowledged} of ${this.replicas} Redis replicas confirmed it); retry with the same Idempotency-Key`, undefined, 1);
+      throw new ApiError(
+        "SERVICE_UNAVAILABLE",
+        `the request could not be stored safely (${acknowledged} of ${this.replicas} Redis replicas confirmed it); retry with the same Idempotency-Key`,
+        undefined,
+        1,
+      );
     }
   }
 }
