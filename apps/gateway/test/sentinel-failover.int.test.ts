@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -50,6 +50,12 @@ async function askSentinel(port: number, ...args: string[]): Promise<unknown> {
   }
 }
 
+function ownDir(name: string): string {
+  const path = join(dir, name);
+  mkdirSync(path);
+  return path;
+}
+
 async function startSentinel(masterPort: number): Promise<void> {
   const port = await freePort();
   const conf = join(dir, `sentinel-${port}.conf`);
@@ -70,8 +76,10 @@ const masterPortNow = async () => Number(((await askSentinel(sentinels[0]!.port,
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "chorus-sentinel-"));
-  master = await startPrivateRedis();
-  for (let i = 0; i < 2; i++) replicas.push(await startPrivateRedis(["--replicaof", "127.0.0.1", String(portOf(master))]));
+  // Each server in a directory of its own: a replica writes the RDB its master sends it to its
+  // working directory, and a server started later in that directory would load it.
+  master = await startPrivateRedis(["--dir", ownDir("master")]);
+  for (let i = 0; i < 2; i++) replicas.push(await startPrivateRedis(["--dir", ownDir(`replica-${i}`), "--replicaof", "127.0.0.1", String(portOf(master))]));
   for (let i = 0; i < 3; i++) await startSentinel(portOf(master));
   // Ready when each sentinel has met the others and knows both replicas: a failover can then happen.
   for (const { port } of sentinels) {

@@ -53,13 +53,14 @@ export function redisTargetOf(settings: RedisSettings): RedisTarget {
 }
 
 /**
- * ioredis options for a Sentinel target. `failoverDetector` subscribes to the sentinels'
- * `+switch-master`, so a client moves to the new master when Sentinel promotes it instead of when
- * its old connection finally errors; `role: "master"` (the default) is what every process needs,
- * since each one writes.
+ * ioredis options for a Sentinel target: `role: "master"` (the default), since every process writes.
+ * A client moves to the new master when its connection to the old one closes (Redis closes its
+ * clients when its role changes; a dead master's connections error) and it asks the sentinels
+ * again. Not `failoverDetector`: its connections to the sentinels outlive a `quit()` (ioredis issue
+ * #1362), which BullMQ uses to close its own, so a closed worker kept sockets open and reconnecting.
  */
 export function sentinelOptions(target: SentinelTarget): RedisOptions {
-  const options: RedisOptions = { sentinels: target.sentinels, name: target.master, role: "master", failoverDetector: true };
+  const options: RedisOptions = { sentinels: target.sentinels, name: target.master, role: "master" };
   if (target.sentinelPassword !== undefined) options.sentinelPassword = target.sentinelPassword;
   if (target.username !== undefined) options.username = target.username;
   if (target.password !== undefined) options.password = target.password;
