@@ -48,7 +48,9 @@ if (![gateways, workers, basePort].every(Number.isInteger) || gateways < 1 || wo
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 if (process.env.REDIS_SENTINELS) {
   // The launcher picks or starts one Redis and hands its URL to every process; Sentinel is for services run apart.
-  process.stderr.write("npm start runs on one Redis (REDIS_URL, 127.0.0.1:6379 or a private one); with REDIS_SENTINELS run each process with npm run gateway / npm run worker (docs/operations.md, Redis Sentinel)\n");
+  process.stderr.write(
+    "npm start runs on one Redis (REDIS_URL, 127.0.0.1:6379 or a private one); with REDIS_SENTINELS run each process with npm run gateway / npm run worker (docs/operations.md, Redis Sentinel)\n",
+  );
   process.exit(2);
 }
 
