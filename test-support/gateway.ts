@@ -18,7 +18,8 @@ export interface TestGateway {
 
 /** The real gateway app (as main.ts builds it) on a real Redis, under `prefix`, driven by supertest. */
 export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl = TEST_REDIS_URL, logger: Logger = testLogger("gateway")): Promise<TestGateway> {
-  const config = loadGatewayConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, ...env });
+  // Sentinel settings name Redis themselves (REDIS_URL with them is a config error).
+  const config = loadGatewayConfig({ ...(env.REDIS_SENTINELS ? {} : { REDIS_URL: redisUrl }), REDIS_PREFIX: prefix, ...env });
   const deps = createGatewayDeps(config, logger);
   await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 5000)));
   let counter = 0;

@@ -1,4 +1,4 @@
-import { ApiKeyUsage, createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, redisKeys, StatusStore, type RedisTarget } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
 import { loadLlamaEngine, type LlamaRuntime } from "../apps/worker/src/engines/llm/llama-engine.factory.js";
@@ -40,8 +40,9 @@ export function describeEachLlamaRuntime(name: string, body: (runtime: (typeof L
 }
 
 /** The real worker (as main.ts builds it) in this process, on the shared fixture model. */
-export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redisUrl = TEST_REDIS_URL): Promise<TestWorker> {
-  const connection = createWorkerRedis(redisUrl);
+export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redis: string | RedisTarget = TEST_REDIS_URL): Promise<TestWorker> {
+  const connection = createWorkerRedis(redis);
+  connection.on("error", () => undefined); // as in production, an error event is not fatal (the worker waits for Redis)
   const keys = redisKeys(prefix);
   const characters = await loadCharacterCatalog();
   const deps: WorkerDeps = {
@@ -63,6 +64,7 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
   };
   const workers = createWorkers(deps);
   const subscriber = connection.duplicate();
+  subscriber.on("error", () => undefined);
   await listenForCancellations(subscriber, keys.cancelChannel(), workers, deps.logger);
   const presence = new WorkerPresence(connection, keys.workerSlots(), deps.concurrency);
   await presence.start();

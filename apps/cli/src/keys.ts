@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util";
 import { ApiError, isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
-import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, parseCommandLine, redisKeys } from "@chorus/platform";
+import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, DEFAULT_REDIS_URL, loadOrExit, parseCommandLine, redisKeys, redisTargetOf, type RedisTarget } from "@chorus/platform";
 import { runningLocalRedis } from "./local/local-state.js";
-import { DEFAULT_REDIS_URL } from "./local/redis-server.js";
 import { describeRedisFailure } from "./redis-failure.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
@@ -12,7 +11,7 @@ const USAGE = `usage: npm run keys -- COMMAND
   list    every key, with column headers
   revoke ID|NAME
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
-Redis: REDIS_URL (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
+Redis: REDIS_URL or REDIS_SENTINELS + REDIS_SENTINEL_MASTER (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
 
 class UsageError extends Error {}
 
@@ -64,9 +63,16 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
   }
 }
 
+/** The service's Redis settings; with none of them, the Redis a running `npm start` uses. */
+function redisTarget(env: NodeJS.ProcessEnv): RedisTarget {
+  const settings = Object.fromEntries(Object.entries(env).filter(([name, value]) => name.startsWith("REDIS_") && value !== ""));
+  const target = redisTargetOf(settings);
+  return "url" in target && !settings.REDIS_URL ? { url: runningLocalRedis() || DEFAULT_REDIS_URL } : target;
+}
+
 const commandLine = parseCommandLine(USAGE, parseCommand);
-const redisUrl = process.env.REDIS_URL || runningLocalRedis() || DEFAULT_REDIS_URL;
-const redis = createWorkerRedis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null });
+const commandLineTarget = loadOrExit(() => redisTarget(process.env));
+const redis = createWorkerRedis(commandLineTarget, { maxRetriesPerRequest: 1, retryStrategy: () => null });
 let connectionError: Error | undefined;
 redis.on("error", (error: Error) => {
   connectionError = error; // said once, with the command's failure, rather than logged as it happens
@@ -76,7 +82,7 @@ try {
 } catch (error) {
   // ApiError: the key store refused the input (the same bounds as the admin API's).
   const known = error instanceof UsageError || error instanceof ApiKeyError || error instanceof ApiError;
-  process.stderr.write(`keys: ${known ? error.message : describeRedisFailure(error, redisUrl, connectionError)}\n`);
+  process.stderr.write(`keys: ${known ? error.message : describeRedisFailure(error, commandLineTarget, connectionError)}\n`);
   process.exitCode = known ? 2 : 1;
 } finally {
   redis.disconnect();

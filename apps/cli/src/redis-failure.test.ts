@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { describeRedisFailure } from "./redis-failure.js";
 
-const URL_WITH_PASSWORD = "redis://admin:s3cret@redis.internal:6379/2";
+const URL_WITH_PASSWORD = { url: "redis://admin:s3cret@redis.internal:6379/2" };
 const replyError = (message: string) => Object.assign(new Error(message), { name: "ReplyError" });
 
 describe("describeRedisFailure", () => {

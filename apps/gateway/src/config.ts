@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS } from "@chorus/contracts";
-import { COMMON_ENV, loadConfig, type ConfigOf, type EnvSchema } from "@chorus/platform";
+import { COMMON_ENV, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
 
 export const GATEWAY_ENV = {
   ...COMMON_ENV,
@@ -16,6 +16,13 @@ export const GATEWAY_ENV = {
     minimum: 0,
     description: "text jobs queued, waiting for a retry or running (as BullMQ counts them) at which submissions get 503 with Retry-After (0: no limit)",
   },
+  REDIS_WAIT_REPLICAS: {
+    type: "integer",
+    default: 0,
+    minimum: 0,
+    description: "a text submit is answered 200 only once this many replicas have its record and job (Redis WAIT); fewer in time: 503 with Retry-After (0: no wait)",
+  },
+  REDIS_WAIT_TIMEOUT_MS: { type: "integer", default: 100, minimum: 1, description: "how long a submit waits for REDIS_WAIT_REPLICAS replicas before its 503" },
   IDEMPOTENCY_TTL_SECONDS: { type: "integer", default: 86400, minimum: 60, description: "how long an Idempotency-Key is remembered" },
   KEY_CACHE_TTL_MS: { type: "integer", default: 5000, minimum: 0, description: "how long a gateway remembers a found API key (a revocation takes effect within it; 0: no cache)" },
   TTS_ENABLED: { type: "boolean", default: true, description: "serve text-to-speech (needs workers with a speech engine)" },
@@ -39,5 +46,7 @@ export const GATEWAY_ENV = {
 export type GatewayConfig = ConfigOf<typeof GATEWAY_ENV>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
-  return loadConfig(GATEWAY_ENV, env);
+  const config = loadConfig(GATEWAY_ENV, env);
+  redisTargetOf(config); // refuses contradictory Redis settings at start-up
+  return config;
 }

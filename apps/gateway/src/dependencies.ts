@@ -10,11 +10,13 @@ import {
   createWorkerRedis,
   readQueueDepths,
   redisKeys,
+  redisTargetOf,
   SpeechAudioStore,
   StatusStore,
   WebhookOutbox,
   type Logger,
   type RedisKeys,
+  type RedisTarget,
 } from "@chorus/platform";
 import type { Redis } from "ioredis";
 import { QUEUES } from "@chorus/contracts";
@@ -28,6 +30,7 @@ import { QueueDepth } from "./services/queue-depth.js";
 import { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { GatewayDeps } from "./app.js";
 import type { GatewayConfig } from "./config.js";
+import { ReplicaWait } from "./services/replica-wait.js";
 import { TextJobs } from "./services/text-jobs.service.js";
 
 /** Longest wait for one 1 MiB piece of audio from Redis. */
@@ -44,16 +47,17 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   // copies every defined script onto each auto-pipeline batch it builds: measurable per request
   // (npm run bench). So the per-request commands (keys, limits, status reads) get a lean connection
   // with auto-pipelining, and BullMQ's connection writes each command as it comes.
-  const redis = createGatewayRedis(config.REDIS_URL);
+  const target = redisTargetOf(config);
+  const redis = createGatewayRedis(target);
   redis.on("error", (error: Error) => logger.warn("redis connection error", { error: error.message }));
-  const queueRedis = createGatewayRedis(config.REDIS_URL, { enableAutoPipelining: false });
+  const queueRedis = createGatewayRedis(target, { enableAutoPipelining: false });
   queueRedis.on("error", (error: Error) => logger.warn("redis queue connection error", { error: error.message }));
   const keys = redisKeys(config.REDIS_PREFIX);
   const statuses = new StatusStore(redis, keys, config.STATUS_TTL_SECONDS);
   // Subscribers of their own (a subscribed connection runs no other command); each waits for Redis
   // and subscribes again after a reconnect, as ioredis does by default.
-  const finalStatusWaits = new FinalStatusWaits(createSubscriber(config, logger), keys.statusFinalChannel());
-  const statusChanges = new StatusChanges(createSubscriber(config, logger), keys.statusChangedChannel());
+  const finalStatusWaits = new FinalStatusWaits(createSubscriber(target, logger), keys.statusFinalChannel());
+  const statusChanges = new StatusChanges(createSubscriber(target, logger), keys.statusChangedChannel());
   const apiKeys = new ApiKeyStore(redis, keys);
   const webhookQueue = createWebhookQueue(queueRedis, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
@@ -63,7 +67,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
   const queueDepth = new QueueDepth(textQueue);
   queueDepth.start();
-  const speech = config.TTS_ENABLED ? createSpeechDeps(config, queueRedis, keys, logger) : null;
+  const speech = config.TTS_ENABLED ? createSpeechDeps(config, target, queueRedis, keys, logger) : null;
   const queues = speech ? [textQueue, speech.queue] : [textQueue];
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(queues) });
   return {
@@ -79,7 +83,14 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     statusChanges,
     // The record is created on the queue's connection: sent just before the job down one connection,
     // it is in Redis before any worker can see the job.
-    textJobs: new TextJobs(new StatusStore(queueRedis, keys, config.STATUS_TTL_SECONDS, webhookOutbox), textQueue, redis, keys),
+    // Record and job share that connection, so one WAIT there covers both writes.
+    textJobs: new TextJobs(
+      new StatusStore(queueRedis, keys, config.STATUS_TTL_SECONDS, webhookOutbox),
+      textQueue,
+      redis,
+      keys,
+      new ReplicaWait(queueRedis, config.REDIS_WAIT_REPLICAS, config.REDIS_WAIT_TIMEOUT_MS),
+    ),
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
     maxQueueDepth: config.MAX_QUEUE_DEPTH,
@@ -112,25 +123,25 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   };
 }
 
-function createSubscriber(config: GatewayConfig, logger: Logger): Redis {
-  const subscriber = createWorkerRedis(config.REDIS_URL);
+function createSubscriber(target: RedisTarget, logger: Logger): Redis {
+  const subscriber = createWorkerRedis(target);
   subscriber.on("error", (error: Error) => logger.warn("redis subscriber connection error", { error: error.message }));
   return subscriber;
 }
 
 /** Speech waits for its result: QueueEvents reads job completions on its own blocking connection. */
-function createSpeechDeps(config: GatewayConfig, queueRedis: Redis, keys: RedisKeys, logger: Logger) {
+function createSpeechDeps(config: GatewayConfig, target: RedisTarget, queueRedis: Redis, keys: RedisKeys, logger: Logger) {
   const queue = createSpeechQueue(queueRedis, keys);
   queue.on("error", (error: Error) => logger.warn("speech queue error", { error: error.message }));
   // BullMQ duplicates a connection it is handed for blocking reads; this one is ours to close.
-  const eventsConnection = createWorkerRedis(config.REDIS_URL);
+  const eventsConnection = createWorkerRedis(target);
   eventsConnection.on("error", () => undefined); // reported through `events` below
   const events = new QueueEvents(QUEUES.speech, { connection: eventsConnection, prefix: keys.bullPrefix });
   events.on("error", (error: Error) => logger.warn("speech queue events error", { error: error.message }));
   // Audio (up to ~40 MB) travels on a connection of its own, a piece per command, with a timeout for
   // a piece rather than the request connection's 1.5 s: neither a poll nor an audio piece waits
   // behind the other, and a slow read fails alone.
-  const audioRedis = createGatewayRedis(config.REDIS_URL, { enableAutoPipelining: false, commandTimeout: AUDIO_PIECE_TIMEOUT_MS });
+  const audioRedis = createGatewayRedis(target, { enableAutoPipelining: false, commandTimeout: AUDIO_PIECE_TIMEOUT_MS });
   audioRedis.on("error", (error: Error) => logger.warn("redis audio connection error", { error: error.message }));
   return {
     queue,

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createLogger, environmentUsage, loadOrExit, onShutdownSignal, parseCommandLine, stopWhenLauncherExits, redactRedisUrl, waitUntilReady } from "@chorus/platform";
+import { createLogger, environmentUsage, loadOrExit, onShutdownSignal, parseCommandLine, stopWhenLauncherExits, describeRedisTarget, redisTargetOf, waitUntilReady } from "@chorus/platform";
 import { buildApp, redisConnections } from "./app.js";
 import { GATEWAY_ENV, loadGatewayConfig } from "./config.js";
 import { createGatewayDeps } from "./dependencies.js";
@@ -18,7 +18,7 @@ await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 30
 const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  logger.info(`gateway listening on http://127.0.0.1:${port}`, { port, redis: redactRedisUrl(config.REDIS_URL) });
+  logger.info(`gateway listening on http://127.0.0.1:${port}`, { port, redis: describeRedisTarget(redisTargetOf(config)) });
 });
 
 onShutdownSignal(logger, 10_000, async () => {

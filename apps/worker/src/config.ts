@@ -1,6 +1,6 @@
 import { availableParallelism, homedir } from "node:os";
 import { join } from "node:path";
-import { COMMON_ENV, ConfigError, loadConfig, type ConfigOf, type EnvSchema } from "@chorus/platform";
+import { COMMON_ENV, ConfigError, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
 import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
@@ -54,6 +54,7 @@ export type WorkerConfig = ConfigOf<typeof WORKER_ENV>;
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   const config = loadConfig(WORKER_ENV, env);
+  redisTargetOf(config); // refuses contradictory Redis settings at start-up
   if (config.LLM_ENGINE === "openai-compatible" && !config.MODELS_CONFIG && (!config.LLM_BASE_URL || !env.LLM_MODEL)) {
     throw new ConfigError(["LLM_ENGINE=openai-compatible needs LLM_BASE_URL and LLM_MODEL (the upstream model name)"]);
   }

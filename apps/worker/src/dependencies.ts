@@ -1,4 +1,4 @@
-import { ApiKeyUsage, createWebhookQueue, createWorkerRedis, redisKeys, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
+import { ApiKeyUsage, createWebhookQueue, createWorkerRedis, redisKeys, redisTargetOf, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import type { WorkerConfig } from "./config.js";
@@ -25,7 +25,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     env: process.env,
     logger,
   });
-  const connection = createWorkerRedis(config.REDIS_URL);
+  const connection = createWorkerRedis(redisTargetOf(config));
   connection.on("error", (error: Error) => logger.warn("redis connection error", { error: error.message }));
   const keys = redisKeys(config.REDIS_PREFIX);
   const speechConfig = speechEngineConfig(config, process.env);

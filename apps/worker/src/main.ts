@@ -1,4 +1,15 @@
-import { createLogger, createMetrics, createSpeechQueue, createTextQueue, createWebhookQueue, loadOrExit, onShutdownSignal, readQueueDepths, redactRedisUrl } from "@chorus/platform";
+import {
+  createLogger,
+  createMetrics,
+  createSpeechQueue,
+  createTextQueue,
+  createWebhookQueue,
+  loadOrExit,
+  onShutdownSignal,
+  readQueueDepths,
+  describeRedisTarget,
+  redisTargetOf,
+} from "@chorus/platform";
 import { parseArgs } from "node:util";
 import { environmentUsage, parseCommandLine, stopWhenLauncherExits } from "@chorus/platform";
 import { loadWorkerConfig, WORKER_ENV } from "./config.js";
@@ -48,7 +59,7 @@ try {
   await presence.start();
   const sweeper = new LostJobSweeper({ ...deps, onLost: () => metrics.recordJob(QUEUES.text, "lost") });
   sweeper.start();
-  logger.info("worker ready", { redis: redactRedisUrl(config.REDIS_URL), concurrency: config.WORKER_CONCURRENCY });
+  logger.info("worker ready", { redis: describeRedisTarget(redisTargetOf(config)), concurrency: config.WORKER_CONCURRENCY });
   onShutdownSignal(logger, 30_000, async () => {
     // Stop taking jobs and let running ones finish; what cannot finish in time is retried elsewhere.
     subscriber.disconnect();

@@ -3,6 +3,7 @@ export * from "./config/common-env.js";
 export * from "./logger.js";
 export * from "./redis/redis-keys.js";
 export * from "./redis/connection.js";
+export * from "./redis/redis-target.js";
 export * from "./status/status-store.js";
 export * from "./status/request-index.js";
 export * from "./api-keys/api-key-store.js";

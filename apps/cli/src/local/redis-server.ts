@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 
-export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+export { DEFAULT_REDIS_URL } from "@chorus/platform";
 
 /** True when a Redis answers PING at `url` within `timeoutMs`. */
 export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {

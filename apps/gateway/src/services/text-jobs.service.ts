@@ -3,6 +3,7 @@ import { CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationReques
 import type { RedisKeys, StatusStore } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import type { ReplicaWait } from "./replica-wait.js";
 
 /** The `error` of a record whose job could not be queued (its client was told so and holds no id). */
 const NOT_QUEUED_ERROR = "not queued: the job could not be stored";
@@ -14,6 +15,8 @@ export class TextJobs {
     private readonly queue: Queue<GenerateTextJob>,
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    /** Confirms, on the connection that wrote both, that replicas hold the record and the job. */
+    private readonly replicated: ReplicaWait,
   ) {}
 
   /**
@@ -22,7 +25,9 @@ export class TextJobs {
    * Should the record fail and the job not, the worker skips a job without a record. Should the job
    * fail and the record not, the record is closed at once (the client gets an error, never this id),
    * so it neither waits in anyone's queue position nor stays `processing`; if even that write fails,
-   * the worker's lost-job sweep closes it.
+   * the worker's lost-job sweep closes it. With REDIS_WAIT_REPLICAS, the id is returned only once
+   * replicas confirm both; when they do not, the record is left as it is (a retry with the same
+   * Idempotency-Key may be handed this id if the key's release is lost in a failover).
    */
   async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
@@ -35,6 +40,7 @@ export class TextJobs {
       throw queued.reason;
     }
     if (created.status === "rejected") throw created.reason;
+    await this.replicated.confirm();
     return requestId;
   }
 

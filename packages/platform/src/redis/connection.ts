@@ -1,11 +1,19 @@
 import { Redis, type RedisOptions } from "ioredis";
+import { sentinelOptions, type RedisTarget } from "./redis-target.js";
+
+/** A Redis URL, or the target the settings name (redisTargetOf): every connection is made here. */
+function connect(target: string | RedisTarget, options: RedisOptions): Redis {
+  if (typeof target === "string") return new Redis(target, options);
+  if ("url" in target) return new Redis(target.url, options);
+  return new Redis({ ...sentinelOptions(target.sentinel), ...options });
+}
 
 /**
  * Gateways fail fast while Redis is away (BullMQ's production guide): no offline queue, one retry,
  * a short command timeout, so a request gets a 503 in about a second instead of hanging.
  */
-export function createGatewayRedis(url: string, overrides: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function createGatewayRedis(target: string | RedisTarget, overrides: RedisOptions = {}): Redis {
+  return connect(target, {
     // Commands issued by concurrent requests in one tick share one write: the gateway's largest
     // single saving under load (see npm run bench).
     enableAutoPipelining: true,
@@ -19,8 +27,8 @@ export function createGatewayRedis(url: string, overrides: RedisOptions = {}): R
 }
 
 /** Workers wait for Redis instead (BullMQ requires `maxRetriesPerRequest: null` for workers). */
-export function createWorkerRedis(url: string, overrides: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function createWorkerRedis(target: string | RedisTarget, overrides: RedisOptions = {}): Redis {
+  return connect(target, {
     maxRetriesPerRequest: null,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     ...overrides,
@@ -57,4 +65,10 @@ export function redactRedisUrl(url: string): string {
   } catch {
     return "(unparseable Redis URL)";
   }
+}
+
+/** For logs: the URL without its password, or the master's name and its sentinels. */
+export function describeRedisTarget(target: RedisTarget): string {
+  if ("url" in target) return redactRedisUrl(target.url);
+  return `sentinel master ${target.sentinel.master} via ${target.sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(",")}`;
 }

@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import request from "supertest";
+import { freePort, startPrivateRedis, type PrivateRedis } from "../../cli/src/local/redis-server.js";
+import { sleep } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { waitUntilGone } from "../../../test-support/process-tree.js";
+import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import type { LlmEngine } from "../../worker/src/engines/llm/llm-engine.js";
+
+/**
+ * A master, two replicas and three sentinels, all private. Two replicas, not one: with
+ * REDIS_WAIT_REPLICAS=1 the promoted replica needs a replica of its own before a submit can be
+ * confirmed again, and Sentinel re-points the second replica at it (the old master stays dead).
+ */
+const MASTER_NAME = "chorus-test";
+let dir: string;
+let master: PrivateRedis;
+const replicas: PrivateRedis[] = [];
+const sentinels: { port: number; process: ChildProcess }[] = [];
+let engine: LlmEngine;
+let gw: TestGateway;
+let worker: TestWorker;
+let key: string;
+
+const portOf = (redis: PrivateRedis) => Number(new URL(redis.url).port);
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => null);
+    if (value) return value;
+    if (Date.now() > giveUpAt) throw new Error(`gave up waiting: ${what}`);
+    await sleep(100);
+  }
+}
+
+/** Asks one sentinel (a short-lived connection): `SENTINEL <args>`. */
+async function askSentinel(port: number, ...args: string[]): Promise<unknown> {
+  const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    return await client.call("SENTINEL", ...args);
+  } finally {
+    client.disconnect();
+  }
+}
+
+function ownDir(name: string): string {
+  const path = join(dir, name);
+  mkdirSync(path);
+  return path;
+}
+
+async function startSentinel(masterPort: number): Promise<void> {
+  const port = await freePort();
+  const conf = join(dir, `sentinel-${port}.conf`);
+  const lines = [
+    `port ${port}`,
+    "bind 127.0.0.1",
+    `dir ${dir}`,
+    `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${masterPort} 2`,
+    `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
+    `sentinel failover-timeout ${MASTER_NAME} 5000`,
+    `sentinel parallel-syncs ${MASTER_NAME} 1`,
+  ];
+  writeFileSync(conf, `${lines.join("\n")}\n`);
+  sentinels.push({ port, process: spawn("redis-server", [conf, "--sentinel"], { stdio: ["ignore", "ignore", "inherit"] }) });
+}
+
+const masterPortNow = async () => Number(((await askSentinel(sentinels[0]!.port, "get-master-addr-by-name", MASTER_NAME)) as string[])[1]);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "chorus-sentinel-"));
+  // Each server in a directory of its own: a replica writes the RDB its master sends it to its
+  // working directory, and a server started later in that directory would load it.
+  master = await startPrivateRedis(["--dir", ownDir("master")]);
+  for (let i = 0; i < 2; i++) replicas.push(await startPrivateRedis(["--dir", ownDir(`replica-${i}`), "--replicaof", "127.0.0.1", String(portOf(master))]));
+  for (let i = 0; i < 3; i++) await startSentinel(portOf(master));
+  // Ready when each sentinel has met the others and knows both replicas: a failover can then happen.
+  for (const { port } of sentinels) {
+    await until("sentinels and replicas discovered", async () => {
+      const known = (await askSentinel(port, "master", MASTER_NAME)) as string[];
+      const field = (name: string) => Number(known[known.indexOf(name) + 1]);
+      return field("num-other-sentinels") === 2 && field("num-slaves") === 2;
+    });
+  }
+  const settings = {
+    REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(","),
+    REDIS_SENTINEL_MASTER: MASTER_NAME,
+    REDIS_WAIT_REPLICAS: "1",
+    REDIS_WAIT_TIMEOUT_MS: "500",
+    MAX_QUEUE_DEPTH: "0",
+  };
+  gw = await startTestGateway("sentinel", settings);
+  key = await gw.createKey({ limits: { text: 100_000, status: 100_000 } });
+  engine = await loadFixtureEngine(2);
+  const target = { sentinel: { sentinels: sentinels.map((s) => ({ host: "127.0.0.1", port: s.port })), master: MASTER_NAME } };
+  worker = await startTestWorker("sentinel", engine, {}, target);
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await engine?.close();
+  await gw?.close({ keepKeys: true }); // private servers, stopped next
+  for (const s of sentinels) s.process.kill("SIGKILL");
+  await Promise.all([master, ...replicas].filter(Boolean).map((r) => r.stop()));
+  for (const s of sentinels) await waitUntilGone(s.process.pid ?? 0);
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+/** Every HTTP status the gateway answered, to assert that none was a 500. */
+const answered: number[] = [];
+
+/** Submits until answered 200, retrying a 503 with the same Idempotency-Key, as a client should. */
+async function submitUntilAccepted(idempotencyKey: string): Promise<string> {
+  for (;;) {
+    const res = await request(gw.app)
+      .post("/api/text/default")
+      .auth(key, { type: "bearer" })
+      .set("Idempotency-Key", idempotencyKey)
+      .timeout(15_000)
+      .send({ messages: [{ role: "You", content: "Say hi.", index: 0 }], samplingParams: { max_tokens: 4 } });
+    answered.push(res.status);
+    if (res.status === 200) return (res.body as { id: string }).id;
+    if (res.status !== 503) throw new Error(`submit answered ${res.status}: ${JSON.stringify(res.body)}`);
+    expect(res.headers["retry-after"]).toMatch(/^\d+$/);
+    await sleep(200);
+  }
+}
+
+async function finalStatusOf(id: string): Promise<string> {
+  return until(
+    `request ${id} final`,
+    async () => {
+      const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).timeout(15_000);
+      answered.push(res.status);
+      const status = (res.body as { status?: string }).status;
+      return res.status === 200 && status !== "processing" ? status : null;
+    },
+    240_000,
+  );
+}
+
+describe("when the Redis master is killed under load and Sentinel promotes a replica", () => {
+  it("then every accepted submit ends completed, no answer is a 500, and submits succeed after the failover", async () => {
+    const oldMasterPort = portOf(master);
+    let running = true;
+    let counter = 0;
+    const accepted: string[] = [];
+    // Three clients submitting one after another: more requests than the worker's two slots.
+    const clients = [0, 1, 2].map(async (client) => {
+      while (running) {
+        accepted.push(await submitUntilAccepted(`c${client}-${++counter}`));
+        await sleep(100);
+      }
+    });
+    await until("some submits accepted before the kill", async () => accepted.length >= 6);
+    master.process.kill("SIGKILL");
+    await until("a new master", async () => (await masterPortNow()) !== oldMasterPort);
+    const acceptedAtSwitch = accepted.length;
+    await until("submits accepted after the failover", async () => accepted.length >= acceptedAtSwitch + 6, 120_000);
+    running = false;
+    await Promise.all(clients);
+
+    const finals = await Promise.all(accepted.map(finalStatusOf));
+    expect(finals.filter((status) => status !== "completed")).toEqual([]);
+    expect(answered.filter((status) => status >= 500 && status !== 503)).toEqual([]);
+  }, 400_000);
+});
