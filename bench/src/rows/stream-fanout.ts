@@ -45,6 +45,7 @@ export async function streamFanOutRows(stack: BenchStack, streams: number): Prom
   const ids: string[] = [];
   for (let i = 0; i < streams; i++) ids.push(await submitQueued(stack));
   const pid = stack.gateway.child.pid;
+  await sleep(SETTLE_MS); // the submits' garbage collected before the baseline is read
   const before = await idleRssMb(pid);
   const open: ClientRequest[] = [];
   try {
@@ -54,7 +55,7 @@ export async function streamFanOutRows(stack: BenchStack, streams: number): Prom
     const perStreamKb = ((held - before) * 1024) / streams;
     const subject: Figure = { label: `the gateway holding ${streams} open streams of queued requests`, value: round(held, 1), unit: "MB" };
     const baseline: Figure = { label: "the same gateway before they opened", value: round(before, 1), unit: "MB" };
-    const method = `${streams} status streams (Accept: text/event-stream), one connection each, opened one after another and held ${SETTLE_MS / 1000} s after the last first snapshot; every record queued (no worker), so each is re-read once a second`;
+    const method = `${streams} status streams (Accept: text/event-stream), one connection each, opened one after another and held ${SETTLE_MS / 1000} s after the last first snapshot; every record queued (no worker), so each is re-read once a second; RSS moves by a few MB with garbage collection, so only a large number of streams gives a figure per stream`;
     return [makeRow({ group: "waiting", name: `memory gateway, ${streams} open status streams`, subject, baseline, target: null, notes: [method, `${round(perStreamKb, 1)} kB per open stream`] })];
   } finally {
     for (const req of open) req.destroy();
