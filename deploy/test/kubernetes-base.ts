@@ -29,6 +29,7 @@ export interface BuiltObject {
 /** Runs `kubectl kustomize` on a base directory and parses the YAML stream it prints. */
 export function kustomize(dir: string): BuiltObject[] {
   const result = spawnSync("kubectl", ["kustomize", join(ROOT, dir)], { encoding: "utf8" });
+  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("kubectl is not installed: apt-get install kubernetes-client (or any kubectl), as .ci/run does");
   if (result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${result.error?.message ?? result.stderr}`);
   const documents = parseAllDocuments(result.stdout);
   if (!Array.isArray(documents)) return [];
