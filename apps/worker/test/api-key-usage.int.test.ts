@@ -68,4 +68,23 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
     expect(Number(today.speechSeconds)).toBeGreaterThan(0);
     expect(res.body.total).toEqual({ requests: today.requests, tokens: today.tokens, promptTokens: today.promptTokens, speechSeconds: today.speechSeconds });
   }, 120_000);
+
+  it("when a reply is spoken on completion (speak), then its seconds count as the key's speech, once", async () => {
+    const created = await request(gw.app).post("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).send({ name: "usage-speak-test" });
+    const { id: keyId, key } = created.body as { id: string; key: string };
+    const submitted = await request(gw.app)
+      .post("/api/text/default")
+      .auth(key, { type: "bearer" })
+      .send({ ...defaultRequest(), speak: { format: "wav" } });
+    expect(submitted.status).toBe(200);
+    const { record } = await finalRecord(key, submitted.body.id as string);
+    expect(record).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${submitted.body.id as string}/audio` });
+    await jobFinished(submitted.body.id as string);
+    const audio = await request(gw.app).get(record.audioUrl!).auth(key, { type: "bearer" });
+    expect(audio.status).toBe(200);
+
+    const today = ((await admin(`/admin/keys/${keyId}/usage`)).body.days as Record<string, unknown>[]).at(-1)!;
+    expect(Number(today.speechSeconds)).toBeCloseTo(Number(audio.headers["x-audio-duration"]), 2);
+    expect(Number(today.speechSeconds)).toBeGreaterThan(0);
+  }, 120_000);
 });

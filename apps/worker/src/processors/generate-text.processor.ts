@@ -83,13 +83,17 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = cleanReply(result.text);
       const { tokens, promptTokens, cachedTokens } = result;
-      const spoken = request.speak ? await speakReply(deps.replySpeech, { requestId, model, reply, speak: request.speak, signal: stop.signal, log }) : {};
+      const spoken = request.speak ? await speakReply(deps.replySpeech, { requestId, model, reply, speak: request.speak, signal: stop.signal, log }) : { record: {}, seconds: 0 };
       // A reply that cannot be written is not thrown away at the first error: a failed attempt would
       // generate it all over again.
       const onRetry = (error: unknown, attempt: number) => log.warn("could not record reply; retrying", { attempt, error: String(error) });
-      const written = await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages, ...spoken }), { onRetry });
-      // Only the attempt that wrote the completed record counts its tokens: as many as the record says, once.
-      if (written) await deps.usage.countGeneration(job.data.keyId, tokens, promptTokens).catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
+      const written = await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages, ...spoken.record }), { onRetry });
+      // Only the attempt that wrote the completed record counts its tokens and spoken seconds: as the record says, once.
+      if (written) {
+        const { keyId } = job.data;
+        const counted = Promise.all([deps.usage.countGeneration(keyId, tokens, promptTokens), spoken.seconds > 0 ? deps.usage.countSpeech(keyId, spoken.seconds) : null]);
+        await counted.catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
+      }
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });

@@ -10,9 +10,10 @@ export interface ReplySpeechDeps {
   ttlSeconds: number;
 }
 
+/** What the completed record gains (`audioUrl` or `audioError`), and the seconds spoken, for the key's usage. */
 export interface SpokenReply {
-  audioUrl?: string;
-  audioError?: string;
+  record: { audioUrl?: string; audioError?: string };
+  seconds: number;
 }
 
 export interface ReplyToSpeak {
@@ -30,8 +31,8 @@ export interface ReplyToSpeak {
  * fail the request: the text is there, and `audioError` says why there is no voice. A cancel does.
  */
 export async function speakReply(deps: ReplySpeechDeps | null | undefined, { requestId, model, reply, speak, signal, log }: ReplyToSpeak): Promise<SpokenReply> {
-  if (!deps?.speech) return { audioError: "text-to-speech is not available on the worker that generated the reply" };
-  if (reply === "") return { audioError: "the reply is empty: there is nothing to speak" };
+  if (!deps?.speech) return unspoken("text-to-speech is not available on the worker that generated the reply");
+  if (reply === "") return unspoken("the reply is empty: there is nothing to speak");
   const request = { text: reply, voice: speak.voice ?? defaultVoiceFor(model), format: speak.format, speed: speak.speed };
   const started = Date.now();
   try {
@@ -39,10 +40,14 @@ export async function speakReply(deps: ReplySpeechDeps | null | undefined, { req
     const meta: SpeechJobResult = { format: audio.format, contentType: audio.contentType, byteLength: audio.bytes.length, sampleRate: audio.sampleRate, durationSeconds: audio.durationSeconds };
     await deps.audio.write(requestId, audio.bytes, meta, deps.ttlSeconds);
     log.info("reply spoken", { engine: audio.engine, voice: request.voice, format: audio.format, bytes: audio.bytes.length, ms: Date.now() - started });
-    return { audioUrl: replyAudioPath(requestId) };
+    return { record: { audioUrl: replyAudioPath(requestId) }, seconds: audio.durationSeconds ?? 0 };
   } catch (error) {
     if (signal.aborted) throw error;
     log.warn("reply could not be spoken", { error: String(error) });
-    return { audioError: error instanceof SpeechEngineError ? `speech failed: ${error.message}` : "speech failed: the audio could not be made or stored" };
+    return unspoken(error instanceof SpeechEngineError ? `speech failed: ${error.message}` : "speech failed: the audio could not be made or stored");
   }
+}
+
+function unspoken(audioError: string): SpokenReply {
+  return { record: { audioError }, seconds: 0 };
 }
