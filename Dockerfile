@@ -31,6 +31,8 @@ COPY tsconfig.base.json tsconfig.json ./
 COPY packages/ packages/
 COPY apps/ apps/
 COPY bench/ bench/
+# Every project the root tsconfig references: `tsc -b` builds (and type-checks) them all, as CI does.
+COPY examples/typescript/ examples/typescript/
 RUN npm run build
 
 # llama.cpp's own llama-server, the worker's llama.cpp engine (docs/engines.md), built from the

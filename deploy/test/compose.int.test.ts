@@ -278,6 +278,15 @@ describe("Dockerfile", () => {
     expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist", "apps/gateway/public", "packages/client/dist", "apps/worker/characters"]));
   });
 
+  it("when the build stage runs npm run build (tsc -b), then every project the root tsconfig references was copied", () => {
+    const references = (JSON.parse(read("tsconfig.json")) as { references: { path: string }[] }).references.map((r) => r.path);
+    const copied = chain("build")
+      .flatMap(copies)
+      .flatMap((c) => c.sources.map((source) => source.replace(/\/$/, "")));
+    expect(stage("build")?.lines).toContain("RUN npm run build");
+    expect(references.filter((path) => !copied.some((source) => path === source || path.startsWith(`${source}/`)))).toEqual([]);
+  });
+
   it("when npm ci runs, then every workspace's package.json and every local override package were copied first", () => {
     const pkg = JSON.parse(read("package.json")) as { workspaces: string[]; overrides: Record<string, string> };
     const local = Object.values(pkg.overrides)
