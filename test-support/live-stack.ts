@@ -1,4 +1,3 @@
-import { SpeechAudioStore } from "@chorus/platform";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { WorkerDeps } from "../apps/worker/src/worker.js";
@@ -14,18 +13,13 @@ export interface LiveStack {
   close(): Promise<void>;
 }
 
-/**
- * The real gateway on a loopback port and the real worker on the fixture model, under `prefix`. A
- * worker given a speech engine also speaks replies asked for with `speak`, as in production.
- */
+/** The real gateway on a loopback port and the real worker on the fixture model, under `prefix`. */
 export async function startLiveStack(prefix: string, gatewayEnv: Record<string, string> = {}, workerOverrides: Partial<WorkerDeps> = {}): Promise<LiveStack> {
   const gw = await startTestGateway(prefix, gatewayEnv);
   const server: Server = gw.app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const engine: LlmEngine = await loadFixtureEngine();
-  const speech = workerOverrides.speech?.speech;
-  const replySpeech = speech ? { speech, audio: new SpeechAudioStore(gw.deps.queueRedis, gw.deps.keys), ttlSeconds: 3600 } : null;
-  const worker = await startTestWorker(prefix, engine, { replySpeech, ...workerOverrides });
+  const worker = await startTestWorker(prefix, engine, workerOverrides);
   return {
     gw,
     worker,

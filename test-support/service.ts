@@ -1,4 +1,3 @@
-import { SpeechAudioStore } from "@chorus/platform";
 import { EspeakSpeechEngine } from "../apps/worker/src/engines/tts/espeak.speech-engine.js";
 import { startTestGateway, type TestGateway } from "./gateway.js";
 import { uniquePrefix } from "./redis.js";
@@ -16,9 +15,7 @@ export async function startTestServiceWithSpeech(label: string, gatewayEnv: Reco
   const gw = await startTestGateway(prefix, gatewayEnv);
   const llm = await loadFixtureEngine();
   const speech = new EspeakSpeechEngine({ concurrency: speechConcurrency });
-  // As in production, a worker with a speech engine also speaks replies asked for with `speak`.
-  const replySpeech = { speech, audio: new SpeechAudioStore(gw.deps.queueRedis, gw.deps.keys), ttlSeconds: 3600 };
-  const worker = await startTestWorker(prefix, llm, { replySpeech, speech: { speech, concurrency: speechConcurrency, audioTtlSeconds: 60 } });
+  const worker = await startTestWorker(prefix, llm, { speech: { speech, concurrency: speechConcurrency, audioTtlSeconds: 60 } });
   return {
     gw,
     worker,

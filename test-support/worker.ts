@@ -1,4 +1,4 @@
-import { ApiKeyUsage, createWorkerRedis, redisKeys, StatusStore, type RedisTarget } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, redisKeys, SpeechAudioStore, StatusStore, type RedisTarget } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
 import { loadLlamaEngine, type LlamaRuntime } from "../apps/worker/src/engines/llm/llama-engine.factory.js";
@@ -60,6 +60,9 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
     jobTimeLimitMs: 60_000,
     usage: new ApiKeyUsage(connection, keys),
     speech: null,
+    // As in production (apps/worker/src/dependencies.ts), a worker with a speech engine also speaks
+    // replies asked for with `speak`, storing them on its own connection.
+    replySpeech: overrides.speech ? { speech: overrides.speech.speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: 3600 } : null,
     ...overrides,
   };
   const workers = createWorkers(deps);

@@ -1,5 +1,4 @@
 import type { StatusRecord } from "@chorus/contracts";
-import { SpeechAudioStore } from "@chorus/platform";
 import request from "supertest";
 import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
@@ -25,8 +24,7 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     gw = await startTestGateway(prefix);
     llm = await loadFixtureEngine();
     speech = new EspeakSpeechEngine({ concurrency: 1 });
-    const replySpeech = { speech, audio: new SpeechAudioStore(gw.deps.queueRedis, gw.deps.keys), ttlSeconds: 3600 };
-    worker = await startTestWorker(prefix, llm, { replySpeech, speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
+    worker = await startTestWorker(prefix, llm, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
     key = await gw.createKey({ limits: { tts: TTS_BUDGET, status: 100_000 } });
   }, 120_000);
   afterAll(async () => {
