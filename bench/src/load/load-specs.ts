@@ -1,4 +1,6 @@
+import type { SubmitResponse } from "@chorus/contracts";
 import type { BenchStack } from "../stack/bench-stack.js";
+import { httpJson } from "../stack/net.js";
 import type { LoadSpec } from "./autocannon.js";
 
 /** A small valid request for the `default` model (short reply, so the real worker's jobs are cheap). */
@@ -6,6 +8,19 @@ export const BENCH_REQUEST = {
   messages: [{ role: "You", content: "Tell me a short story about a brave cat.", index: 0 }],
   samplingParams: { max_tokens: 16 },
 };
+
+/** Submits BENCH_REQUEST to `url` (the gateway's or a baseline's submit path); the new request's id. */
+export async function submitBenchRequest(url: string, headers: Record<string, string>): Promise<string> {
+  const res = await httpJson("POST", url, headers, BENCH_REQUEST);
+  const id = (res.body as Partial<SubmitResponse>).id;
+  if (res.status !== 200 || typeof id !== "string") throw new Error(`submit to ${url} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return id;
+}
+
+/** BENCH_REQUEST submitted to the gateway with the bench key. */
+export function submitToGateway(stack: BenchStack): Promise<string> {
+  return submitBenchRequest(`${stack.gateway.url}/api/text/default`, auth(stack));
+}
 
 const json = { "content-type": "application/json" };
 const auth = (stack: BenchStack) => ({ authorization: `Bearer ${stack.apiKey}` });

@@ -1,5 +1,4 @@
-import type { SubmitResponse } from "@chorus/contracts";
-import { BENCH_REQUEST } from "../load/load-specs.js";
+import { submitBenchRequest } from "../load/load-specs.js";
 import { nowMs } from "../metrics/clock.js";
 import { percentile, round } from "../metrics/stats.js";
 import { makeRow, p50Below, type Figure } from "../report/bench-row.js";
@@ -31,13 +30,6 @@ interface Timings {
   baselineVisible: number[];
 }
 
-async function submit(url: string, headers: Record<string, string>): Promise<string> {
-  const res = await httpJson("POST", url, headers, BENCH_REQUEST);
-  const id = (res.body as Partial<SubmitResponse>).id;
-  if (res.status !== 200 || typeof id !== "string") throw new Error(`submit to ${url} failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return id;
-}
-
 /** When (nowMs) the first of `POLLERS` back-to-back pollers got a `completed` record from `url`. */
 async function firstCompletedAt(url: string, headers: Record<string, string>, timeoutMs = 5000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -56,7 +48,7 @@ async function firstCompletedAt(url: string, headers: Record<string, string>, ti
 /** One job submitted at `submitUrl`: submit->start, then finish->visible as seen at `statusUrl(id)`. */
 async function probeJob(worker: NoopWorker, submitUrl: string, auth: Record<string, string>, statusUrl: ((id: string) => string) | null) {
   const sentAt = nowMs();
-  const id = await submit(submitUrl, auth);
+  const id = await submitBenchRequest(submitUrl, auth);
   const start = (await worker.started(id)) - sentAt;
   if (!statusUrl) {
     await worker.finished(id);

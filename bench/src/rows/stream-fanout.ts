@@ -1,12 +1,10 @@
 import { request, type ClientRequest } from "node:http";
-import type { SubmitResponse } from "@chorus/contracts";
-import { BENCH_REQUEST } from "../load/load-specs.js";
+import { submitToGateway } from "../load/load-specs.js";
 import { sleep } from "../metrics/clock.js";
 import { round } from "../metrics/stats.js";
 import { idleRssMb } from "../metrics/rss.js";
 import { makeRow, type BenchRow, type Figure } from "../report/bench-row.js";
 import type { BenchStack } from "../stack/bench-stack.js";
-import { httpJson } from "../stack/net.js";
 
 /**
  * Issue 15: what open status streams (SSE) cost a gateway. Requests are submitted with no worker
@@ -16,13 +14,6 @@ import { httpJson } from "../stack/net.js";
  * they are held. The figure per stream is the difference over their number.
  */
 const SETTLE_MS = 2000;
-
-async function submitQueued(stack: BenchStack): Promise<string> {
-  const res = await httpJson("POST", `${stack.gateway.url}/api/text/default`, { authorization: `Bearer ${stack.apiKey}` }, BENCH_REQUEST);
-  const id = (res.body as Partial<SubmitResponse>).id;
-  if (res.status !== 200 || typeof id !== "string") throw new Error(`submit for the stream rows failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return id;
-}
 
 /** Opens a status stream on its own connection; resolves once its first snapshot arrived. */
 function openStream(stack: BenchStack, id: string): Promise<ClientRequest> {
@@ -43,7 +34,7 @@ function openStream(stack: BenchStack, id: string): Promise<ClientRequest> {
 
 export async function streamFanOutRows(stack: BenchStack, streams: number): Promise<BenchRow[]> {
   const ids: string[] = [];
-  for (let i = 0; i < streams; i++) ids.push(await submitQueued(stack));
+  for (let i = 0; i < streams; i++) ids.push(await submitToGateway(stack));
   const pid = stack.gateway.child.pid;
   await sleep(SETTLE_MS); // the submits' garbage collected before the baseline is read
   const before = await idleRssMb(pid);

@@ -1,11 +1,10 @@
-import type { SubmitResponse } from "@chorus/contracts";
 import { sleep } from "../metrics/clock.js";
 import { makeRow, type BenchRow, type Figure, type Target } from "../report/bench-row.js";
 import { GATEWAY_PREFIX, type BenchStack } from "../stack/bench-stack.js";
 import { httpJson } from "../stack/net.js";
 import { NoopWorker } from "../stack/workers.js";
 import type { RowGroup } from "./row-group.js";
-import { BENCH_REQUEST } from "../load/load-specs.js";
+import { submitToGateway } from "../load/load-specs.js";
 import { streamFanOutRows } from "./stream-fanout.js";
 
 /**
@@ -27,13 +26,6 @@ const ONE_PER_JOB: Target = { of: "subject", op: "<=", value: 1, text: "≤ 1 pe
 
 type Mode = "prefer-wait" | "poll-1s";
 
-async function submit(stack: BenchStack): Promise<string> {
-  const res = await httpJson("POST", `${stack.gateway.url}/api/text/default`, { authorization: `Bearer ${stack.apiKey}` }, BENCH_REQUEST);
-  const id = (res.body as Partial<SubmitResponse>).id;
-  if (res.status !== 200 || typeof id !== "string") throw new Error(`submit for the waiting row failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return id;
-}
-
 /** Status GETs one client makes from its submit until it sees the job final. */
 async function statusRequestsUntilFinal(stack: BenchStack, id: string, mode: Mode): Promise<number> {
   const headers: Record<string, string> = { authorization: `Bearer ${stack.apiKey}` };
@@ -47,7 +39,7 @@ async function statusRequestsUntilFinal(stack: BenchStack, id: string, mode: Mod
 }
 
 async function perJob(stack: BenchStack, jobs: number, mode: Mode, label: string): Promise<Figure> {
-  const ids = await Promise.all(Array.from({ length: jobs }, () => submit(stack)));
+  const ids = await Promise.all(Array.from({ length: jobs }, () => submitToGateway(stack)));
   const counts = await Promise.all(ids.map((id) => statusRequestsUntilFinal(stack, id, mode)));
   const total = counts.reduce((sum, count) => sum + count, 0);
   return { label, value: total / jobs, unit: "count", runs: counts, samples: jobs };
