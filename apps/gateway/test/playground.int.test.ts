@@ -20,12 +20,44 @@ interface BrowserStorage {
   localStorage: { length: number };
 }
 
+/**
+ * The fixture engine, whose finished generations can be held back: with `hold` on, a generation
+ * whose text has streamed into the record waits, still `processing`, until it is cancelled, as a
+ * long one would. The Stop test otherwise raced the model's own end of text: a story that ended
+ * soon after the first characters (temperature 1.5, a random seed) was complete before the click
+ * landed, on a loaded machine.
+ */
+function holdingEngine(engine: LlmEngine): { engine: LlmEngine; hold(on: boolean): void } {
+  let holding = false;
+  const untilCancelled = (signal: AbortSignal) =>
+    new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason as Error);
+      signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+    });
+  return {
+    engine: {
+      name: engine.name,
+      contextTokens: engine.contextTokens,
+      countPromptTokens: (turns) => engine.countPromptTokens(turns),
+      generate: async (input) => {
+        const result = await engine.generate(input);
+        return holding ? untilCancelled(input.signal) : result;
+      },
+      close: () => engine.close(),
+    },
+    hold: (on) => {
+      holding = on;
+    },
+  };
+}
+
 /** Set to a folder (docs/images) to save the screenshots the README shows. */
 const SCREENSHOTS = process.env.PLAYGROUND_SCREENSHOTS;
 
 describeWithModel("the playground (GET /) in a real browser, on the real gateway and worker", () => {
   let on: BrowserOnGateway;
   let llm: LlmEngine;
+  let held: ReturnType<typeof holdingEngine>;
   let speech: EspeakSpeechEngine;
   let worker: TestWorker;
   let key: string;
@@ -36,7 +68,8 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     on = await startBrowserOnGateway("playground", {}, ["--autoplay-policy=no-user-gesture-required"]);
     llm = await loadFixtureEngine();
     speech = new EspeakSpeechEngine({ concurrency: 1 });
-    worker = await startTestWorker(on.gw.prefix, llm, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
+    held = holdingEngine(llm);
+    worker = await startTestWorker(on.gw.prefix, held.engine, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
     key = await on.gw.createKey({ limits: { status: 10_000, tts: 1000 } });
   }, 120_000);
   afterAll(async () => {
@@ -94,21 +127,26 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
   });
 
   it("when Stop is pressed on a long generation, then the reply, filled in so far, says it was cancelled", async () => {
-    await openChat("default");
-    await page.locator("#max-tokens").fill("2048");
-    await page.locator("#temperature").fill("1.5");
-    await say("Tell me a very long story about a brave cat.");
-    // The text arrives token by token: a hundred characters of it are there while the reply is still being written.
-    await reply()
-      .and(page.locator("[data-state=processing]"))
-      .locator(".reply-text")
-      .filter({ hasText: /[\s\S]{100}/ })
-      .waitFor();
-    if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/playground-chat.png` });
-    await reply().getByTestId("stop").click();
-    await reply().and(page.locator("[data-state=cancelled]")).waitFor();
-    await expect(reply().locator(".reply-meta").textContent()).resolves.toBe("Cancelled");
-    expect(watched.problems).toEqual([]);
+    held.hold(true);
+    try {
+      await openChat("default");
+      await page.locator("#max-tokens").fill("2048");
+      await page.locator("#temperature").fill("1.5");
+      await say("Tell me a very long story about a brave cat.");
+      // The text arrives token by token: some of it is there while the reply is still being written.
+      await reply()
+        .and(page.locator("[data-state=processing]"))
+        .locator(".reply-text")
+        .filter({ hasText: /[\s\S]{20}/ })
+        .waitFor();
+      if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/playground-chat.png` });
+      await reply().getByTestId("stop").click();
+      await reply().and(page.locator("[data-state=cancelled]")).waitFor();
+      await expect(reply().locator(".reply-meta").textContent()).resolves.toBe("Cancelled");
+      expect(watched.problems).toEqual([]);
+    } finally {
+      held.hold(false);
+    }
   });
 
   it("when Speak is pressed on a reply, then the audio element plays it in the character's voice", async () => {
