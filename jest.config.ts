@@ -16,6 +16,32 @@ const shared = {
   modulePathIgnorePatterns: ["<rootDir>/.*/dist/"],
 };
 
+/**
+ * The suites that hold the public contract (submit, status, waiting, streams, listing, limits, keys,
+ * cancel, idempotency, speech, webhooks, usage, the lost-job sweep, the SDK), run a second time on a
+ * private three-master Redis Cluster: what a managed cluster-mode Redis gives an operator.
+ */
+const ON_REDIS_CLUSTER = [
+  "apps/gateway/test/status.int.test.ts",
+  "apps/gateway/test/prefer-wait.int.test.ts",
+  "apps/gateway/test/status-stream-worker.int.test.ts",
+  "apps/gateway/test/requests-list.int.test.ts",
+  "apps/gateway/test/batch-status.int.test.ts",
+  "apps/gateway/test/queue-position.int.test.ts",
+  "apps/gateway/test/rate-limit.int.test.ts",
+  "apps/gateway/test/auth.int.test.ts",
+  "apps/gateway/test/admin.int.test.ts",
+  "apps/gateway/test/backpressure-idempotency.int.test.ts",
+  "apps/worker/test/text-generation-flow.int.test.ts",
+  "apps/worker/test/text-control.int.test.ts",
+  "apps/worker/test/speech-flow.int.test.ts",
+  "apps/worker/test/speak-on-completion.int.test.ts",
+  "apps/worker/test/api-key-usage.int.test.ts",
+  "apps/worker/test/webhooks.int.test.ts",
+  "apps/worker/test/fault-injection.lost-jobs.int.test.ts",
+  "packages/client/test/client.int.test.ts",
+];
+
 const config: Config = {
   // Jest's own reporters, by path so that the summary (with the "jest: N passed" line CI reads) is last.
   reporters: ["<rootDir>/test-support/progress-reporter.cjs", "<rootDir>/test-support/summary-reporter.cjs"],
@@ -37,6 +63,12 @@ const config: Config = {
         "<rootDir>/examples/test/**/*.int.test.ts",
         "<rootDir>/deploy/test/**/*.int.test.ts",
       ],
+    },
+    {
+      ...shared,
+      displayName: "cluster",
+      testMatch: [...ON_REDIS_CLUSTER.map((path) => `<rootDir>/${path}`), "<rootDir>/test-support/cluster/*.int.test.ts"],
+      testEnvironment: "<rootDir>/test-support/cluster/redis-cluster.environment.cjs",
     },
   ],
 };

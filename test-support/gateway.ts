@@ -5,7 +5,7 @@ import { buildApp, redisConnections, type GatewayDeps } from "../apps/gateway/sr
 import { loadGatewayConfig } from "../apps/gateway/src/config.js";
 import { createGatewayDeps } from "../apps/gateway/src/dependencies.js";
 import { testLogger } from "./logger.js";
-import { deleteKeysWithPrefix, TEST_REDIS_URL } from "./redis.js";
+import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_ENV } from "./redis.js";
 
 export interface TestGateway {
   app: Express;
@@ -16,10 +16,14 @@ export interface TestGateway {
   close(options?: { keepKeys?: boolean }): Promise<void>;
 }
 
-/** The real gateway app (as main.ts builds it) on a real Redis, under `prefix`, driven by supertest. */
-export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl = TEST_REDIS_URL, logger: Logger = testLogger("gateway")): Promise<TestGateway> {
+/**
+ * The real gateway app (as main.ts builds it) on a real Redis, under `prefix`, driven by supertest:
+ * at `redisUrl` when given, else the tests' Redis (TEST_REDIS).
+ */
+export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl?: string, logger: Logger = testLogger("gateway")): Promise<TestGateway> {
   // Sentinel settings name Redis themselves (REDIS_URL with them is a config error).
-  const config = loadGatewayConfig({ ...(env.REDIS_SENTINELS ? {} : { REDIS_URL: redisUrl }), REDIS_PREFIX: prefix, ...env });
+  const where = env.REDIS_SENTINELS ? {} : redisUrl ? { REDIS_URL: redisUrl } : TEST_REDIS_ENV;
+  const config = loadGatewayConfig({ ...where, REDIS_PREFIX: prefix, ...env });
   const deps = createGatewayDeps(config, logger);
   await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 5000)));
   let counter = 0;
@@ -30,7 +34,7 @@ export async function startTestGateway(prefix: string, env: Record<string, strin
     createKey: async ({ scopes = ["*"], limits = {} } = {}) => (await deps.apiKeys.create(`key-${++counter}`, scopes, limits)).secret,
     close: async ({ keepKeys = false } = {}) => {
       await deps.close();
-      if (!keepKeys) await deleteKeysWithPrefix(redisUrl, prefix);
+      if (!keepKeys) await deleteKeysWithPrefix(redisUrl ?? TEST_REDIS, prefix);
     },
   };
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createWebhookQueue, createWorkerRedis, redisKeys, StatusStore, WebhookOutbox } from "@chorus/platform";
+import { createWebhookQueue, createWorkerRedis, redisKeys, StatusStore, WebhookOutbox, type RedisTarget } from "@chorus/platform";
 import type { WorkerDeps } from "../apps/worker/src/worker.js";
 import { WebhookSender } from "../apps/worker/src/webhooks/webhook-sender.js";
 import { testLogger } from "./logger.js";
-import { TEST_REDIS_URL } from "./redis.js";
+import { TEST_REDIS } from "./redis.js";
 
 /** A fresh Standard Webhooks secret. */
 export function webhookSecret(): string {
@@ -72,8 +72,8 @@ export interface WebhookWorkerSettings {
  * What startTestWorker needs to queue and deliver webhooks as main.ts sets it up: a status store
  * that queues the delivery of the records it finishes, and the delivery worker's sender.
  */
-export function webhookWorkerOverrides(prefix: string, settings: WebhookWorkerSettings, redisUrl = TEST_REDIS_URL): { overrides: Partial<WorkerDeps>; close(): Promise<void> } {
-  const connection = createWorkerRedis(redisUrl);
+export function webhookWorkerOverrides(prefix: string, settings: WebhookWorkerSettings, redis: string | RedisTarget = TEST_REDIS): { overrides: Partial<WorkerDeps>; close(): Promise<void> } {
+  const connection = createWorkerRedis(redis);
   const keys = redisKeys(prefix);
   const queue = createWebhookQueue(connection, keys);
   const outbox = new WebhookOutbox(queue, settings, testLogger("webhooks"));

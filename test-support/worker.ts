@@ -11,7 +11,7 @@ import { ReplyLengthStats } from "../apps/worker/src/progress/reply-length-stats
 import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";
 import { FIXTURE_MODEL } from "./fixtures.js";
 import { testLogger } from "./logger.js";
-import { TEST_REDIS_URL } from "./redis.js";
+import { TEST_REDIS } from "./redis.js";
 
 export interface TestWorker {
   deps: WorkerDeps;
@@ -40,7 +40,7 @@ export function describeEachLlamaRuntime(name: string, body: (runtime: (typeof L
 }
 
 /** The real worker (as main.ts builds it) in this process, on the shared fixture model. */
-export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redis: string | RedisTarget = TEST_REDIS_URL): Promise<TestWorker> {
+export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redis: string | RedisTarget = TEST_REDIS): Promise<TestWorker> {
   const connection = createWorkerRedis(redis);
   connection.on("error", () => undefined); // as in production, an error event is not fatal (the worker waits for Redis)
   const keys = redisKeys(prefix);

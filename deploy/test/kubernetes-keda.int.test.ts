@@ -28,7 +28,7 @@ const triggers = scaledObject?.spec.triggers ?? [];
 const secrets = objectsOf(objects, Secret);
 
 /** BullMQ's key of one of the text queue's lists, under a REDIS_PREFIX (built by BullMQ's own QueueKeys). */
-const textQueueList = (prefix: string, list: "wait" | "active") => new QueueKeys(redisKeys(prefix).bullPrefix).toKey(QUEUES.text, list);
+const textQueueList = (prefix: string, list: "wait" | "active") => new QueueKeys(redisKeys(prefix).bullPrefix(QUEUES.text)).toKey(QUEUES.text, list);
 
 describe("the workers' KEDA ScaledObject", () => {
   it("when KEDA scales, then it scales the worker Deployment, between at least one worker and more", () => {
@@ -79,7 +79,7 @@ describe("BullMQ's text queue in Redis", () => {
     const keys = redisKeys(prefix);
     const connection = createWorkerRedis(TEST_REDIS_URL);
     const queue = createTextQueue(connection, keys);
-    const worker = new Worker(QUEUES.text, null, { connection, prefix: keys.bullPrefix });
+    const worker = new Worker(QUEUES.text, null, { connection, prefix: keys.bullPrefix(QUEUES.text) });
     const [wait, active] = [textQueueList(prefix, "wait"), textQueueList(prefix, "active")];
     try {
       await queue.add(JOB_NAMES.generateText, { requestId: "k8s-check" } as GenerateTextJob, { jobId: "k8s-check" });

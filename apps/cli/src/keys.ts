@@ -11,7 +11,7 @@ const USAGE = `usage: npm run keys -- COMMAND
   list    every key, with column headers
   revoke ID|NAME
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
-Redis: REDIS_URL or REDIS_SENTINELS + REDIS_SENTINEL_MASTER (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
+Redis: REDIS_URL, REDIS_SENTINELS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_NODES (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
 
 class UsageError extends Error {}
 

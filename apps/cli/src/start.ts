@@ -46,10 +46,11 @@ if (![gateways, workers, basePort].every(Number.isInteger) || gateways < 1 || wo
   process.exit(2);
 }
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
-if (process.env.REDIS_SENTINELS) {
-  // The launcher picks or starts one Redis and hands its URL to every process; Sentinel is for services run apart.
+const servedApart = ["REDIS_SENTINELS", "REDIS_CLUSTER_NODES"].find((name) => process.env[name]);
+if (servedApart) {
+  // The launcher picks or starts one Redis and hands its URL to every process; Sentinel and Cluster are for services run apart.
   process.stderr.write(
-    "npm start runs on one Redis (REDIS_URL, 127.0.0.1:6379 or a private one); with REDIS_SENTINELS run each process with npm run gateway / npm run worker (docs/operations.md, Redis Sentinel)\n",
+    `npm start runs on one Redis (REDIS_URL, 127.0.0.1:6379 or a private one); with ${servedApart} run each process with npm run gateway / npm run worker (docs/operations.md, Redis Sentinel and Redis Cluster)\n`,
   );
   process.exit(2);
 }

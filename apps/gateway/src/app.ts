@@ -1,8 +1,18 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import { RequestIndex, type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type GatewayMetrics, type Logger, type RedisKeys, type SpeechAudioStore, type StatusStore } from "@chorus/platform";
+import {
+  RequestIndex,
+  type ApiKeyLookup,
+  type ApiKeyStore,
+  type ApiKeyUsage,
+  type GatewayMetrics,
+  type Logger,
+  type RedisKeys,
+  type SpeechAudioStore,
+  type StatusStore,
+  type RedisClient,
+} from "@chorus/platform";
 import type { Queue } from "bullmq";
 import express, { type Express } from "express";
-import type { Redis } from "ioredis";
 import { addAdminRoutes } from "./admin/admin-routes.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { countedUsage } from "./middleware/count-usage.js";
@@ -32,11 +42,11 @@ import type { TextJobs } from "./services/text-jobs.service.js";
 
 export interface GatewayDeps {
   /** Per-request commands: API keys, rate limits, status reads, idempotency. */
-  redis: Redis;
+  redis: RedisClient;
   /** BullMQ's connection (jobs and the status records created with them). */
-  queueRedis: Redis;
+  queueRedis: RedisClient;
   /** Speech audio's own connection (null without speech): its pieces never queue behind, or ahead of, a poll. */
-  audioRedis: Redis | null;
+  audioRedis: RedisClient | null;
   keys: RedisKeys;
   logger: Logger;
   apiKeys: ApiKeyStore;
@@ -77,7 +87,7 @@ export interface GatewayDeps {
 }
 
 /** Every Redis connection the gateway holds: start-up, /readyz and the 503 mapping check them all. */
-export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" | "audioRedis">): Redis[] {
+export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" | "audioRedis">): RedisClient[] {
   return deps.audioRedis ? [deps.redis, deps.queueRedis, deps.audioRedis] : [deps.redis, deps.queueRedis];
 }
 

@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS } from "@chorus/contracts";
-import { COMMON_ENV, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
+import { COMMON_ENV, ConfigError, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
 
 export const GATEWAY_ENV = {
   ...COMMON_ENV,
@@ -47,6 +47,11 @@ export type GatewayConfig = ConfigOf<typeof GATEWAY_ENV>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const config = loadConfig(GATEWAY_ENV, env);
-  redisTargetOf(config); // refuses contradictory Redis settings at start-up
+  const target = redisTargetOf(config); // refuses contradictory Redis settings at start-up
+  // WAIT confirms the writes of one connection to one server; a cluster spreads a submit's record
+  // and job over two nodes, each behind a connection the client keeps to itself.
+  if ("cluster" in target && config.REDIS_WAIT_REPLICAS > 0) {
+    throw new ConfigError(["REDIS_WAIT_REPLICAS: not supported with REDIS_CLUSTER_NODES (a submit's record and job are on different nodes); leave it 0"]);
+  }
   return config;
 }

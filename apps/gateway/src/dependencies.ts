@@ -17,8 +17,8 @@ import {
   type Logger,
   type RedisKeys,
   type RedisTarget,
+  type RedisClient,
 } from "@chorus/platform";
-import type { Redis } from "ioredis";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
@@ -123,20 +123,20 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   };
 }
 
-function createSubscriber(target: RedisTarget, logger: Logger): Redis {
+function createSubscriber(target: RedisTarget, logger: Logger): RedisClient {
   const subscriber = createWorkerRedis(target);
   subscriber.on("error", (error: Error) => logger.warn("redis subscriber connection error", { error: error.message }));
   return subscriber;
 }
 
 /** Speech waits for its result: QueueEvents reads job completions on its own blocking connection. */
-function createSpeechDeps(config: GatewayConfig, target: RedisTarget, queueRedis: Redis, keys: RedisKeys, logger: Logger) {
+function createSpeechDeps(config: GatewayConfig, target: RedisTarget, queueRedis: RedisClient, keys: RedisKeys, logger: Logger) {
   const queue = createSpeechQueue(queueRedis, keys);
   queue.on("error", (error: Error) => logger.warn("speech queue error", { error: error.message }));
   // BullMQ duplicates a connection it is handed for blocking reads; this one is ours to close.
   const eventsConnection = createWorkerRedis(target);
   eventsConnection.on("error", () => undefined); // reported through `events` below
-  const events = new QueueEvents(QUEUES.speech, { connection: eventsConnection, prefix: keys.bullPrefix });
+  const events = new QueueEvents(QUEUES.speech, { connection: eventsConnection, prefix: keys.bullPrefix(QUEUES.speech) });
   events.on("error", (error: Error) => logger.warn("speech queue events error", { error: error.message }));
   // Audio (up to ~40 MB) travels on a connection of its own, a piece per command, with a timeout for
   // a piece rather than the request connection's 1.5 s: neither a poll nor an audio piece waits

@@ -4,7 +4,7 @@ import { Worker } from "bullmq";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 
 let gw: TestGateway;
 let key: string;
@@ -22,8 +22,8 @@ const queued = async () => Number(await gw.deps.redis.get(gw.deps.keys.textJobTi
 
 /** What workers do to a backlog: take every job and finish it (here at once, without a model). */
 async function drain(bp: TestGateway): Promise<void> {
-  const connection = createWorkerRedis(TEST_REDIS_URL);
-  const worker = new Worker(QUEUES.text, null, { connection, prefix: bp.deps.keys.bullPrefix });
+  const connection = createWorkerRedis(TEST_REDIS);
+  const worker = new Worker(QUEUES.text, null, { connection, prefix: bp.deps.keys.bullPrefix(QUEUES.text) });
   try {
     for (let job = await worker.getNextJob("drain"); job; job = await worker.getNextJob("drain", { block: false })) {
       await job.moveToCompleted("done", "drain", false);

@@ -1,9 +1,8 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { QUEUES } from "@chorus/contracts";
-import { ApiKeyUsage, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform";
 import { Queue, Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import request from "supertest";
 import { startPrivateRedis, type PrivateRedis } from "../../cli/src/local/redis-server.js";
 import { EspeakSpeechEngine } from "../../worker/src/engines/tts/espeak.speech-engine.js";
@@ -28,7 +27,7 @@ let proxy: ThrottledProxy;
 let gw: TestGateway;
 let server: Server;
 let key: string;
-let workerConnection: Redis;
+let workerConnection: RedisClient;
 let speech: EspeakSpeechEngine;
 let speechWorker: Worker;
 let speechQueue: Queue;
@@ -43,8 +42,8 @@ beforeAll(async () => {
   const keys = redisKeys(PREFIX);
   speech = new EspeakSpeechEngine({ concurrency: 1 });
   const processor = synthesizeSpeechProcessor({ speech, connection: workerConnection, keys, logger: testLogger("worker"), audioTtlSeconds: 300, usage: new ApiKeyUsage(workerConnection, keys) });
-  speechWorker = new Worker(QUEUES.speech, processor, { connection: workerConnection, prefix: keys.bullPrefix });
-  speechQueue = new Queue(QUEUES.speech, { connection: workerConnection, prefix: keys.bullPrefix });
+  speechWorker = new Worker(QUEUES.speech, processor, { connection: workerConnection, prefix: keys.bullPrefix(QUEUES.speech) });
+  speechQueue = new Queue(QUEUES.speech, { connection: workerConnection, prefix: keys.bullPrefix(QUEUES.speech) });
 }, 60_000);
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));

@@ -17,7 +17,7 @@ let queue: Queue;
 let key: string;
 beforeAll(async () => {
   gw = await startTestGateway(uniquePrefix("fault-depth"), { MAX_QUEUE_DEPTH: "3" });
-  queue = new Queue(QUEUES.text, { connection: gw.deps.queueRedis, prefix: gw.deps.keys.bullPrefix });
+  queue = new Queue(QUEUES.text, { connection: gw.deps.queueRedis, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
   key = await gw.createKey({ limits: { text: 1000, status: 1000 } });
 });
 afterAll(async () => {
@@ -41,7 +41,7 @@ const depth = () => gw.deps.queueDepth.refresh();
 /** A worker takes the oldest job, starts it as ours do, and fails its first attempt: it now waits for a retry. */
 async function failFirstAttempt(expectedId: string): Promise<void> {
   const connection = createWorkerRedis(TEST_REDIS_URL);
-  const worker = new Worker(QUEUES.text, null, { connection, prefix: gw.deps.keys.bullPrefix });
+  const worker = new Worker(QUEUES.text, null, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
   try {
     const job = await worker.getNextJob("fault-token");
     expect(job?.id).toBe(expectedId);

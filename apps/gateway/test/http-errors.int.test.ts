@@ -1,4 +1,4 @@
-import { MODEL_IDS, REQUEST_LIMITS } from "@chorus/contracts";
+import { MODEL_IDS, QUEUES, REQUEST_LIMITS } from "@chorus/contracts";
 import request from "supertest";
 import { characterRequest, defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
@@ -146,7 +146,7 @@ describe("submitting text over HTTP", () => {
       const res = await request(impatient.app).post("/api/audio/full").auth(key, { type: "bearer" }).send({ text: "hello" });
       expectError(res, 503, "SERVICE_UNAVAILABLE");
       expect(res.body.error.message).toMatch(/did not finish within 1 s/);
-      expect(await impatient.deps.redis.keys(`${gw.prefix}:bull:speech-synthesis:[0-9a-f]*-*`)).toEqual([]);
+      expect(await impatient.deps.redis.keys(`${gw.deps.keys.bullPrefix(QUEUES.speech)}:${QUEUES.speech}:[0-9a-f]*-*`)).toEqual([]);
     } finally {
       await impatient.close({ keepKeys: true });
     }

@@ -1,14 +1,13 @@
 import { CANCELLED_ERROR } from "@chorus/contracts";
-import type { Logger } from "@chorus/platform";
+import type { Logger, RedisClient } from "@chorus/platform";
 import type { Worker } from "bullmq";
-import type { Redis } from "ioredis";
 
 /**
  * Gateways publish a request id when its owner cancels it; whichever worker runs the job aborts it
  * at once (BullMQ hands the processor an AbortSignal), freeing the slot. Needs its own connection:
  * a subscribed Redis connection can do nothing else.
  */
-export async function listenForCancellations(subscriber: Redis, channel: string, workers: Worker[], logger: Logger): Promise<void> {
+export async function listenForCancellations(subscriber: RedisClient, channel: string, workers: Worker[], logger: Logger): Promise<void> {
   subscriber.on("message", (_channel: string, jobId: string) => {
     const found = workers.some((worker) => worker.cancelJob(jobId, CANCELLED_ERROR));
     if (found) logger.info("job cancelled by its owner", { jobId });

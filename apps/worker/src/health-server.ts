@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ApiError } from "@chorus/contracts";
-import { metricsRequestAllowed, type Logger, type WorkerMetrics } from "@chorus/platform";
+import { metricsRequestAllowed, type Logger, type WorkerMetrics, type RedisClient } from "@chorus/platform";
 import type { Worker } from "bullmq";
-import type { Redis } from "ioredis";
 
 export interface HealthServerOptions {
   host: string;
@@ -11,7 +10,7 @@ export interface HealthServerOptions {
   port: number;
   /** When `port` is taken, take a free one (with a warning) instead of failing: for the default port. */
   freePortWhenTaken?: boolean;
-  connection: Pick<Redis, "status">;
+  connection: Pick<RedisClient, "status">;
   workers: readonly Pick<Worker, "name" | "isRunning" | "closing">[];
   metrics: Pick<WorkerMetrics, "render" | "contentType">;
   /** METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */

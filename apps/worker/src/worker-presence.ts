@@ -1,5 +1,5 @@
+import type { RedisClient } from "@chorus/platform";
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
 
 const REFRESH_MS = 10_000;
 const TTL_MS = 3 * REFRESH_MS;
@@ -14,7 +14,7 @@ export class WorkerPresence {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     private readonly slots: number,
   ) {}

@@ -1,7 +1,6 @@
 import { CANCELLED_ERROR, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
-import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
 import { UnrecoverableError, Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
 import { failureMessage } from "./records/failure-message.js";
 import { retryFinalWrite } from "./records/retry-final-write.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
@@ -9,7 +8,7 @@ import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processo
 import { createWebhookWorker, type WebhookWorkerDeps } from "./webhooks/webhook-worker.js";
 
 export interface WorkerDeps extends GenerateTextDeps {
-  connection: Redis;
+  connection: RedisClient;
   keys: RedisKeys;
   statuses: StatusStore;
   logger: Logger;
@@ -34,7 +33,7 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
     synthesizeSpeechProcessor({ ...deps.speech, connection: deps.connection, keys: deps.keys, logger: deps.logger, usage: deps.usage }),
     {
       connection: deps.connection,
-      prefix: deps.keys.bullPrefix,
+      prefix: deps.keys.bullPrefix(QUEUES.speech),
       concurrency: deps.speech.concurrency,
     },
   );
@@ -46,7 +45,7 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
 export function createWorkers(deps: WorkerDeps): Worker[] {
   const text = new Worker<GenerateTextJob>(QUEUES.text, generateTextProcessor(deps), {
     connection: deps.connection,
-    prefix: deps.keys.bullPrefix,
+    prefix: deps.keys.bullPrefix(QUEUES.text),
     concurrency: deps.concurrency,
     lockDuration: deps.lockDurationMs,
     // A job whose worker died is moved back to the queue when its lock lapses; allow it to

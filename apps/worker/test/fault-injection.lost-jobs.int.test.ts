@@ -1,15 +1,14 @@
 import { jest } from "@jest/globals";
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { createMetrics, createWorkerRedis, StatusStore, type WorkerMetrics } from "@chorus/platform";
+import { createMetrics, createWorkerRedis, StatusStore, type RedisClient, type WorkerMetrics } from "@chorus/platform";
 import { Queue, UnrecoverableError, Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { LOST_ERROR, LostJobSweeper } from "../src/records/lost-job.sweeper.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
-import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker.js";
 
 /**
@@ -19,13 +18,13 @@ import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker
  */
 let gw: TestGateway;
 let key: string;
-let connection: Redis;
+let connection: RedisClient;
 let queue: Queue;
 beforeAll(async () => {
   gw = await startTestGateway(uniquePrefix("fault-lost"));
   key = await gw.createKey({ limits: { text: 1000, status: 100_000 } });
-  connection = createWorkerRedis(TEST_REDIS_URL);
-  queue = new Queue(QUEUES.text, { connection, prefix: gw.deps.keys.bullPrefix });
+  connection = createWorkerRedis(TEST_REDIS);
+  queue = new Queue(QUEUES.text, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
 });
 afterAll(async () => {
   await queue.close();
@@ -50,8 +49,8 @@ const nextInterval = () => connection.del(gw.deps.keys.lostJobSweepLock());
 
 /** A worker takes the oldest job, starts it as ours do, and fails it for good; then it dies before recording that. */
 async function failForGoodUnrecorded(expectedId: string, reason: string): Promise<void> {
-  const workerConnection = createWorkerRedis(TEST_REDIS_URL);
-  const worker = new Worker(QUEUES.text, null, { connection: workerConnection, prefix: gw.deps.keys.bullPrefix });
+  const workerConnection = createWorkerRedis(TEST_REDIS);
+  const worker = new Worker(QUEUES.text, null, { connection: workerConnection, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
   try {
     const job = await worker.getNextJob("fault-token");
     expect(job?.id).toBe(expectedId);

@@ -1,7 +1,6 @@
 import { QUEUES } from "@chorus/contracts";
-import { createMetrics, createTextQueue, createWorkerRedis, readQueueDepths, redisKeys, waitUntilReady } from "@chorus/platform";
+import { createMetrics, createTextQueue, createWorkerRedis, readQueueDepths, redisKeys, waitUntilReady, type RedisClient } from "@chorus/platform";
 import { Worker, type Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { testLogger } from "../../../test-support/logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { createHealthServer, type HealthServer } from "../src/health-server.js";
@@ -10,7 +9,7 @@ const TOKEN = "worker-metrics-token-0123456789";
 const prefix = uniquePrefix("health");
 const keys = redisKeys(prefix);
 
-let connection: Redis;
+let connection: RedisClient;
 let worker: Worker;
 let queue: Queue;
 let server: HealthServer;
@@ -21,7 +20,7 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(`${bas
 beforeAll(async () => {
   connection = createWorkerRedis(TEST_REDIS_URL);
   await waitUntilReady(connection, 5000);
-  worker = new Worker(QUEUES.text, async () => undefined, { connection, prefix: keys.bullPrefix });
+  worker = new Worker(QUEUES.text, async () => undefined, { connection, prefix: keys.bullPrefix(QUEUES.text) });
   await worker.waitUntilReady();
   queue = createTextQueue(connection, keys);
   const metrics = createMetrics("worker", { queueDepth: readQueueDepths([queue]) });

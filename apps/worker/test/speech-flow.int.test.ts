@@ -71,7 +71,7 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
   });
 
   it("when a speech request is retried with the same Idempotency-Key, then the same audio comes back without a second synthesis", async () => {
-    const queue = new Queue(QUEUES.speech, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix });
+    const queue = new Queue(QUEUES.speech, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix(QUEUES.speech) });
     const jobsBefore = (await queue.getJobCounts("completed")).completed ?? 0;
     const body = { text: "Once, twice, but made only once.", format: "opus" };
     const first = await speak(body).set("Idempotency-Key", "speech-1");

@@ -37,7 +37,7 @@ describeWithModel("cancelling and time-limiting generations", () => {
     const res = await cancel(id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "error", error: "cancelled" });
-    const queue = new Queue(QUEUES.text, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix });
+    const queue = new Queue(QUEUES.text, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
     expect(await queue.getJob(id)).toBeUndefined();
     await queue.close();
   });

@@ -10,7 +10,7 @@ import { instrumentWorkers } from "../src/worker-metrics.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
-import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { NEVER_ANSWER, startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
@@ -35,7 +35,7 @@ async function startStack(engine: LlmEngine, secret: string, gatewayAllowsPrivat
   const gw = await startTestGateway(prefix, env);
   const hooks = webhookWorkerOverrides(prefix, { secret, allowPrivate: workerAllowsPrivate, ...RETRIES, timeoutMs });
   const worker = await startTestWorker(prefix, engine, hooks.overrides);
-  const deliveries = new Queue(QUEUES.webhooks, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix });
+  const deliveries = new Queue(QUEUES.webhooks, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix(QUEUES.webhooks) });
   const key = await gw.createKey({ limits: { status: 100_000, text: 1000 } });
   return {
     gw,
@@ -174,11 +174,11 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     const prefix = uniquePrefix("webhooks-lost");
     const gw = await startTestGateway(prefix, { WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: "true" });
     const hooks = webhookWorkerOverrides(prefix, { secret, allowPrivate: true, ...RETRIES });
-    const connection = createWorkerRedis(TEST_REDIS_URL);
+    const connection = createWorkerRedis(TEST_REDIS);
     const statuses = hooks.overrides.statuses!;
     const deliveryWorker = createWebhookWorker({ connection, keys: gw.deps.keys, statuses, logger: testLogger("worker"), ...hooks.overrides.webhooks! });
-    const texts = new Queue(QUEUES.text, { connection, prefix: gw.deps.keys.bullPrefix });
-    const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: gw.deps.keys.bullPrefix });
+    const texts = new Queue(QUEUES.text, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
+    const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.webhooks) });
     try {
       const res = await request(gw.app)
         .post("/api/text/default")

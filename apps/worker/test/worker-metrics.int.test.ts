@@ -1,14 +1,13 @@
 import { QUEUES } from "@chorus/contracts";
-import { createMetrics, createWorkerRedis, redisKeys, waitUntilReady, type WorkerMetrics } from "@chorus/platform";
+import { createMetrics, createWorkerRedis, redisKeys, waitUntilReady, type WorkerMetrics, type RedisClient } from "@chorus/platform";
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { instrumentWorkers } from "../src/worker-metrics.js";
 
 const prefix = uniquePrefix("worker-metrics");
 const keys = redisKeys(prefix);
 
-let connection: Redis;
+let connection: RedisClient;
 let metrics: WorkerMetrics;
 let text: Worker;
 let speech: Worker;
@@ -51,11 +50,11 @@ beforeAll(async () => {
   connection = createWorkerRedis(TEST_REDIS_URL);
   await waitUntilReady(connection, 5000);
   metrics = createMetrics("worker");
-  const options = { connection, prefix: keys.bullPrefix };
-  text = new Worker(QUEUES.text, textProcessor, options);
-  speech = new Worker(QUEUES.speech, speechProcessor, options);
+  const options = (queue: string) => ({ connection, prefix: keys.bullPrefix(queue) });
+  text = new Worker(QUEUES.text, textProcessor, options(QUEUES.text));
+  speech = new Worker(QUEUES.speech, speechProcessor, options(QUEUES.speech));
   instrumentWorkers([text, speech], metrics);
-  queues.push(new Queue(QUEUES.text, options), new Queue(QUEUES.speech, options));
+  queues.push(new Queue(QUEUES.text, options(QUEUES.text)), new Queue(QUEUES.speech, options(QUEUES.speech)));
 });
 afterAll(async () => {
   await Promise.all([text.close(), speech.close(), ...queues.map((q) => q.close())]);

@@ -1,16 +1,16 @@
-import { statusReadKeys, storedStatusFromRead, type RedisKeys, type StatusReadReply } from "@chorus/platform";
+import { queuePlaceKeys, storedStatusOf, type QueuePlaceReply, type RedisClient, type RedisKeys } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { Redis } from "ioredis";
-import { READ } from "../../../packages/platform/dist/status/status-scripts.js";
+import { QUEUE_PLACE } from "../../../packages/platform/dist/status/status-scripts.js";
 import { authenticatedKey } from "../../../apps/gateway/dist/middleware/authenticate.js";
 import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
 import { setLimitHeaders } from "./limit-headers.js";
 
 /**
  * The status-steps prototype of the alternative to express-rate-limit + rate-limit-redis on the
- * status path: the per-key count taken by the status READ script itself, by rate-limit-redis' rule
- * (a new window starts at 1 with the window's expiry, else INCR), so a poll is one Redis command.
- * KEYS: rate-limit key, then READ's four keys; ARGV: window ms, now ms. Returns {hits, ttl ms, READ's reply}.
+ * status path: the per-key count taken by the script that reads the record, by rate-limit-redis' rule
+ * (a new window starts at 1 with the window's expiry, else INCR), sent with the queue place as the
+ * gateway reads it, so a poll is two Redis commands in one round trip (one Redis: the bench's).
+ * KEYS: rate-limit key, status key; ARGV: window ms. Returns {hits, ttl ms, the record's flat fields}.
  */
 const COUNT_AND_READ = `
 local ttl = redis.call('PTTL', KEYS[1])
@@ -21,27 +21,38 @@ if ttl <= 0 then
 else
   hits = redis.call('INCR', KEYS[1])
 end
-local read = (function(KEYS, ARGV) ${READ} end)({KEYS[2], KEYS[3], KEYS[4], KEYS[5]}, {ARGV[2]})
-return {hits, ttl, read}
+return {hits, ttl, redis.call('HGETALL', KEYS[2])}
 `;
 
-type CountAndRead = (...args: (string | number)[]) => Promise<[number, number, StatusReadReply]>;
+type CountAndRead = (...args: (string | number)[]) => Promise<[number, number, string[]]>;
+type QueuePlace = (...args: (string | number)[]) => Promise<QueuePlaceReply>;
+
+function toHash(flat: string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
+  return hash;
+}
 
 /** The whole status route of that step: count, read, headers, 429 over the limit, the record to its owner. */
-export function countInReadRoute(redis: Redis, keys: RedisKeys, windowMs: number, limit: number): RequestHandler {
-  redis.defineCommand("benchCountAndRead", { numberOfKeys: 5, lua: COUNT_AND_READ });
-  const countAndRead = (redis as unknown as { benchCountAndRead: CountAndRead }).benchCountAndRead.bind(redis);
+export function countInReadRoute(redis: RedisClient, keys: RedisKeys, windowMs: number, limit: number): RequestHandler {
+  redis.defineCommand("benchCountAndRead", { numberOfKeys: 2, lua: COUNT_AND_READ });
+  redis.defineCommand("benchQueuePlace", { numberOfKeys: 3, lua: QUEUE_PLACE });
+  const scripts = redis as unknown as { benchCountAndRead: CountAndRead; benchQueuePlace: QueuePlace };
   return (req: Request, res: Response, next: NextFunction) => {
     const keyId = authenticatedKey(req).id;
-    const readKeys = statusReadKeys(keys, String(req.params.id));
-    countAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, ...readKeys, windowMs, Date.now()).then(([hits, ttl, read]) => {
-      setLimitHeaders(res, limit, hits, Date.now() + ttl);
-      if (hits > limit) return sendJson(res, 429, { status: "error" });
-      // As the gateway answers: the same parser of the READ reply, the same ownership check.
-      const stored = storedStatusFromRead(read);
-      if (!stored || stored.owner !== keyId) return sendJson(res, 404, { status: "error" });
-      res.setHeader("Cache-Control", "no-store");
-      sendJson(res, 200, stored.record);
-    }, next);
+    const id = String(req.params.id);
+    const now = Date.now();
+    Promise.all([scripts.benchCountAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, keys.status(id), windowMs), scripts.benchQueuePlace(...queuePlaceKeys(keys), now, id)]).then(
+      ([[hits, ttl, flat], place]) => {
+        setLimitHeaders(res, limit, hits, Date.now() + ttl);
+        if (hits > limit) return sendJson(res, 429, { status: "error" });
+        // As the gateway answers: the same parser of the record and its place, the same ownership check.
+        const stored = storedStatusOf(toHash(flat), place);
+        if (!stored || stored.owner !== keyId) return sendJson(res, 404, { status: "error" });
+        res.setHeader("Cache-Control", "no-store");
+        sendJson(res, 200, stored.record);
+      },
+      next,
+    );
   };
 }

@@ -39,7 +39,7 @@ const workers = prefixes.map((prefix) => {
   const keys = redisKeys(prefix);
   const worker = new Worker<GenerateTextJob>(QUEUES.text, processor(new StatusStore(connection, keys, 3600)), {
     connection,
-    prefix: keys.bullPrefix,
+    prefix: keys.bullPrefix(QUEUES.text),
     concurrency,
   });
   worker.on("error", (error) => process.stderr.write(`noop worker: ${error.message}\n`));

@@ -189,7 +189,7 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
 
 /** Failed attempts in the gateway's text queue: every attempt of a job beyond its first, and failures. */
 async function failedAttempts(stack: BenchStack): Promise<{ attempts: number; jobs: number }> {
-  const queue = new Queue(QUEUES.text, { connection: stack.redis, prefix: redisKeys(GATEWAY_PREFIX).bullPrefix });
+  const queue = new Queue(QUEUES.text, { connection: stack.redis, prefix: redisKeys(GATEWAY_PREFIX).bullPrefix(QUEUES.text) });
   try {
     const jobs = await queue.getJobs(["completed", "failed"]);
     const attempts = jobs.reduce((sum, job) => sum + Math.max(job.attemptsStarted - 1, 0) + (job.failedReason ? 1 : 0), 0);

@@ -9,7 +9,7 @@ import { GATEWAY_PREFIX, type BenchStack } from "./bench-stack.js";
 import { startNode, whileAlive, type BenchChild } from "./child-processes.js";
 
 async function untilWorkerConnected(stack: BenchStack, prefix: string, timeoutMs: number): Promise<void> {
-  const queue = new Queue(QUEUES.text, { connection: stack.redis, prefix: redisKeys(prefix).bullPrefix });
+  const queue = new Queue(QUEUES.text, { connection: stack.redis, prefix: redisKeys(prefix).bullPrefix(QUEUES.text) });
   try {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {

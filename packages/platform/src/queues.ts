@@ -1,6 +1,6 @@
 import { QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
 import { Queue, type DefaultJobOptions } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis/connection.js";
 import type { RedisKeys } from "./redis/redis-keys.js";
 
 /**
@@ -15,10 +15,10 @@ export const TEXT_JOB_OPTIONS: DefaultJobOptions = {
   removeOnFail: { age: 24 * 3600, count: 5000 },
 };
 
-export function createTextQueue(connection: Redis, keys: RedisKeys): Queue<GenerateTextJob> {
+export function createTextQueue(connection: RedisClient, keys: RedisKeys): Queue<GenerateTextJob> {
   return new Queue<GenerateTextJob>(QUEUES.text, {
     connection,
-    prefix: keys.bullPrefix,
+    prefix: keys.bullPrefix(QUEUES.text),
     defaultJobOptions: TEXT_JOB_OPTIONS,
   });
 }
@@ -31,10 +31,10 @@ export const SPEECH_JOB_OPTIONS: DefaultJobOptions = {
   removeOnFail: { age: 3600, count: 1000 },
 };
 
-export function createSpeechQueue(connection: Redis, keys: RedisKeys): Queue<SynthesizeSpeechJob> {
+export function createSpeechQueue(connection: RedisClient, keys: RedisKeys): Queue<SynthesizeSpeechJob> {
   return new Queue<SynthesizeSpeechJob>(QUEUES.speech, {
     connection,
-    prefix: keys.bullPrefix,
+    prefix: keys.bullPrefix(QUEUES.speech),
     defaultJobOptions: SPEECH_JOB_OPTIONS,
   });
 }

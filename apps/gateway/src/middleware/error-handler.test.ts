@@ -1,7 +1,7 @@
+import type { RedisClient } from "@chorus/platform";
 import { describe, expect, it } from "@jest/globals";
 import { ApiError, REQUEST_LIMITS, type ErrorEnvelope } from "@chorus/contracts";
 import type { NextFunction, Request, Response } from "express";
-import type { Redis } from "ioredis";
 import winston from "winston";
 import Transport from "winston-transport";
 import { errorHandler } from "./error-handler.js";
@@ -44,7 +44,7 @@ function run(error: unknown, redisStatus = "ready") {
       return this;
     },
   } as unknown as Response;
-  const redis = { status: redisStatus } as unknown as Redis;
+  const redis = { status: redisStatus } as unknown as RedisClient;
   errorHandler([redis])(error, req, res, (() => undefined) as NextFunction);
   if (!sent.body) throw new Error("the handler sent no body");
   return { ...sent, body: sent.body, logs: transport.lines };

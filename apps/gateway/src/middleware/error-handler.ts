@@ -1,7 +1,7 @@
+import type { RedisClient } from "@chorus/platform";
 import { randomUUID } from "node:crypto";
 import { ApiError, REQUEST_LIMITS } from "@chorus/contracts";
 import type { ErrorRequestHandler, Request } from "express";
-import type { Redis } from "ioredis";
 import { requestLogger } from "./request-context.js";
 
 /** body-parser's errors carry a `type`; map each to a stable code. */
@@ -23,9 +23,9 @@ function fromBodyParser(error: { type?: string; message?: string }): ApiError | 
   }
 }
 
-const REDIS_ERRORS = /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|Redis did not|READONLY|LOADING/;
+const REDIS_ERRORS = /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|RedisClient did not|READONLY|LOADING/;
 
-function isRedisUnavailable(error: unknown, connections: Redis[]): boolean {
+function isRedisUnavailable(error: unknown, connections: RedisClient[]): boolean {
   if (connections.some((redis) => redis.status !== "ready")) return true;
   return error instanceof Error && REDIS_ERRORS.test(`${error.name} ${error.message}`);
 }
@@ -46,7 +46,7 @@ function fromClientHttpError(error: { status?: unknown; message?: string }): Api
   return ApiError.invalidParameter("body", "object", "the request body could not be read (is its Content-Encoding right?)");
 }
 
-function toApiError(error: unknown, req: Request, connections: Redis[]): ApiError {
+function toApiError(error: unknown, req: Request, connections: RedisClient[]): ApiError {
   if (error instanceof ApiError) return error;
   const fromRequest = typeof error === "object" && error !== null ? (fromBodyParser(error) ?? fromClientHttpError(error)) : null;
   if (fromRequest) return fromRequest;
@@ -60,7 +60,7 @@ function toApiError(error: unknown, req: Request, connections: Redis[]): ApiErro
 }
 
 /** Everything that goes wrong leaves as the spec's error envelope; no stack trace leaves the process. */
-export function errorHandler(connections: Redis[]): ErrorRequestHandler {
+export function errorHandler(connections: RedisClient[]): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const apiError = toApiError(error, req, connections);
     if (res.headersSent) {

@@ -1,13 +1,14 @@
 import { ApiError, type OperationLimits } from "@chorus/contracts";
-import type { GatewayMetrics, Logger, RedisKeys } from "@chorus/platform";
+import type { GatewayMetrics, Logger, RedisKeys, RedisClient } from "@chorus/platform";
 import type { Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator, rateLimit, type RateLimitInfo } from "express-rate-limit";
-import type { Redis } from "ioredis";
+import type { Cluster } from "ioredis";
+import type { RedisReply, SendCommandClusterFn } from "rate-limit-redis";
 import { ResilientRedisStore } from "./resilient-redis-store.js";
 import { authenticatedKey } from "./authenticate.js";
 
 export interface RateLimitDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   logger: Logger;
   limits: OperationLimits;
@@ -28,11 +29,23 @@ export interface RateLimiters {
   authFailure: RequestHandler;
 }
 
+/**
+ * rate-limit-redis loads its scripts with SCRIPT LOAD, which names no key: on a Redis Cluster that
+ * would reach one node while each EVALSHA goes to the node of its client's key, so there it is sent
+ * to every master (a node that still misses it answers NOSCRIPT, and the store loads it again).
+ */
+function sendCommand(redis: RedisClient): SendCommandClusterFn {
+  return async ({ command: [name = "", ...args] }) => {
+    if (redis.isCluster && name.toUpperCase() === "SCRIPT") {
+      const replies = await Promise.all((redis as Cluster).nodes("master").map((node) => node.call(name, ...args)));
+      return replies[0] as RedisReply;
+    }
+    return (await redis.call(name, ...args)) as RedisReply;
+  };
+}
+
 function redisStore(deps: RateLimitDeps, name: string): ResilientRedisStore {
-  return new ResilientRedisStore({
-    prefix: deps.keys.rateLimit(name),
-    sendCommand: (command: string, ...args: string[]) => deps.redis.call(command, ...args) as never,
-  });
+  return new ResilientRedisStore({ prefix: deps.keys.rateLimit(name), sendCommandCluster: sendCommand(deps.redis) });
 }
 
 function rejection(deps: RateLimitDeps, name: string): ApiError {

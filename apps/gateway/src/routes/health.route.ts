@@ -1,8 +1,8 @@
+import type { RedisClient } from "@chorus/platform";
 import type { IRouter } from "express";
-import type { Redis } from "ioredis";
 
 /** Unauthenticated probes: /healthz says the process serves; /readyz that Redis answers on every connection. */
-export function addHealthRoutes(router: IRouter, connections: Redis[]): void {
+export function addHealthRoutes(router: IRouter, connections: RedisClient[]): void {
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -15,7 +15,7 @@ export function addHealthRoutes(router: IRouter, connections: Redis[]): void {
   });
 }
 
-async function answersPing(redis: Redis): Promise<boolean> {
+async function answersPing(redis: RedisClient): Promise<boolean> {
   if (redis.status !== "ready") return false;
   return redis.ping().then(
     () => true,

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@chorus/platform";
 
 /**
  * One subscriber connection on one pub/sub channel, subscribed on first use: a gateway holds one per
@@ -8,7 +8,7 @@ export class ChannelSubscriber {
   private subscription: Promise<void> | null = null;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly channel: string,
     onMessage: (message: string) => void,
   ) {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@chorus/platform";
 import { ChannelSubscriber } from "./channel-subscriber.js";
 
 /** A registered wait: `subscribed` once a finish can no longer be missed, `finished` when it ends. */
@@ -17,7 +17,7 @@ export class FinalStatusWaits {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly subscriber: ChannelSubscriber;
 
-  constructor(connection: Redis, channel: string) {
+  constructor(connection: RedisClient, channel: string) {
     this.subscriber = new ChannelSubscriber(connection, channel, (requestId) => this.wake(requestId));
   }
 

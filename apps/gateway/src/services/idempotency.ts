@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ApiError } from "@chorus/contracts";
-import type { RedisKeys } from "@chorus/platform";
-import type { Redis } from "ioredis";
+import type { RedisKeys, RedisClient } from "@chorus/platform";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -22,7 +21,7 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
  */
 export class IdempotencyKeys {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly ttlSeconds: number,
   ) {}

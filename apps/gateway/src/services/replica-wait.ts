@@ -1,5 +1,5 @@
+import type { RedisClient } from "@chorus/platform";
 import { ApiError } from "@chorus/contracts";
-import type { Redis } from "ioredis";
 
 /**
  * Redis replicates asynchronously: a write the master acknowledged is lost if the master dies before
@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
  */
 export class ReplicaWait {
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly replicas: number,
     private readonly timeoutMs: number,
   ) {}

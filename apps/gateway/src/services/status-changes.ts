@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@chorus/platform";
 import { ChannelSubscriber } from "./channel-subscriber.js";
 
 /** What an open status stream is told: its record changed, or the gateway is shutting down. */
@@ -18,7 +18,7 @@ export class StatusChanges {
   private readonly listeners = new Map<string, Set<StatusChangeListener>>();
   private readonly subscriber: ChannelSubscriber;
 
-  constructor(connection: Redis, channel: string) {
+  constructor(connection: RedisClient, channel: string) {
     this.subscriber = new ChannelSubscriber(connection, channel, (requestId) => {
       for (const listener of this.listeners.get(requestId) ?? []) listener.changed();
     });

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId, type SamplingParams } from "@chorus/contracts";
-import type { RedisKeys, StatusStore } from "@chorus/platform";
+import type { RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { ReplicaWait } from "./replica-wait.js";
 
 /** The `error` of a record whose job could not be queued (its client was told so and holds no id). */
@@ -13,7 +12,7 @@ export class TextJobs {
   constructor(
     private readonly statuses: StatusStore,
     private readonly queue: Queue<GenerateTextJob>,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     /** Confirms, on the connection that wrote both, that replicas hold the record and the job. */
     private readonly replicated: ReplicaWait,
@@ -22,6 +21,8 @@ export class TextJobs {
   /**
    * The status record and the job are sent together: both go down the same connection in that
    * order, so a worker never finds the record missing, and the client waits one round trip, not two.
+   * On a Redis Cluster they live on different nodes, where one connection's order means nothing:
+   * there the record is stored first (one more round trip), and a record that fails queues nothing.
    * Should the record fail and the job not, the worker skips a job without a record. Should the job
    * fail and the record not, the record is closed at once (the client gets an error, never this id),
    * so it neither waits in anyone's queue position nor stays `processing`; if even that write fails,
@@ -31,10 +32,9 @@ export class TextJobs {
    */
   async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
-    const [created, queued] = await Promise.allSettled([
-      this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook),
-      this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId }),
-    ]);
+    const creating = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook);
+    if (this.redis.isCluster) await creating;
+    const [created, queued] = await Promise.allSettled([creating, this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
     if (queued.status === "rejected") {
       if (created.status === "fulfilled") await this.statuses.fail(requestId, NOT_QUEUED_ERROR).catch(() => undefined);
       throw queued.reason;

@@ -1,12 +1,11 @@
 import { SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SynthesizeSpeechJob } from "@chorus/contracts";
-import { SpeechAudioStore, type ApiKeyUsage, type Logger, type RedisKeys } from "@chorus/platform";
+import { SpeechAudioStore, type ApiKeyUsage, type Logger, type RedisKeys, type RedisClient } from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
 import { SpeechEngineError, type SpeechEngine } from "../engines/tts/speech-engine.js";
 
 export interface SynthesizeSpeechDeps {
   speech: SpeechEngine;
-  connection: Redis;
+  connection: RedisClient;
   keys: RedisKeys;
   logger: Logger;
   /** How long audio may wait in Redis for its gateway (a backstop: the gateway deletes it once delivered). */

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@chorus/platform";
 
 /** KEYS[1] stats hash; ARGV seconds, weight of the newest. A shared moving average, updated atomically. */
 const RECORD = `
@@ -11,7 +11,7 @@ return 1
 /** How long text jobs take, averaged over all workers: the gateway's ETA for jobs still queued. */
 export class JobTimeStats {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
   ) {}
 

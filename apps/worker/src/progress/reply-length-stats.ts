@@ -1,5 +1,5 @@
+import type { RedisClient } from "@chorus/platform";
 import type { ModelId } from "@chorus/contracts";
-import type { Redis } from "ioredis";
 
 /** Weight of the newest reply in the running average. */
 const ALPHA = 0.2;
@@ -14,7 +14,7 @@ export class ReplyLengthStats {
   private readonly averages = new Map<ModelId, number>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
   ) {}
 

@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { QUEUES } from "@chorus/contracts";
-import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
-import type { Redis } from "ioredis";
+import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
 import { failureMessage } from "./failure-message.js";
 
 /** The `error` of a record whose job left BullMQ without its answer being written. */
 export const LOST_ERROR = "lost: the job disappeared from the queue";
 
 export interface LostJobSweeperOptions {
-  connection: Redis;
+  connection: RedisClient;
   keys: RedisKeys;
   statuses: StatusStore;
   logger: Logger;
@@ -88,22 +87,20 @@ export class LostJobSweeper {
     }
   }
 
+  /** Sent all at once, not as a pipeline: a record and its job sit in different slots of a Redis Cluster. */
   private async observe(ids: string[]): Promise<Observed[]> {
     const { connection, keys } = this.options;
-    const pipeline = connection.pipeline();
-    for (const id of ids) {
-      const job = keys.bullJob(QUEUES.text, id);
-      pipeline.hget(keys.status(id), "status").exists(job).hmget(job, "finishedOn", "failedReason");
-    }
-    const replies = (await pipeline.exec()) ?? [];
-    return ids.map((_id, i) => {
-      const [status, exists, fields] = replies.slice(i * 3, i * 3 + 3).map(([error, value]) => {
-        if (error) throw error;
-        return value;
-      });
-      const [finishedOn, failedReason] = (fields as (string | null)[] | undefined) ?? [null, null];
-      return { status: status as string | null, jobExists: exists === 1, finishedOn: finishedOn ?? null, failedReason: failedReason ?? null };
-    });
+    return Promise.all(
+      ids.map(async (id) => {
+        const job = keys.bullJob(QUEUES.text, id);
+        const [status, exists, [finishedOn, failedReason]] = await Promise.all([
+          connection.hget(keys.status(id), "status"),
+          connection.exists(job),
+          connection.hmget(job, "finishedOn", "failedReason"),
+        ]);
+        return { status, jobExists: exists === 1, finishedOn: finishedOn ?? null, failedReason: failedReason ?? null };
+      }),
+    );
   }
 
   /** Returns false for a record left open (its job is still queued, waiting for a retry or running). */

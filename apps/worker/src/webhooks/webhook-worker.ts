@@ -1,13 +1,12 @@
 import { QUEUES, type DeliverWebhookJob } from "@chorus/contracts";
-import type { Logger, RedisKeys, StatusStore } from "@chorus/platform";
+import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
 import { Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import { isFinalFailure } from "../worker.js";
 import { deliverWebhookProcessor, failedWebhookOutcome } from "./deliver-webhook.processor.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
 export interface WebhookWorkerDeps {
-  connection: Redis;
+  connection: RedisClient;
   keys: RedisKeys;
   statuses: StatusStore;
   logger: Logger;
@@ -20,7 +19,7 @@ export interface WebhookWorkerDeps {
 export function createWebhookWorker(deps: WebhookWorkerDeps): Worker<DeliverWebhookJob> {
   const worker = new Worker<DeliverWebhookJob>(QUEUES.webhooks, deliverWebhookProcessor(deps), {
     connection: deps.connection,
-    prefix: deps.keys.bullPrefix,
+    prefix: deps.keys.bullPrefix(QUEUES.webhooks),
     concurrency: deps.concurrency,
   });
   worker.on("error", (error) => deps.logger.error("webhook worker error", { error: error.message }));

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { validateNewApiKey, type OperationLimits } from "@chorus/contracts";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
 /** What the service knows about a key. The secret itself is never stored, only its SHA-256. */
@@ -43,7 +43,7 @@ function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
 
 export class ApiKeyStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

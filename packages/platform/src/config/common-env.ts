@@ -2,14 +2,18 @@ import type { ConfigOf, EnvSchema } from "./load-config.js";
 
 /** Settings every process reads. */
 export const COMMON_ENV = {
-  // No default in the schema: REDIS_URL set together with REDIS_SENTINELS is an error (redisTargetOf),
+  // No default in the schema: REDIS_URL set together with REDIS_SENTINELS or REDIS_CLUSTER_NODES is an error (redisTargetOf),
   // which a default would hide; unset, it means redis://127.0.0.1:6379.
   REDIS_URL: { type: "string", description: "Redis connection URL (redis:// or rediss://, may carry user:password); default redis://127.0.0.1:6379" },
   REDIS_SENTINELS: { type: "string", description: "instead of REDIS_URL: the Sentinel addresses, a comma list of host:port; every connection asks them for the master" },
+  REDIS_CLUSTER_NODES: {
+    type: "string",
+    description: "instead of REDIS_URL: some nodes of a Redis Cluster, a comma list of host:port; the client learns the rest and follows the slots",
+  },
   REDIS_SENTINEL_MASTER: { type: "string", description: "the master's name in the sentinels' configuration (with REDIS_SENTINELS)" },
   REDIS_SENTINEL_PASSWORD: { type: "string", description: "password of the sentinels themselves, if they require one (with REDIS_SENTINELS)" },
-  REDIS_USERNAME: { type: "string", description: "ACL user on the Redis master and replicas (with REDIS_SENTINELS; with REDIS_URL it is in the URL)" },
-  REDIS_PASSWORD: { type: "string", description: "password of the Redis master and replicas (with REDIS_SENTINELS; with REDIS_URL it is in the URL)" },
+  REDIS_USERNAME: { type: "string", description: "ACL user on the Redis servers (with REDIS_SENTINELS or REDIS_CLUSTER_NODES; with REDIS_URL it is in the URL)" },
+  REDIS_PASSWORD: { type: "string", description: "password of the Redis servers (with REDIS_SENTINELS or REDIS_CLUSTER_NODES; with REDIS_URL it is in the URL)" },
   REDIS_PREFIX: { type: "string", default: "chorus", pattern: "^[A-Za-z0-9_.-]+$", description: "prefix of every Redis key this service writes" },
   LOG_LEVEL: { type: "string", default: "info", enum: ["error", "warn", "info", "http", "debug"], description: "winston log level" },
   LOG_FORMAT: { type: "string", default: "json", enum: ["json", "pretty"], description: "json for machines, pretty for people" },

@@ -1,10 +1,27 @@
-import { Redis, type RedisOptions } from "ioredis";
-import { sentinelOptions, type RedisTarget } from "./redis-target.js";
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { clusterCredentials, sentinelOptions, type RedisTarget } from "./redis-target.js";
+
+/** A connection to one Redis (direct or through Sentinel) or to a Redis Cluster: the service uses either alike. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * The same settings for a cluster: what concerns the whole client (offline queue, auto-pipelining,
+ * reconnecting, lazy connect) at the top, what concerns each node's connection in `redisOptions`.
+ */
+function clusterOptionsOf({ enableOfflineQueue, enableAutoPipelining, retryStrategy, lazyConnect, ...perNode }: RedisOptions): ClusterOptions {
+  const options: ClusterOptions = { redisOptions: perNode };
+  if (enableOfflineQueue !== undefined) options.enableOfflineQueue = enableOfflineQueue;
+  if (enableAutoPipelining !== undefined) options.enableAutoPipelining = enableAutoPipelining;
+  if (lazyConnect !== undefined) options.lazyConnect = lazyConnect;
+  if (retryStrategy) options.clusterRetryStrategy = (attempt) => retryStrategy(attempt);
+  return options;
+}
 
 /** A Redis URL, or the target the settings name (redisTargetOf): every connection is made here. */
-function connect(target: string | RedisTarget, options: RedisOptions): Redis {
+function connect(target: string | RedisTarget, options: RedisOptions): RedisClient {
   if (typeof target === "string") return new Redis(target, options);
   if ("url" in target) return new Redis(target.url, options);
+  if ("cluster" in target) return new Cluster(target.cluster.nodes, clusterOptionsOf({ ...clusterCredentials(target.cluster), ...options }));
   return new Redis({ ...sentinelOptions(target.sentinel), ...options });
 }
 
@@ -12,7 +29,7 @@ function connect(target: string | RedisTarget, options: RedisOptions): Redis {
  * Gateways fail fast while Redis is away (BullMQ's production guide): no offline queue, one retry,
  * a short command timeout, so a request gets a 503 in about a second instead of hanging.
  */
-export function createGatewayRedis(target: string | RedisTarget, overrides: RedisOptions = {}): Redis {
+export function createGatewayRedis(target: string | RedisTarget, overrides: RedisOptions = {}): RedisClient {
   return connect(target, {
     // Commands issued by concurrent requests in one tick share one write: the gateway's largest
     // single saving under load (see npm run bench).
@@ -27,7 +44,7 @@ export function createGatewayRedis(target: string | RedisTarget, overrides: Redi
 }
 
 /** Workers wait for Redis instead (BullMQ requires `maxRetriesPerRequest: null` for workers). */
-export function createWorkerRedis(target: string | RedisTarget, overrides: RedisOptions = {}): Redis {
+export function createWorkerRedis(target: string | RedisTarget, overrides: RedisOptions = {}): RedisClient {
   return connect(target, {
     maxRetriesPerRequest: null,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
@@ -36,7 +53,7 @@ export function createWorkerRedis(target: string | RedisTarget, overrides: Redis
 }
 
 /** Resolves once the client is ready, or rejects after `timeoutMs`. */
-export async function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+export async function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === "ready") return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -67,8 +84,9 @@ export function redactRedisUrl(url: string): string {
   }
 }
 
-/** For logs: the URL without its password, or the master's name and its sentinels. */
+/** For logs: the URL without its password, the cluster's seed nodes, or the master's name and its sentinels. */
 export function describeRedisTarget(target: RedisTarget): string {
   if ("url" in target) return redactRedisUrl(target.url);
+  if ("cluster" in target) return `cluster via ${target.cluster.nodes.map((n) => `${n.host}:${n.port}`).join(",")}`;
   return `sentinel master ${target.sentinel.master} via ${target.sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(",")}`;
 }

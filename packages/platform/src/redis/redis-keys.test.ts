@@ -4,7 +4,7 @@ import { type RedisKeys, redisKeys } from "./redis-keys.js";
 /** Every key, key prefix or channel a RedisKeys builds, for the given argument. */
 function allKeys(keys: RedisKeys, arg: string): string[] {
   return [
-    keys.bullPrefix,
+    keys.bullPrefix("q"),
     keys.status(arg),
     keys.apiKeyBySecretHash(arg),
     keys.apiKeyIndex(),
@@ -22,6 +22,10 @@ function allKeys(keys: RedisKeys, arg: string): string[] {
     keys.audio(arg),
     keys.audioMeta(arg),
     keys.apiKeyUsage(arg, "2026-01-01"),
+    keys.idempotency(arg, "k"),
+    keys.textJobStats(),
+    keys.workerSlots(),
+    keys.replyLengthStats(),
   ];
 }
 
@@ -41,24 +45,28 @@ describe("redisKeys", () => {
   it("when keys are built, then they have the documented shapes", () => {
     const keys = redisKeys("p");
     expect(allKeys(keys, "x")).toEqual([
-      "p:bull",
-      "p:status:x",
-      "p:apikey:x",
-      "p:apikeys",
-      "p:apikey-names",
+      "p:bull:{q}",
+      "p:status:{x}",
+      "p:apikeys:{registry}:secret:x",
+      "p:apikeys:{registry}:ids",
+      "p:apikeys:{registry}:names",
       "p:rl:x:",
       "p:cancel",
       "p:status-final",
       "p:status-changed",
-      "p:queue-tickets:text:accepted",
-      "p:queue-tickets:text:waiting",
-      "p:text-requests:unfinished",
-      "p:text-requests:by-key:x",
+      "p:text-queue:{text-generation}:tickets",
+      "p:text-queue:{text-generation}:waiting",
+      "p:text-queue:{text-generation}:unfinished",
+      "p:text-requests:{x}",
       "p:lock:lost-job-sweep",
-      "p:bull:q:x",
-      "p:audio:x",
-      "p:audio-meta:x",
-      "p:usage:x:2026-01-01",
+      "p:bull:{q}:q:x",
+      "p:audio:{x}",
+      "p:audio-meta:{x}",
+      "p:usage:{x}:2026-01-01",
+      "p:idempotency:{x}:k",
+      "p:text-queue:{text-generation}:job-stats",
+      "p:text-queue:{text-generation}:worker-slots",
+      "p:stats:reply-tokens",
     ]);
   });
 

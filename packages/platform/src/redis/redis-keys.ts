@@ -1,10 +1,18 @@
+import { QUEUES } from "@chorus/contracts";
+
 /**
  * The one place that builds Redis key names. Every key this service writes starts with the
  * configured prefix, so several deployments (or test runs) can share one Redis.
+ *
+ * Keys carry a hash tag (the part in braces) so that every script or transaction finds all its keys
+ * in one slot of a Redis Cluster, while the load still spreads over the cluster's nodes: one tag per
+ * queue (BullMQ's keys of that queue and the text queue's own sets), one per request (its status
+ * record and audio), one per API key (its request index, usage, idempotency keys), one for the key
+ * registry (created and revoked together, read through a cache). On a single Redis tags change nothing.
  */
 export interface RedisKeys {
-  /** Prefix BullMQ puts before its own `<queue>:<...>` keys. */
-  readonly bullPrefix: string;
+  /** Prefix BullMQ puts before its own `<queue>:<...>` keys of `queue`: hash-tagged by the queue, as BullMQ's cluster guide asks. */
+  bullPrefix(queue: string): string;
   status(requestId: string): string;
   apiKeyBySecretHash(secretHash: string): string;
   /** Hash: key id -> secret hash (for list and revoke by id). */
@@ -34,7 +42,7 @@ export interface RedisKeys {
   textRequestsOfApiKey(keyId: string): string;
   /** Held (SET NX PX) by the one worker that runs the current lost-job sweep. */
   lostJobSweepLock(): string;
-  /** BullMQ's hash of one job (its layout: `<bullPrefix>:<queue>:<jobId>`), for the sweep to check it exists. */
+  /** BullMQ's hash of one job (its layout: `<bullPrefix(queue)>:<queue>:<jobId>`), for the sweep to check it exists. */
   bullJob(queue: string, jobId: string): string;
   /** Hash: avgJobSeconds of text jobs, learned by the workers. */
   textJobStats(): string;
@@ -50,30 +58,35 @@ export interface RedisKeys {
   apiKeyUsage(keyId: string, day: string): string;
 }
 
+/** The hash tag of one queue: BullMQ's keys of that queue and the queue's own sets share its slot. */
+const queueTag = (queue: string) => `{${queue}}`;
+
 export function redisKeys(prefix: string): RedisKeys {
-  const bullPrefix = `${prefix}:bull`;
+  const bullPrefix = (queue: string) => `${prefix}:bull:${queueTag(queue)}`;
+  const textQueue = `${prefix}:text-queue:${queueTag(QUEUES.text)}`;
+  const registry = `${prefix}:apikeys:{registry}`;
   return {
     bullPrefix,
-    status: (requestId) => `${prefix}:status:${requestId}`,
-    apiKeyBySecretHash: (secretHash) => `${prefix}:apikey:${secretHash}`,
-    apiKeyIndex: () => `${prefix}:apikeys`,
-    apiKeyNames: () => `${prefix}:apikey-names`,
+    status: (requestId) => `${prefix}:status:{${requestId}}`,
+    apiKeyBySecretHash: (secretHash) => `${registry}:secret:${secretHash}`,
+    apiKeyIndex: () => `${registry}:ids`,
+    apiKeyNames: () => `${registry}:names`,
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
     statusFinalChannel: () => `${prefix}:status-final`,
     statusChangedChannel: () => `${prefix}:status-changed`,
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
-    textJobTickets: () => `${prefix}:queue-tickets:text:accepted`,
-    textJobsWaiting: () => `${prefix}:queue-tickets:text:waiting`,
-    textRequestsUnfinished: () => `${prefix}:text-requests:unfinished`,
-    textRequestsOfApiKey: (keyId) => `${prefix}:text-requests:by-key:${keyId}`,
+    textJobTickets: () => `${textQueue}:tickets`,
+    textJobsWaiting: () => `${textQueue}:waiting`,
+    textRequestsUnfinished: () => `${textQueue}:unfinished`,
+    textRequestsOfApiKey: (keyId) => `${prefix}:text-requests:{${keyId}}`,
     lostJobSweepLock: () => `${prefix}:lock:lost-job-sweep`,
-    bullJob: (queue, jobId) => `${bullPrefix}:${queue}:${jobId}`,
-    textJobStats: () => `${prefix}:stats:text-jobs`,
-    workerSlots: () => `${prefix}:worker-slots`,
-    audio: (requestId) => `${prefix}:audio:${requestId}`,
-    audioMeta: (requestId) => `${prefix}:audio-meta:${requestId}`,
-    idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:${keyId}:${idempotencyKey}`,
-    apiKeyUsage: (keyId, day) => `${prefix}:usage:${keyId}:${day}`,
+    bullJob: (queue, jobId) => `${bullPrefix(queue)}:${queue}:${jobId}`,
+    textJobStats: () => `${textQueue}:job-stats`,
+    workerSlots: () => `${textQueue}:worker-slots`,
+    audio: (requestId) => `${prefix}:audio:{${requestId}}`,
+    audioMeta: (requestId) => `${prefix}:audio-meta:{${requestId}}`,
+    idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:{${keyId}}:${idempotencyKey}`,
+    apiKeyUsage: (keyId, day) => `${prefix}:usage:{${keyId}}:${day}`,
   };
 }

@@ -9,12 +9,22 @@ export interface RedisSettings {
   REDIS_SENTINELS?: string;
   REDIS_SENTINEL_MASTER?: string;
   REDIS_SENTINEL_PASSWORD?: string;
+  REDIS_CLUSTER_NODES?: string;
   REDIS_USERNAME?: string;
   REDIS_PASSWORD?: string;
 }
 
-/** Where the service's Redis is: one URL, or a master that Sentinel names and follows across failovers. */
-export type RedisTarget = { url: string } | { sentinel: SentinelTarget };
+/** Where the service's Redis is: one URL, a master that Sentinel names and follows across failovers, or a Redis Cluster. */
+export type RedisTarget = { url: string } | { sentinel: SentinelTarget } | { cluster: ClusterTarget };
+
+type HostPort = { host: string; port: number };
+
+/** Some of a cluster's nodes (ioredis learns the rest, and follows slots as they move). */
+export interface ClusterTarget {
+  nodes: HostPort[];
+  username?: string;
+  password?: string;
+}
 
 export interface SentinelTarget {
   sentinels: { host: string; port: number }[];
@@ -24,32 +34,53 @@ export interface SentinelTarget {
   password?: string;
 }
 
-function parseSentinels(list: string): { host: string; port: number }[] {
+function parseHostPorts(setting: string, list: string): HostPort[] {
   return list.split(",").map((entry) => {
     const match = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(entry);
-    if (!match?.[1] || !match[2]) throw new ConfigError([`REDIS_SENTINELS=${JSON.stringify(list)}: '${entry}' is not host:port`]);
+    if (!match?.[1] || !match[2]) throw new ConfigError([`${setting}=${JSON.stringify(list)}: '${entry}' is not host:port`]);
     return { host: match[1].replace(/^\[|\]$/g, ""), port: Number(match[2]) };
   });
 }
 
+const TARGET_SETTINGS = ["REDIS_URL", "REDIS_SENTINELS", "REDIS_CLUSTER_NODES"] as const;
+
+/** Username and password, from the settings that carry them apart from a URL. */
+function credentialsOf(settings: RedisSettings): { username?: string; password?: string } {
+  return {
+    ...(settings.REDIS_USERNAME !== undefined && { username: settings.REDIS_USERNAME }),
+    ...(settings.REDIS_PASSWORD !== undefined && { password: settings.REDIS_PASSWORD }),
+  };
+}
+
+function sentinelTargetOf(settings: RedisSettings, sentinels: string): SentinelTarget {
+  if (settings.REDIS_SENTINEL_MASTER === undefined) throw new ConfigError(["REDIS_SENTINELS needs REDIS_SENTINEL_MASTER (the master's name in the sentinels' configuration)"]);
+  const sentinel: SentinelTarget = { sentinels: parseHostPorts("REDIS_SENTINELS", sentinels), master: settings.REDIS_SENTINEL_MASTER, ...credentialsOf(settings) };
+  if (settings.REDIS_SENTINEL_PASSWORD !== undefined) sentinel.sentinelPassword = settings.REDIS_SENTINEL_PASSWORD;
+  return sentinel;
+}
+
 /**
- * The target the settings name, or a ConfigError naming what contradicts: REDIS_URL and Sentinel are
- * two ways to say where Redis is, so both at once is refused rather than one silently winning.
+ * The target the settings name, or a ConfigError naming what contradicts: REDIS_URL, Sentinel and
+ * a cluster are three ways to say where Redis is, so two at once are refused rather than one
+ * silently winning, and so is a setting that only means something with another one.
  */
 export function redisTargetOf(settings: RedisSettings): RedisTarget {
-  const { REDIS_URL, REDIS_SENTINELS, REDIS_SENTINEL_MASTER } = settings;
-  const sentinelOnly = (["REDIS_SENTINEL_MASTER", "REDIS_SENTINEL_PASSWORD", "REDIS_USERNAME", "REDIS_PASSWORD"] as const).filter((name) => settings[name] !== undefined);
-  if (REDIS_SENTINELS === undefined) {
-    if (sentinelOnly.length > 0) throw new ConfigError([`${sentinelOnly.join(", ")}: only used with REDIS_SENTINELS (with REDIS_URL, put user:password in the URL)`]);
-    return { url: REDIS_URL ?? DEFAULT_REDIS_URL };
+  const named = TARGET_SETTINGS.filter((name) => settings[name] !== undefined);
+  if (named.length > 1) throw new ConfigError([`${named.join(" and ")}: set only one (each says where Redis is)`]);
+  const sentinelOnly = (["REDIS_SENTINEL_MASTER", "REDIS_SENTINEL_PASSWORD"] as const).filter((name) => settings[name] !== undefined);
+  if (settings.REDIS_SENTINELS === undefined && sentinelOnly.length > 0) throw new ConfigError([`${sentinelOnly.join(", ")}: only used with REDIS_SENTINELS`]);
+  const credentials = (["REDIS_USERNAME", "REDIS_PASSWORD"] as const).filter((name) => settings[name] !== undefined);
+  if (named.length === 0 || named[0] === "REDIS_URL") {
+    if (credentials.length > 0) throw new ConfigError([`${credentials.join(", ")}: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, put user:password in the URL)`]);
+    return { url: settings.REDIS_URL ?? DEFAULT_REDIS_URL };
   }
-  if (REDIS_URL !== undefined) throw new ConfigError(["REDIS_URL and REDIS_SENTINELS are both set: use one (REDIS_SENTINELS finds the master itself)"]);
-  if (REDIS_SENTINEL_MASTER === undefined) throw new ConfigError(["REDIS_SENTINELS needs REDIS_SENTINEL_MASTER (the master's name in the sentinels' configuration)"]);
-  const sentinel: SentinelTarget = { sentinels: parseSentinels(REDIS_SENTINELS), master: REDIS_SENTINEL_MASTER };
-  if (settings.REDIS_SENTINEL_PASSWORD !== undefined) sentinel.sentinelPassword = settings.REDIS_SENTINEL_PASSWORD;
-  if (settings.REDIS_USERNAME !== undefined) sentinel.username = settings.REDIS_USERNAME;
-  if (settings.REDIS_PASSWORD !== undefined) sentinel.password = settings.REDIS_PASSWORD;
-  return { sentinel };
+  if (settings.REDIS_CLUSTER_NODES !== undefined) return { cluster: { nodes: parseHostPorts("REDIS_CLUSTER_NODES", settings.REDIS_CLUSTER_NODES), ...credentialsOf(settings) } };
+  return { sentinel: sentinelTargetOf(settings, settings.REDIS_SENTINELS as string) };
+}
+
+/** The username and password every node of a cluster is connected with (ioredis options). */
+export function clusterCredentials(target: ClusterTarget): RedisOptions {
+  return { ...(target.username !== undefined && { username: target.username }), ...(target.password !== undefined && { password: target.password }) };
 }
 
 /**

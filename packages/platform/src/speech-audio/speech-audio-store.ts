@@ -1,5 +1,5 @@
 import type { SpeechJobResult } from "@chorus/contracts";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
 /** 1 MiB: small enough that no single command holds a connection (or Redis) for long. */
@@ -14,7 +14,7 @@ export const AUDIO_PIECE_BYTES = 1 << 20;
  */
 export class SpeechAudioStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly pieceBytes = AUDIO_PIECE_BYTES,
   ) {}

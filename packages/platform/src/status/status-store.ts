@@ -1,7 +1,7 @@
 import type { JobState, ModelId, StatusRecord } from "@chorus/contracts";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
-import { CREATE, FINISH, MARK_STARTED, READ, UPDATE_PROGRESS } from "./status-scripts.js";
+import { CREATE, FINISH, INDEX, JOIN_QUEUE, LEAVE_QUEUE, MARK_STARTED, QUEUE_PLACE, UPDATE_PROGRESS } from "./status-scripts.js";
 
 /** A status record with the fields only the service sees (never sent to clients). */
 export interface StoredStatus {
@@ -33,12 +33,6 @@ export interface FinalRecordHook {
 
 const NUMERIC_FIELDS = ["tokens", "promptTokens", "cachedTokens", "progress", "estimatedTimeRemaining", "processingTime", "droppedMessages"] as const;
 
-function toHash(flat: string[]): Record<string, string> {
-  const hash: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
-  return hash;
-}
-
 /** A waiting job's place: jobs ahead, and the time to its own completion from measured job times. */
 function addQueueEstimate(record: StatusRecord, ahead: number, averageSeconds: number, slots: number): void {
   record.queuePosition = ahead;
@@ -59,48 +53,59 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   return { owner: hash.owner, model: hash.model ?? "", createdAt: Number(hash.createdAt ?? 0), record, rev: Number(hash.rev ?? 0) };
 }
 
-/** What the READ script returns: the record's flat field list, then for a waiting job its queue figures. */
-export type StatusReadReply = [string[], number?, string?, number?];
+/** What QUEUE_PLACE returns: nothing for a job not waiting, else jobs ahead, average job seconds, live slots. */
+export type QueuePlaceReply = [] | [number, string, number];
 
-/** The keys of the READ script, in its order: the record, then what a waiting job's estimate reads. */
-export function statusReadKeys(keys: RedisKeys, requestId: string): string[] {
-  return [keys.status(requestId), keys.textJobsWaiting(), keys.textJobStats(), keys.workerSlots()];
+/** The keys of the QUEUE_PLACE script, in its order: the waiting set, then what a waiting job's estimate reads. */
+export function queuePlaceKeys(keys: RedisKeys): string[] {
+  return [keys.textJobsWaiting(), keys.textJobStats(), keys.workerSlots()];
 }
 
-/** The stored status behind a READ reply (null for no record), with a waiting job's place and ETA. */
-export function storedStatusFromRead([flat, ahead, average, slots]: StatusReadReply): StoredStatus | null {
-  const fresh = toStoredStatus(toHash(flat));
-  if (fresh && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
+/** The stored status behind a record's fields (null for no record), with a waiting job's place and ETA. */
+export function storedStatusOf(hash: Record<string, string>, [ahead, average, slots]: QueuePlaceReply): StoredStatus | null {
+  const fresh = toStoredStatus(hash);
+  // A record started (or final) a moment before the queue's side was told keeps no place.
+  const waiting = fresh?.record.status === "processing" && hash.startedAt === undefined;
+  if (fresh && waiting && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
   return fresh;
 }
 
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 interface StatusScripts {
   chorusStatusCreate: Script;
-  chorusStatusRead: Script;
+  chorusStatusIndex: Script;
   chorusStatusStarted: Script;
   chorusStatusProgress: Script;
   chorusStatusFinish: Script;
+  chorusQueueJoin: Script;
+  chorusQueuePlace: Script;
+  chorusQueueLeave: Script;
 }
 
 /** Registers the scripts once per connection: ioredis then sends EVALSHA, not the whole script text. */
-function statusScripts(redis: Redis): StatusScripts {
+function statusScripts(redis: RedisClient): StatusScripts {
   const scripts = redis as unknown as StatusScripts;
-  if (typeof scripts.chorusStatusRead === "function") return scripts;
-  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 5, lua: CREATE });
-  redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ });
-  redis.defineCommand("chorusStatusStarted", { numberOfKeys: 3, lua: MARK_STARTED });
-  redis.defineCommand("chorusStatusProgress", { numberOfKeys: 2, lua: UPDATE_PROGRESS });
-  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 5, lua: FINISH });
+  if (typeof scripts.chorusQueuePlace === "function") return scripts;
+  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 1, lua: CREATE });
+  redis.defineCommand("chorusStatusIndex", { numberOfKeys: 1, lua: INDEX });
+  redis.defineCommand("chorusStatusStarted", { numberOfKeys: 1, lua: MARK_STARTED });
+  redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
+  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 1, lua: FINISH });
+  redis.defineCommand("chorusQueueJoin", { numberOfKeys: 3, lua: JOIN_QUEUE });
+  redis.defineCommand("chorusQueuePlace", { numberOfKeys: 3, lua: QUEUE_PLACE });
+  redis.defineCommand("chorusQueueLeave", { numberOfKeys: 2, lua: LEAVE_QUEUE });
   return scripts;
 }
 
-/** Status records live in one Redis hash per request; a poll is one script call (one round trip). */
+/**
+ * Status records live in one Redis hash per request. Each step sends the record's script and the
+ * queue's together (they sit in different cluster slots): one round trip.
+ */
 export class StatusStore {
   private readonly scripts: StatusScripts;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly ttlSeconds: number,
     /** Told of every record this store turns final that carries a webhook (absent: nobody is). */
@@ -109,26 +114,37 @@ export class StatusStore {
     this.scripts = statusScripts(redis);
   }
 
-  /** A new `processing` record, in the waiting and unfinished sets and its owner's index; one round trip. */
+  /** A new `processing` record, in the waiting and unfinished sets and its owner's index. */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<void> {
     const k = this.keys;
-    const keys = [k.status(requestId), k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), k.textRequestsOfApiKey(owner)];
-    await this.scripts.chorusStatusCreate(...keys, this.ttlSeconds, owner, model, now, requestId, webhook);
+    await Promise.all([
+      this.scripts.chorusStatusCreate(k.status(requestId), this.ttlSeconds, owner, model, now, webhook),
+      this.scripts.chorusQueueJoin(k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), now, requestId),
+      this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), this.ttlSeconds, now, requestId),
+    ]);
   }
 
   /**
-   * The record, and for a job still waiting in the queue its position and ETA: one script call, the
-   * hot path of every poll. (An HGETALL first and the script only for waiting jobs cost waiting
-   * jobs a second command and round trip: measured slower under npm run bench.)
+   * The record, and for a job still waiting in the queue its position and ETA: the hot path of
+   * every poll. The place is asked for every time, beside the record, rather than after reading it:
+   * one round trip for waiting jobs too.
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
-    return storedStatusFromRead((await this.scripts.chorusStatusRead(...statusReadKeys(this.keys, requestId), now)) as StatusReadReply);
+    const [hash, place] = await Promise.all([
+      this.redis.hgetall(this.keys.status(requestId)),
+      this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>,
+    ]);
+    return storedStatusOf(hash, place);
   }
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
   async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
     const k = this.keys;
-    return (await this.scripts.chorusStatusStarted(k.status(requestId), k.textJobsWaiting(), k.statusChangedChannel(), now, requestId)) as string | null;
+    const [status] = await Promise.all([
+      this.scripts.chorusStatusStarted(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<string | null>,
+      this.redis.zrem(k.textJobsWaiting(), requestId),
+    ]);
+    return status;
   }
 
   /**
@@ -142,7 +158,8 @@ export class StatusStore {
   /** Progress and ETA, and the reply so far when the engine can tell it (left as it was when not). */
   async updateProgress(requestId: string, progress: number, etaSeconds: number, partialReply?: string): Promise<boolean> {
     const reply = partialReply === undefined ? [] : [partialReply];
-    const written = await this.scripts.chorusStatusProgress(this.keys.status(requestId), this.keys.statusChangedChannel(), round(progress, 4), round(etaSeconds, 1), requestId, ...reply);
+    const k = this.keys;
+    const written = await this.scripts.chorusStatusProgress(k.status(requestId), round(progress, 4), round(etaSeconds, 1), requestId, k.statusChangedChannel(), ...reply);
     return written === 1;
   }
 
@@ -164,19 +181,14 @@ export class StatusStore {
     return this.finish(requestId, { status: "error", error });
   }
 
+  /** Whatever the record says (already final, expired), the id leaves the queue's sets. */
   private async finish(requestId: string, fields: Record<string, string | number>): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
-    const written = await this.scripts.chorusStatusFinish(
-      k.status(requestId),
-      k.textJobsWaiting(),
-      k.textRequestsUnfinished(),
-      k.statusFinalChannel(),
-      k.statusChangedChannel(),
-      this.ttlSeconds,
-      requestId,
-      ...args,
-    );
+    const [written] = await Promise.all([
+      this.scripts.chorusStatusFinish(k.status(requestId), this.ttlSeconds, requestId, k.statusFinalChannel(), k.statusChangedChannel(), ...args),
+      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), requestId),
+    ]);
     // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
     if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);
     return written !== 0;

@@ -1,5 +1,5 @@
 import { LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
 export type UsageOperation = keyof OperationLimits;
@@ -46,7 +46,7 @@ export function sumUsage(days: DailyUsage[]): Omit<DailyUsage, "date"> {
  */
 export class ApiKeyUsage {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly now: () => number = Date.now,
   ) {}

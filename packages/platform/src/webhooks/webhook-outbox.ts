@@ -1,6 +1,6 @@
 import { JOB_NAMES, QUEUES, type DeliverWebhookJob } from "@chorus/contracts";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { Logger } from "../logger.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 import type { FinalRecordHook } from "../status/status-store.js";
@@ -13,10 +13,10 @@ export interface WebhookRetries {
 }
 
 /** Deliveries are kept a day for inspection; the record, not the job, is what a client reads. */
-export function createWebhookQueue(connection: Redis, keys: RedisKeys): Queue<DeliverWebhookJob> {
+export function createWebhookQueue(connection: RedisClient, keys: RedisKeys): Queue<DeliverWebhookJob> {
   return new Queue<DeliverWebhookJob>(QUEUES.webhooks, {
     connection,
-    prefix: keys.bullPrefix,
+    prefix: keys.bullPrefix(QUEUES.webhooks),
     defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 1000 }, removeOnFail: { age: 24 * 3600, count: 5000 } },
   });
 }
