@@ -16,6 +16,7 @@ import express, { type Express } from "express";
 import { addAdminRoutes } from "./admin/admin-routes.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { countedUsage } from "./middleware/count-usage.js";
+import type { RequestCounts } from "./services/request-counts.js";
 import { corsPolicy } from "./middleware/cors.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { methodNotAllowed } from "./middleware/method-not-allowed.js";
@@ -80,6 +81,8 @@ export interface GatewayDeps {
   corsOrigins: string[];
   /** Per-key, per-day usage counters: requests here, tokens and speech in the workers. */
   usage: ApiKeyUsage;
+  /** The requests this gateway admitted, on their way to `usage`. */
+  requestCounts: RequestCounts;
   /** ADMIN_TOKEN: when set, the admin API and the queues dashboard exist (under /admin). */
   adminToken: string | undefined;
   /** Every BullMQ queue the gateway feeds, for the queues dashboard. */
@@ -122,8 +125,8 @@ export function buildApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
   });
   const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
-  const status = countedUsage(limiters.status, deps.usage, "status", deps.logger);
-  const tts = countedUsage(limiters.tts, deps.usage, "tts", deps.logger);
+  const status = countedUsage(limiters.status, deps.requestCounts, "status");
+  const tts = countedUsage(limiters.tts, deps.requestCounts, "tts");
   addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges }, { authenticate: authenticated, limit: status });
   addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: status, chargeIds: limiters.statusUnits });
   addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: status });
@@ -137,7 +140,7 @@ export function buildApp(deps: GatewayDeps): Express {
     webhooks: deps.webhooks,
     speechEnabled: deps.speechJobs !== null,
   };
-  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: countedUsage(limiters.text, deps.usage, "text", deps.logger) });
+  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: countedUsage(limiters.text, deps.requestCounts, "text") });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: tts });
   addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
   addHealthRoutes(app, redisConnections(deps));

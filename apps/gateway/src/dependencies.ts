@@ -23,6 +23,10 @@ import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseCorsOrigins } from "./middleware/cors.js";
+import { RequestCounts } from "./services/request-counts.js";
+
+/** How often a gateway adds the requests it admitted to the keys' usage counters. */
+const USAGE_FLUSH_MS = 1000;
 import { FinalStatusWaits } from "./services/final-status-waits.js";
 import { StatusChanges } from "./services/status-changes.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
@@ -70,6 +74,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, target, queueRedis, keys, logger) : null;
   const queues = speech ? [textQueue, speech.queue] : [textQueue];
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(queues) });
+  const usage = new ApiKeyUsage(redis, keys);
+  const requestCounts = new RequestCounts(usage, USAGE_FLUSH_MS, logger);
   return {
     redis,
     queueRedis,
@@ -107,11 +113,13 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     metricsToken: config.METRICS_TOKEN,
     corsOrigins: parseCorsOrigins(config.CORS_ORIGINS),
     // Counted on the request connection: its auto-pipelining sends a counter with whatever leaves in the same tick.
-    usage: new ApiKeyUsage(redis, keys),
+    usage,
+    requestCounts,
     adminToken: config.ADMIN_TOKEN,
     queues: [...queues, webhookQueue],
     close: async () => {
       queueDepth.stop();
+      await requestCounts.close();
       finalStatusWaits.close();
       statusChanges.close();
       await speech?.close();

@@ -3,12 +3,14 @@ import { ApiKeyError, sumUsage, type ApiKeyLookup, type ApiKeyRecord, type ApiKe
 import type { IRouter, Request, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
+import type { RequestCounts } from "../services/request-counts.js";
 
 export interface AdminKeysDeps {
   apiKeys: ApiKeyStore;
   /** This process's cache of found keys: a revocation forgets the key there at once. */
   keyLookup: ApiKeyLookup;
   usage: ApiKeyUsage;
+  requestCounts: Pick<RequestCounts, "flush">;
 }
 
 /** A key as the admin API shows it: never its secret (which is not stored). */
@@ -47,6 +49,7 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
   });
   router.get("/admin/keys/:id/usage", authenticate, async (req, res) => {
     const { id } = await existingKey(deps.apiKeys, req);
+    await deps.requestCounts.flush(); // this gateway's own counts, so that what it admitted shows at once
     const days = await deps.usage.lastDays(id);
     res.json({ id, days, total: sumUsage(days) });
   });

@@ -1,18 +1,16 @@
-import type { ApiKeyUsage, Logger, UsageOperation } from "@chorus/platform";
+import type { UsageOperation } from "@chorus/platform";
 import type { RequestHandler } from "express";
+import type { RequestCounts } from "../services/request-counts.js";
 import { authenticatedKey } from "./authenticate.js";
 
 /**
  * `limit`, then, for a request it admits, one more request of `operation` in its key's usage
- * counters. Fire and forget: the counter is written beside the request, never waited for; a failed
- * write is logged and the request goes on (a usage figure may then be short, never an answer late).
+ * counters: counted in memory, added to Redis about once a second (RequestCounts), never waited for.
  */
-export function countedUsage(limit: RequestHandler, usage: ApiKeyUsage, operation: UsageOperation, logger: Logger): RequestHandler {
+export function countedUsage(limit: RequestHandler, counts: RequestCounts, operation: UsageOperation): RequestHandler {
   return (req, res, next) => {
     void limit(req, res, (error?: unknown) => {
-      if (!error) {
-        usage.countRequest(authenticatedKey(req).id, operation).catch((e: unknown) => logger.warn("could not count usage", { operation, error: String(e) }));
-      }
+      if (!error) counts.count(authenticatedKey(req).id, operation);
       next(error);
     });
   };

@@ -51,8 +51,9 @@ export class ApiKeyUsage {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async countRequest(keyId: string, operation: UsageOperation): Promise<void> {
-    await this.add(keyId, { [requestField(operation)]: 1 });
+  /** Requests admitted, by operation (a gateway adds what it counted over a second: see RequestCounts). */
+  async countRequests(keyId: string, requests: Partial<Record<UsageOperation, number>>): Promise<void> {
+    await this.add(keyId, Object.fromEntries(Object.entries(requests).map(([operation, count]) => [requestField(operation as UsageOperation), count])));
   }
 
   async countGeneration(keyId: string, tokens: number, promptTokens: number): Promise<void> {
