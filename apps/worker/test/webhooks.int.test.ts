@@ -54,9 +54,9 @@ async function startStack(engine: LlmEngine, secret: string, gatewayAllowsPrivat
 /** How the delivery job of `id` ended (waits for it to end, bounded). */
 async function deliveryEnd(deliveries: Queue, id: string): Promise<{ state: string; failedReason?: string }> {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(25)) {
-    const job = await deliveries.getJob(id);
-    const state = job ? await job.getState() : "absent";
-    if (state === "completed" || state === "failed") return { state, failedReason: job?.failedReason };
+    // The state first, the job after: a job read before it ended would carry no failedReason yet.
+    const state = await deliveries.getJobState(id);
+    if (state === "completed" || state === "failed") return { state, failedReason: (await deliveries.getJob(id))?.failedReason };
   }
   throw new Error(`the delivery of ${id} did not end`);
 }

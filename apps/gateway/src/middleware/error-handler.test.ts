@@ -117,7 +117,18 @@ describe("errorHandler", () => {
   });
 
   it("when the error looks like a Redis outage, then the answer is 503 with Retry-After", () => {
-    const messages = ["Connection is closed.", "Stream isn't writeable and enableOfflineQueue options is false", "connect ECONNREFUSED 127.0.0.1:6379", "Command timed out"];
+    const messages = [
+      "Connection is closed.",
+      "Stream isn't writeable and enableOfflineQueue options is false",
+      "connect ECONNREFUSED 127.0.0.1:6379",
+      "Command timed out",
+      // A Redis Cluster failing over or moving slots.
+      "CLUSTERDOWN The cluster is down",
+      "TRYAGAIN Multiple keys request during rehashing of slot",
+      "Failed to refresh slots cache.",
+      "None of startup nodes is available",
+      "Too many Cluster redirections. Last error: Error: Connection is closed.",
+    ];
     for (const message of messages) {
       const { status, body, headers } = run(new Error(message));
       expect([message, status, body.error.code, headers["retry-after"]]).toEqual([message, 503, "SERVICE_UNAVAILABLE", "1"]);

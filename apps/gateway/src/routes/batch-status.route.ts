@@ -23,7 +23,7 @@ function answerBatch(statuses: StatusStore) {
   return async (req: Request, res: Response): Promise<void> => {
     const ids = idsOf(req);
     const keyId = authenticatedKey(req).id;
-    // One READ script per id, sent together on the auto-pipelined connection: one round trip.
+    // One status read per id, all sent together on the auto-pipelined connection.
     const records = await Promise.all(ids.map((id) => statuses.get(id)));
     const data = ids.map((id, i): BatchStatusItem => {
       const stored = ownedBy(records[i] ?? null, keyId);

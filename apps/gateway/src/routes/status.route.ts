@@ -74,7 +74,7 @@ export interface StatusRouteDeps {
   changes: StatusChanges;
 }
 
-/** Both status paths answer from one READ script call (and wait, when asked); DELETE cancels (owner only). */
+/** Both status paths answer from one status read (StatusStore.get; and wait, when asked); DELETE cancels (owner only). */
 export function addStatusRoutes(router: IRouter, deps: StatusRouteDeps, guards: RouteGuards): void {
   const prefetch = prefetchStatus(deps.statuses);
   const cancel = cancelRequest(deps.statuses, deps.jobs);

@@ -1,4 +1,4 @@
-import type { ApiKeyUsage, Logger, UsageOperation } from "@chorus/platform";
+import { utcDay, type ApiKeyUsage, type Logger, type UsageOperation } from "@chorus/platform";
 
 type Counts = Partial<Record<UsageOperation, number>>;
 
@@ -6,12 +6,15 @@ type Counts = Partial<Record<UsageOperation, number>>;
  * The requests each key's rate limits admitted, counted in memory and added to the keys' usage
  * every `intervalMs`: one HINCRBY per key and operation an interval. Counting each request in Redis
  * as it came cost two commands a request, ~16 % of a status poll's gateway CPU (npm run bench,
- * status row: 0.60× with, 0.69× without). A batch Redis refuses is kept for the next try; a gateway
- * killed outright loses at most its last interval, a stopping one adds it (close). A key's usage read
- * on a gateway adds that gateway's own counts first; other gateways' are at most an interval behind.
+ * status row: 0.60× with, 0.69× without). Counts are kept by the UTC day of the request. A batch
+ * Redis refuses (one transaction per key and day, so never half counted) is kept for the next try; a
+ * gateway killed outright loses what it holds (its last interval, or more if Redis was away), a
+ * stopping one adds it (close). A key's usage read on a gateway adds that gateway's own counts first;
+ * other gateways' are about an interval behind.
  */
 export class RequestCounts {
-  private pending = new Map<string, Counts>();
+  /** By key id and UTC day. */
+  private pending = new Map<string, { keyId: string; day: string; counts: Counts }>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -23,28 +26,33 @@ export class RequestCounts {
     this.timer.unref();
   }
 
-  count(keyId: string, operation: UsageOperation, requests = 1): void {
-    const counts = this.pending.get(keyId) ?? {};
-    counts[operation] = (counts[operation] ?? 0) + requests;
-    this.pending.set(keyId, counts);
+  count(keyId: string, operation: UsageOperation, requests = 1, day = utcDay(Date.now())): void {
+    const slot = `${keyId} ${day}`;
+    const entry = this.pending.get(slot) ?? { keyId, day, counts: {} };
+    entry.counts[operation] = (entry.counts[operation] ?? 0) + requests;
+    this.pending.set(slot, entry);
   }
 
   async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = new Map();
-    await Promise.all([...batch].map(([keyId, counts]) => this.add(keyId, counts)));
+    await Promise.all([...batch.values()].map((entry) => this.add(entry)));
   }
 
+  /** Stops the timer and adds what is held; what Redis refuses then is lost, and said so. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    const lost = [...this.pending.values()].reduce((sum, { counts }) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
+    if (lost > 0) this.logger.warn("usage not counted: Redis refused it as the gateway stopped", { requests: lost });
+    this.pending.clear();
   }
 
-  private async add(keyId: string, counts: Counts): Promise<void> {
+  private async add({ keyId, day, counts }: { keyId: string; day: string; counts: Counts }): Promise<void> {
     try {
-      await this.usage.countRequests(keyId, counts);
+      await this.usage.countRequests(keyId, counts, day);
     } catch (error) {
-      for (const [operation, requests] of Object.entries(counts)) this.count(keyId, operation as UsageOperation, requests);
+      for (const [operation, requests] of Object.entries(counts)) this.count(keyId, operation as UsageOperation, requests, day);
       this.logger.warn("could not count usage; kept for the next try", { error: String(error) });
     }
   }

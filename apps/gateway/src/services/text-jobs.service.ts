@@ -23,25 +23,31 @@ export class TextJobs {
    * order, so a worker never finds the record missing, and the client waits one round trip, not two.
    * On a Redis Cluster they live on different nodes, where one connection's order means nothing:
    * there the record is stored first (one more round trip), and a record that fails queues nothing.
-   * Should the record fail and the job not, the worker skips a job without a record. Should the job
-   * fail and the record not, the record is closed at once (the client gets an error, never this id),
-   * so it neither waits in anyone's queue position nor stays `processing`; if even that write fails,
-   * the worker's lost-job sweep closes it. With REDIS_WAIT_REPLICAS, the id is returned only once
+   * Should either fail, what was written of the record is closed at once (closeUnqueued) and the
+   * client gets the error; a job queued anyway finds its record closed and is skipped. With REDIS_WAIT_REPLICAS, the id is returned only once
    * replicas confirm both; when they do not, the record is left as it is (a retry with the same
    * Idempotency-Key may be handed this id if the key's release is lost in a failover).
    */
   async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
     const creating = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook);
-    if (this.redis.isCluster) await creating;
+    if (this.redis.isCluster) await creating.catch((error: unknown) => this.closeUnqueued(requestId, error));
     const [created, queued] = await Promise.allSettled([creating, this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
-    if (queued.status === "rejected") {
-      if (created.status === "fulfilled") await this.statuses.fail(requestId, NOT_QUEUED_ERROR).catch(() => undefined);
-      throw queued.reason;
-    }
-    if (created.status === "rejected") throw created.reason;
+    if (queued.status === "rejected") return this.closeUnqueued(requestId, queued.reason);
+    if (created.status === "rejected") return this.closeUnqueued(requestId, created.reason);
     await this.replicated.confirm();
     return requestId;
+  }
+
+  /**
+   * A submit that failed (its client gets the error, never this id): whatever part of its record was
+   * written is closed, so it neither runs (a worker skips a record that is not processing), nor
+   * counts in a queue position, nor stays `processing` in its key's listing. If even that fails, the
+   * lost-job sweep closes it.
+   */
+  private async closeUnqueued(requestId: string, error: unknown): Promise<never> {
+    await this.statuses.fail(requestId, NOT_QUEUED_ERROR).catch(() => undefined);
+    throw error;
   }
 
   /**

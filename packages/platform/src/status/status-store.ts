@@ -126,14 +126,14 @@ export class StatusStore {
 
   /**
    * The record, and for a job still waiting in the queue its position and ETA: the hot path of
-   * every poll. The place is asked for every time, beside the record, rather than after reading it:
-   * one round trip for waiting jobs too.
+   * every poll. The queue is asked only for a record that says it waits (a second round trip for
+   * those alone), so polls of running and finished requests touch only their record's node on a
+   * Redis Cluster, not the one node that holds the text queue.
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
-    const [hash, place] = await Promise.all([
-      this.redis.hgetall(this.keys.status(requestId)),
-      this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>,
-    ]);
+    const hash = await this.redis.hgetall(this.keys.status(requestId));
+    const waiting = hash.status === "processing" && hash.startedAt === undefined;
+    const place: QueuePlaceReply = waiting ? ((await this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId)) as QueuePlaceReply) : [];
     return storedStatusOf(hash, place);
   }
 
@@ -142,7 +142,8 @@ export class StatusStore {
     const k = this.keys;
     const [status] = await Promise.all([
       this.scripts.chorusStatusStarted(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<string | null>,
-      this.redis.zrem(k.textJobsWaiting(), requestId),
+      // The record says `startedAt`, so no reader counts it as waiting; the id leaves the set for good when it turns final.
+      this.redis.zrem(k.textJobsWaiting(), requestId).catch(() => 0),
     ]);
     return status;
   }
@@ -181,13 +182,17 @@ export class StatusStore {
     return this.finish(requestId, { status: "error", error });
   }
 
-  /** Whatever the record says (already final, expired), the id leaves the queue's sets. */
+  /**
+   * Whatever the record says (already final, expired), the id leaves the queue's sets. Only the
+   * record's write decides the outcome: should the queue's side fail (its node failing over), the
+   * id stays in the unfinished set, where the lost-job sweep finds the record final and takes it out.
+   */
   private async finish(requestId: string, fields: Record<string, string | number>): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
     const [written] = await Promise.all([
       this.scripts.chorusStatusFinish(k.status(requestId), this.ttlSeconds, requestId, k.statusFinalChannel(), k.statusChangedChannel(), ...args),
-      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), requestId),
+      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), requestId).catch(() => 0),
     ]);
     // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
     if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);

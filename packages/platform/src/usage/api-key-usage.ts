@@ -23,7 +23,8 @@ export interface DailyUsage {
   speechSeconds: number;
 }
 
-const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** `YYYY-MM-DD` of a time (ms), UTC: the day a usage figure is counted on. */
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const requestField = (operation: UsageOperation) => `requests:${operation}`;
 
 function fromHash(date: string, hash: Record<string, string>): DailyUsage {
@@ -51,9 +52,9 @@ export class ApiKeyUsage {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Requests admitted, by operation (a gateway adds what it counted over a second: see RequestCounts). */
-  async countRequests(keyId: string, requests: Partial<Record<UsageOperation, number>>): Promise<void> {
-    await this.add(keyId, Object.fromEntries(Object.entries(requests).map(([operation, count]) => [requestField(operation as UsageOperation), count])));
+  /** Requests admitted on UTC `day` (default today), by operation: a gateway adds what it counted over a second (see its RequestCounts). */
+  async countRequests(keyId: string, requests: Partial<Record<UsageOperation, number>>, day = utcDay(this.now())): Promise<void> {
+    await this.add(keyId, Object.fromEntries(Object.entries(requests).map(([operation, count]) => [requestField(operation as UsageOperation), count])), day);
   }
 
   async countGeneration(keyId: string, tokens: number, promptTokens: number): Promise<void> {
@@ -79,11 +80,13 @@ export class ApiKeyUsage {
     });
   }
 
-  private async add(keyId: string, amounts: Record<string, number>): Promise<void> {
-    const key = this.keys.apiKeyUsage(keyId, utcDay(this.now()));
-    // Plain commands sent together, no MULTI: on the gateway's auto-pipelined connection they join
-    // whatever else leaves in that tick, and a counter needs no transaction's extra commands.
-    const bumps = Object.entries(amounts).map(([field, amount]) => this.redis.hincrby(key, field, amount));
-    await Promise.all([...bumps, this.redis.expire(key, KEEP_SECONDS)]);
+  /** One transaction (the day's hash is one key): a batch is counted whole or not at all, never in part. */
+  private async add(keyId: string, amounts: Record<string, number>, day = utcDay(this.now())): Promise<void> {
+    const key = this.keys.apiKeyUsage(keyId, day);
+    const transaction = this.redis.multi();
+    for (const [field, amount] of Object.entries(amounts)) transaction.hincrby(key, field, amount);
+    const replies = await transaction.expire(key, KEEP_SECONDS).exec();
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (!replies || failed) throw failed ?? new Error("usage transaction discarded");
   }
 }
