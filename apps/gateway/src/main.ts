@@ -1,5 +1,16 @@
 import { parseArgs } from "node:util";
-import { createLogger, environmentUsage, loadOrExit, onShutdownSignal, parseCommandLine, stopWhenLauncherExits, describeRedisTarget, redisTargetOf, waitUntilReady } from "@chorus/platform";
+import {
+  createLogger,
+  environmentUsage,
+  loadOrExit,
+  migrateKeyLayout,
+  onShutdownSignal,
+  parseCommandLine,
+  stopWhenLauncherExits,
+  describeRedisTarget,
+  redisTargetOf,
+  waitUntilReady,
+} from "@chorus/platform";
 import { buildApp, redisConnections } from "./app.js";
 import { GATEWAY_ENV, loadGatewayConfig } from "./config.js";
 import { createGatewayDeps } from "./dependencies.js";
@@ -14,7 +25,12 @@ const config = loadOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, service: "gateway" });
 const deps = createGatewayDeps(config, logger);
 // Serve even if Redis is down (requests get 503 until it is back), but give it a moment first.
-await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 3000))).catch(() => logger.warn("Redis is not reachable yet; answering 503 until it is"));
+const ready = await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 3000))).then(
+  () => true,
+  () => logger.warn("Redis is not reachable yet; answering 503 until it is"),
+);
+// Keys an earlier release wrote move to today's names before the first request (the workers do it too).
+if (ready) await migrateKeyLayout(deps.redis, config.REDIS_PREFIX, logger).catch((error: unknown) => logger.warn("could not move keys to the current layout", { error: String(error) }));
 const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;

@@ -5,6 +5,7 @@ import {
   createTextQueue,
   createWebhookQueue,
   loadOrExit,
+  migrateKeyLayout,
   onShutdownSignal,
   readQueueDepths,
   describeRedisTarget,
@@ -32,6 +33,8 @@ const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT
 
 try {
   const deps = await createWorkerDeps(config, logger);
+  // Keys an earlier release wrote move to today's names before any job is taken (gateways do it too).
+  await migrateKeyLayout(deps.connection, config.REDIS_PREFIX, logger);
   const workers = createWorkers(deps);
   // Queues only to count jobs for queue_depth (a Worker cannot); they share the worker connection.
   const depthQueues = [

@@ -17,3 +17,4 @@ export * from "./speech-audio/speech-audio-store.js";
 export * from "./webhooks/webhook-outbox.js";
 export * from "./usage/api-key-usage.js";
 export * from "./auth/secret-token.js";
+export * from "./redis/key-layout.js";

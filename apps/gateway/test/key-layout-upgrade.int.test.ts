@@ -1,0 +1,84 @@
+import { migrateKeyLayout } from "@chorus/platform";
+import request from "supertest";
+import { defaultRequest } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { testLogger } from "../../../test-support/logger.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+
+/**
+ * An upgrade from the release before hash tags (key layout 1): what it wrote is renamed on start,
+ * so API keys, records, listings and usage survive. The names of layout 1 are written out here as
+ * that release's redis-keys.ts built them: the oracle, kept apart from the code under test.
+ */
+let gw: TestGateway;
+let prefix: string;
+
+/** Today's name of a key -> the name layout 1 gave it (null: a key layout 1 did not have). */
+function layoutOneName(key: string): string | null {
+  const rest = key.slice(prefix.length + 1);
+  const rules: [RegExp, (m: RegExpMatchArray) => string][] = [
+    [/^apikeys:\{registry\}:secret:(.+)$/, (m) => `apikey:${m[1]}`],
+    [/^apikeys:\{registry\}:ids$/, () => "apikeys"],
+    [/^apikeys:\{registry\}:names$/, () => "apikey-names"],
+    [/^status:\{(.+)\}$/, (m) => `status:${m[1]}`],
+    [/^text-requests:\{(.+)\}$/, (m) => `text-requests:by-key:${m[1]}`],
+    [/^usage:\{(.+)\}:(.+)$/, (m) => `usage:${m[1]}:${m[2]}`],
+    [/^text-queue:\{text-generation\}:unfinished$/, () => "text-requests:unfinished"],
+    [/^text-queue:\{text-generation\}:tickets$/, () => "queue-tickets:text:accepted"],
+  ];
+  for (const [pattern, name] of rules) {
+    const match = rest.match(pattern);
+    if (match) return `${prefix}:${name(match)}`;
+  }
+  return null;
+}
+
+/** Puts every key under the prefix back where layout 1 kept it (and drops what it did not have). */
+async function downgradeToLayoutOne(): Promise<void> {
+  const { redis } = gw.deps;
+  const keys = await redis.keys(`${prefix}:*`);
+  for (const key of keys) {
+    const old = layoutOneName(key);
+    if (old) await redis.rename(key, old);
+    else await redis.del(key);
+  }
+}
+
+beforeAll(async () => {
+  prefix = uniquePrefix("layout");
+  // No key cache: every request reads the key from Redis, where the upgrade must find it.
+  gw = await startTestGateway(prefix, { KEY_CACHE_TTL_MS: "0" });
+});
+afterAll(() => gw.close());
+
+describe("upgrading from key layout 1", () => {
+  it("when a deployment of layout 1 starts on this release, then its API keys, records, listing and usage are there", async () => {
+    const secret = await gw.createKey();
+    const keyId = (await gw.deps.apiKeys.findBySecret(secret))!.id;
+    const submitted = await request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).send(defaultRequest());
+    const id = submitted.body.id as string;
+    await gw.deps.statuses.complete(id, { reply: "Once upon a time.", tokens: 5, promptTokens: 20, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 });
+    await gw.deps.usage.countRequests(keyId, { text: 7 });
+    await gw.deps.requestCounts.flush(); // the submit's own count, which the gateway holds for a second
+
+    await downgradeToLayoutOne();
+    // As this release reads it before the move: the key is unknown.
+    expect((await request(gw.app).get(`/api/v2/status/${id}`).auth(secret, { type: "bearer" })).status).toBe(401);
+
+    expect(await migrateKeyLayout(gw.deps.redis, prefix, testLogger("gateway"))).toBeGreaterThanOrEqual(6);
+    const status = await request(gw.app).get(`/api/v2/status/${id}`).auth(secret, { type: "bearer" });
+    expect([status.status, status.body.status, status.body.reply]).toEqual([200, "completed", "Once upon a time."]);
+    const listing = await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" });
+    expect(listing.body.data.map((entry: { id: string }) => entry.id)).toEqual([id]);
+    const [today] = (await gw.deps.usage.lastDays(keyId)).slice(-1);
+    expect(today?.requests.text).toBe(7 + 1);
+    expect((await gw.deps.apiKeys.list()).map((key) => key.id)).toEqual([keyId]);
+    // The record is out of the unfinished set (it is final); nothing of layout 1 is left.
+    expect(await gw.deps.redis.keys(`${prefix}:apikey:*`)).toEqual([]);
+    expect(await gw.deps.redis.exists(`${prefix}:apikeys`, `${prefix}:apikey-names`, `${prefix}:status:${id}`)).toBe(0);
+  });
+
+  it("when the move has been made, then a later start moves nothing", async () => {
+    expect(await migrateKeyLayout(gw.deps.redis, prefix, testLogger("gateway"))).toBe(0);
+  });
+});
