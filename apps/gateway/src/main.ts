@@ -27,10 +27,13 @@ const deps = createGatewayDeps(config, logger);
 // Serve even if Redis is down (requests get 503 until it is back), but give it a moment first.
 const ready = await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 3000))).then(
   () => true,
-  () => logger.warn("Redis is not reachable yet; answering 503 until it is"),
+  () => {
+    logger.warn("Redis is not reachable yet; answering 503 until it is");
+    return false;
+  },
 );
 // Keys an earlier release wrote move to today's names before the first request (the workers do it too).
-if (ready) await migrateKeyLayout(deps.redis, config.REDIS_PREFIX, logger).catch((error: unknown) => logger.warn("could not move keys to the current layout", { error: String(error) }));
+if (ready) await migrateKeyLayout(deps.redis, config.REDIS_PREFIX, logger);
 const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;

@@ -62,8 +62,13 @@ describe("writes split between a record and its queue, the queue's side failing"
     const keyId = "key_split";
     await expect(withQueueSideRefused(() => gw.deps.textJobs.submit(keyId, MODEL, defaultRequest() as never))).rejects.toThrow(/WRONGTYPE/);
     const { entries } = await new RequestIndex(gw.deps.redis, gw.deps.keys).after(keyId, null, 10);
-    expect(entries).toHaveLength(1);
-    const record = await gw.deps.statuses.get(entries[0]!.id);
-    expect(record?.record).toEqual({ status: "error", error: "not queued: the job could not be stored" });
+    if (gw.deps.redis.isCluster) {
+      // A cluster joins the queue first: nothing of the record was written.
+      expect(entries).toEqual([]);
+    } else {
+      expect(entries).toHaveLength(1);
+      const record = await gw.deps.statuses.get(entries[0]!.id);
+      expect(record?.record).toEqual({ status: "error", error: "not queued: the job could not be stored" });
+    }
   });
 });

@@ -25,6 +25,9 @@ function layoutOneName(key: string): string | null {
     [/^usage:\{(.+)\}:(.+)$/, (m) => `usage:${m[1]}:${m[2]}`],
     [/^text-queue:\{text-generation\}:unfinished$/, () => "text-requests:unfinished"],
     [/^text-queue:\{text-generation\}:tickets$/, () => "queue-tickets:text:accepted"],
+    [/^idempotency:\{(.+?)\}:(.+)$/, (m) => `idempotency:${m[1]}:${m[2]}`],
+    [/^audio:\{(.+)\}$/, (m) => `audio:${m[1]}`],
+    [/^audio-meta:\{(.+)\}$/, (m) => `audio-meta:${m[1]}`],
   ];
   for (const [pattern, name] of rules) {
     const match = rest.match(pattern);
@@ -52,30 +55,40 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 describe("upgrading from key layout 1", () => {
-  it("when a deployment of layout 1 starts on this release, then its API keys, records, listing and usage are there", async () => {
+  it("when a deployment of layout 1 starts on this release, then its API keys, records, audio, listing, idempotency keys and usage are there", async () => {
     const secret = await gw.createKey();
     const keyId = (await gw.deps.apiKeys.findBySecret(secret))!.id;
-    const submitted = await request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).send(defaultRequest());
-    const id = submitted.body.id as string;
-    await gw.deps.statuses.complete(id, { reply: "Once upon a time.", tokens: 5, promptTokens: 20, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 });
+    const submit = (idempotencyKey: string) => request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).set("Idempotency-Key", idempotencyKey).send(defaultRequest());
+    const done = (await submit("first")).body.id as string;
+    const waiting = (await submit("second")).body.id as string;
+    await gw.deps.statuses.complete(done, { reply: "Once upon a time.", tokens: 5, promptTokens: 20, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 });
+    await gw.deps.redis.set(gw.deps.keys.audio(done), "RIFF");
     await gw.deps.usage.countRequests(keyId, { text: 7 });
-    await gw.deps.requestCounts.flush(); // the submit's own count, which the gateway holds for a second
+    await gw.deps.requestCounts.flush(); // the submits' own counts, which the gateway holds for a second
 
     await downgradeToLayoutOne();
     // As this release reads it before the move: the key is unknown.
-    expect((await request(gw.app).get(`/api/v2/status/${id}`).auth(secret, { type: "bearer" })).status).toBe(401);
+    expect((await request(gw.app).get(`/api/v2/status/${done}`).auth(secret, { type: "bearer" })).status).toBe(401);
+    // A process of this release counted before the move: the two days' counters are added up.
+    await gw.deps.usage.countRequests(keyId, { text: 100 });
 
-    expect(await migrateKeyLayout(gw.deps.redis, prefix, testLogger("gateway"))).toBeGreaterThanOrEqual(6);
-    const status = await request(gw.app).get(`/api/v2/status/${id}`).auth(secret, { type: "bearer" });
+    expect(await migrateKeyLayout(gw.deps.redis, prefix, testLogger("gateway"))).toBeGreaterThanOrEqual(9);
+    const status = await request(gw.app).get(`/api/v2/status/${done}`).auth(secret, { type: "bearer" });
     expect([status.status, status.body.status, status.body.reply]).toEqual([200, "completed", "Once upon a time."]);
+    expect(await gw.deps.redis.get(gw.deps.keys.audio(done))).toBe("RIFF");
     const listing = await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" });
-    expect(listing.body.data.map((entry: { id: string }) => entry.id)).toEqual([id]);
+    expect(listing.body.data.map((entry: { id: string }) => entry.id).sort()).toEqual([done, waiting].sort());
+    // A retry of an earlier submit is answered with its first id, not queued again.
+    expect((await submit("second")).body.id).toBe(waiting);
+    await gw.deps.requestCounts.flush();
     const [today] = (await gw.deps.usage.lastDays(keyId)).slice(-1);
-    expect(today?.requests.text).toBe(7 + 1);
+    expect(today?.requests.text).toBe(7 + 2 + 100 + 1); // counted before, the two submits, after the downgrade, the retry
     expect((await gw.deps.apiKeys.list()).map((key) => key.id)).toEqual([keyId]);
-    // The record is out of the unfinished set (it is final); nothing of layout 1 is left.
+    // The record still processing is where the sweep looks; the finished one is not.
+    expect(await gw.deps.statuses.unfinished(Date.now(), 0, 10)).toEqual([waiting]);
+    // Nothing of layout 1 is left.
     expect(await gw.deps.redis.keys(`${prefix}:apikey:*`)).toEqual([]);
-    expect(await gw.deps.redis.exists(`${prefix}:apikeys`, `${prefix}:apikey-names`, `${prefix}:status:${id}`)).toBe(0);
+    expect(await gw.deps.redis.exists(`${prefix}:apikeys`, `${prefix}:apikey-names`, `${prefix}:status:${done}`, `${prefix}:audio:${done}`, `${prefix}:usage:${keyId}:${today?.date}`)).toBe(0);
   });
 
   it("when the move has been made, then a later start moves nothing", async () => {

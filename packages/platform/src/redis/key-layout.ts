@@ -1,81 +1,127 @@
+import { QUEUES } from "@chorus/contracts";
 import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "../logger.js";
 import type { RedisClient } from "./connection.js";
-import { redisKeys } from "./redis-keys.js";
+import { redisKeys, type RedisKeys } from "./redis-keys.js";
 
 /** The layout this code writes: 2 since keys carry Redis Cluster hash tags (issue 17). Kept in `<prefix>:key-layout`. */
 export const KEY_LAYOUT = "2";
 
-/** Keys of layout 1 that are one key each, and their names now. */
-function singleRenames(prefix: string): [string, string][] {
-  const keys = redisKeys(prefix);
-  return [
-    [`${prefix}:apikeys`, keys.apiKeyIndex()],
-    [`${prefix}:apikey-names`, keys.apiKeyNames()],
-    [`${prefix}:text-requests:unfinished`, keys.textRequestsUnfinished()],
-    [`${prefix}:queue-tickets:text:accepted`, keys.textJobTickets()],
-    [`${prefix}:stats:text-jobs`, keys.textJobStats()],
-  ];
+/**
+ * What to do when a key of layout 1 has a namesake of layout 2 already (a process of this release
+ * wrote it first): keep the new one's fields and add the old one's others, add counters up, unite
+ * sorted sets, keep the larger counter, or keep the new one.
+ */
+type Merge = "fields" | "sums" | "union" | "larger" | "newer";
+interface Move {
+  to: string;
+  merge: Merge;
+  /** A status record: once moved, a `processing` one is put in the unfinished set (the sweep's). */
+  record?: string;
 }
 
-/** Families of layout-1 keys (`<pattern>` + a rest), and the name each rest has now (null: left alone). */
-function familyRenames(prefix: string): [string, (rest: string) => string | null][] {
-  const keys = redisKeys(prefix);
-  const splitOnce = (rest: string, build: (head: string, tail: string) => string) => {
-    const at = rest.indexOf(":");
-    return at > 0 ? build(rest.slice(0, at), rest.slice(at + 1)) : null;
+/** Layout 1's one-of-a-kind keys (`<prefix>:<name>`), and where each goes. */
+function singleMoves(keys: RedisKeys): Record<string, Move> {
+  return {
+    apikeys: { to: keys.apiKeyIndex(), merge: "fields" },
+    "apikey-names": { to: keys.apiKeyNames(), merge: "fields" },
+    "text-requests:unfinished": { to: keys.textRequestsUnfinished(), merge: "union" },
+    "queue-tickets:text:accepted": { to: keys.textJobTickets(), merge: "larger" },
+    "stats:text-jobs": { to: keys.textJobStats(), merge: "newer" },
+  };
+}
+
+/** Layout 1's families (`<prefix>:<family>:<rest>`), and where a member goes (null: not one of layout 1). */
+function familyMoves(keys: RedisKeys): [string, (rest: string) => Move | null][] {
+  const split = (rest: string) => {
+    const at = rest.indexOf(":"); // key ids (key_<hex>) have no colon; what follows may
+    return at > 0 ? [rest.slice(0, at), rest.slice(at + 1)] : null;
   };
   return [
-    [`${prefix}:apikey:`, (hash) => keys.apiKeyBySecretHash(hash)],
-    [`${prefix}:status:`, (id) => keys.status(id)],
-    [`${prefix}:text-requests:by-key:`, (keyId) => keys.textRequestsOfApiKey(keyId)],
-    [`${prefix}:usage:`, (rest) => splitOnce(rest, (keyId, day) => keys.apiKeyUsage(keyId, day))],
-    [`${prefix}:idempotency:`, (rest) => splitOnce(rest, (keyId, idempotencyKey) => keys.idempotency(keyId, idempotencyKey))],
+    ["apikey", (hash) => ({ to: keys.apiKeyBySecretHash(hash), merge: "newer" })],
+    ["status", (id) => ({ to: keys.status(id), merge: "newer", record: id })],
+    ["text-requests:by-key", (keyId) => ({ to: keys.textRequestsOfApiKey(keyId), merge: "union" })],
+    ["usage", (rest) => (split(rest) ? { to: keys.apiKeyUsage(...(split(rest) as [string, string])), merge: "sums" } : null)],
+    ["idempotency", (rest) => (split(rest) ? { to: keys.idempotency(...(split(rest) as [string, string])), merge: "newer" } : null)],
+    ["audio", (id) => ({ to: keys.audio(id), merge: "newer" })],
+    ["audio-meta", (id) => ({ to: keys.audioMeta(id), merge: "newer" })],
   ];
 }
 
-/** RENAMENX, where a key another process has just moved (or that was never there) is no error. */
-async function rename(redis: Redis, from: string, to: string): Promise<number> {
-  try {
-    return await redis.renamenx(from, to);
-  } catch (error) {
-    if (error instanceof Error && /no such key/i.test(error.message)) return 0;
-    throw error;
+/** Where a key of layout 1 goes, or null for a key that is not one (layout 2's carry a tag). */
+function moveOf(prefix: string, keys: RedisKeys, key: string): Move | null {
+  const name = key.slice(prefix.length + 1);
+  if (name.includes("{")) return null;
+  const single = singleMoves(keys)[name];
+  if (single) return single;
+  for (const [family, moveFor] of familyMoves(keys)) {
+    if (name.startsWith(`${family}:`) && name.length > family.length + 1) return moveFor(name.slice(family.length + 1));
   }
+  return null;
 }
 
-async function renameFamily(redis: Redis, pattern: string, nameNow: (rest: string) => string | null): Promise<number> {
-  let moved = 0;
-  let cursor = "0";
-  do {
-    const [next, found] = await redis.scan(cursor, "MATCH", `${pattern}*`, "COUNT", 1000);
-    for (const key of found) {
-      const rest = key.slice(pattern.length);
-      const to = rest.includes("{") ? null : nameNow(rest); // a name with a tag is today's already
-      if (to !== null) moved += await rename(redis, key, to);
-    }
-    cursor = next;
-  } while (cursor !== "0");
-  return moved;
+async function mergeInto(redis: Redis, from: string, { to, merge }: Move): Promise<void> {
+  if (merge === "fields") await Promise.all(Object.entries(await redis.hgetall(from)).map(([field, value]) => redis.hsetnx(to, field, value)));
+  if (merge === "sums") await Promise.all(Object.entries(await redis.hgetall(from)).map(([field, value]) => redis.hincrby(to, field, Number(value))));
+  if (merge === "union") {
+    const ttl = await redis.pttl(to);
+    await redis.zunionstore(to, 2, to, from, "AGGREGATE", "MIN");
+    if (ttl > 0) await redis.pexpire(to, ttl);
+  }
+  if (merge === "larger") {
+    const [old, now] = await redis.mget(from, to);
+    if (Number(old) > Number(now)) await redis.set(to, old as string);
+  }
+  await redis.del(from);
+}
+
+/** Renames (RENAMENX: a key another process moved meanwhile is gone, no error) or merges into today's namesake. */
+async function moveKey(redis: Redis, from: string, move: Move, keys: RedisKeys): Promise<number> {
+  const renamed = await redis.renamenx(from, move.to).catch((error: Error) => {
+    if (/no such key/i.test(error.message)) return -1;
+    throw error;
+  });
+  if (renamed === -1) return 0;
+  if (renamed === 0) await mergeInto(redis, from, move);
+  if (move.record !== undefined) {
+    const [status, createdAt] = await redis.hmget(move.to, "status", "createdAt");
+    if (status === "processing") await redis.zadd(keys.textRequestsUnfinished(), "NX", Number(createdAt ?? Date.now()), move.record);
+  }
+  return 1;
 }
 
 /**
  * Moves what an earlier release wrote (layout 1, keys without hash tags) to today's names, once per
- * deployment, so an upgrade keeps its API keys, usage, records, listings and idempotency keys. Safe
- * to run from several processes at once (RENAMENX; the loser finds the key gone). Jobs still in the
- * old queue are not moved (BullMQ's keys): drain before upgrading; a record whose job stayed behind
- * is closed as lost by the sweep. A Redis Cluster is new to this release: nothing there to move.
- * Returns how many keys moved.
+ * deployment, so an upgrade keeps its API keys, usage, records (and spoken replies), listings and
+ * idempotency keys: one SCAN of the prefix, each page's keys moved together. Safe to run from several
+ * processes at once (RENAMENX; a key that has a namesake of this release already is merged into it).
+ * A `processing` record is put in the unfinished set, so the sweep closes it if its job stayed in the
+ * old queue (BullMQ's keys are not moved: drain before upgrading; a warning says when jobs are left).
+ * A Redis Cluster is new to this release: nothing there to move. Never throws: a failure is logged and
+ * the next start tries again. Returns how many keys moved.
  */
 export async function migrateKeyLayout(redis: RedisClient, prefix: string, logger: Logger): Promise<number> {
   const marker = `${prefix}:key-layout`;
-  if (redis instanceof Cluster || (await redis.get(marker)) === KEY_LAYOUT) return 0;
+  if (redis instanceof Cluster) return 0;
+  const keys = redisKeys(prefix);
   let moved = 0;
-  for (const [from, to] of singleRenames(prefix)) moved += await rename(redis, from, to);
-  for (const [pattern, nameNow] of familyRenames(prefix)) moved += await renameFamily(redis, pattern, nameNow);
-  // Its members were the old records' keys, of jobs in the old queue: nobody waits behind them now.
-  await redis.del(`${prefix}:queue-tickets:text:waiting`);
-  await redis.set(marker, KEY_LAYOUT);
-  if (moved > 0) logger.info("moved Redis keys to the layout with hash tags", { moved, layout: KEY_LAYOUT });
+  try {
+    if ((await redis.get(marker)) === KEY_LAYOUT) return 0;
+    let cursor = "0";
+    do {
+      const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+      const moves = found.map((key) => [key, moveOf(prefix, keys, key)] as const).filter((entry): entry is [string, Move] => entry[1] !== null);
+      for (const count of await Promise.all(moves.map(([key, move]) => moveKey(redis, key, move, keys)))) moved += count;
+      cursor = next;
+    } while (cursor !== "0");
+    // Its members were the old records' keys: nobody waits behind them now.
+    await redis.del(`${prefix}:queue-tickets:text:waiting`);
+    const oldJobs = (await redis.llen(`${prefix}:bull:${QUEUES.text}:wait`)) + (await redis.llen(`${prefix}:bull:${QUEUES.text}:active`));
+    if (oldJobs > 0) logger.warn("jobs of an earlier release are still in its queue, which this release does not read: their records will close as lost", { jobs: oldJobs });
+    await redis.set(marker, KEY_LAYOUT);
+    if (moved > 0) logger.info("moved Redis keys to the layout with hash tags", { moved, layout: KEY_LAYOUT });
+  } catch (error) {
+    logger.warn("could not move Redis keys to the current layout; the next start tries again", { moved, error: String(error) });
+  }
   return moved;
 }

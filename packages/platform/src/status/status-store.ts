@@ -114,12 +114,18 @@ export class StatusStore {
     this.scripts = statusScripts(redis);
   }
 
-  /** A new `processing` record, in the waiting and unfinished sets and its owner's index. */
+  /**
+   * A new `processing` record, in the waiting and unfinished sets and its owner's index. On one
+   * Redis the three go together. On a cluster the queue's side goes first: a record is only ever
+   * written once its id is in the unfinished set, so whatever fails after, the sweep finds it.
+   */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<void> {
     const k = this.keys;
+    const joining = this.scripts.chorusQueueJoin(k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), now, requestId);
+    if (this.redis.isCluster) await joining;
     await Promise.all([
+      joining,
       this.scripts.chorusStatusCreate(k.status(requestId), this.ttlSeconds, owner, model, now, webhook),
-      this.scripts.chorusQueueJoin(k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), now, requestId),
       this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), this.ttlSeconds, now, requestId),
     ]);
   }
@@ -133,8 +139,9 @@ export class StatusStore {
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
     const hash = await this.redis.hgetall(this.keys.status(requestId));
     const waiting = hash.status === "processing" && hash.startedAt === undefined;
-    const place: QueuePlaceReply = waiting ? ((await this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId)) as QueuePlaceReply) : [];
-    return storedStatusOf(hash, place);
+    // A place that cannot be read (the queue's node failing over) leaves the record without one, not the poll without an answer.
+    const place = waiting ? await (this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>).catch((): QueuePlaceReply => []) : [];
+    return storedStatusOf(hash, place as QueuePlaceReply);
   }
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */

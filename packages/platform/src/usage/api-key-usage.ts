@@ -80,7 +80,10 @@ export class ApiKeyUsage {
     });
   }
 
-  /** One transaction (the day's hash is one key): a batch is counted whole or not at all, never in part. */
+  /**
+   * One transaction (the day's hash is one key): a batch Redis refuses (connection lost, READONLY) is
+   * not half applied. One whose reply alone is lost may be counted again by a caller that retries.
+   */
   private async add(keyId: string, amounts: Record<string, number>, day = utcDay(this.now())): Promise<void> {
     const key = this.keys.apiKeyUsage(keyId, day);
     const transaction = this.redis.multi();
