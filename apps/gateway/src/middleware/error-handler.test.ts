@@ -122,6 +122,7 @@ describe("errorHandler", () => {
       "Stream isn't writeable and enableOfflineQueue options is false",
       "connect ECONNREFUSED 127.0.0.1:6379",
       "Command timed out",
+      "Redis did not become ready within 3000 ms",
       // A Redis Cluster failing over or moving slots.
       "CLUSTERDOWN The cluster is down",
       "TRYAGAIN Multiple keys request during rehashing of slot",

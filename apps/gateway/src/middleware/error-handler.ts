@@ -25,7 +25,7 @@ function fromBodyParser(error: { type?: string; message?: string }): ApiError | 
 
 // The last ones are a Redis Cluster's while a node fails over or slots move (ioredis' own and the nodes').
 const REDIS_ERRORS =
-  /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|RedisClient did not|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|Cluster isn't ready/;
+  /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|Redis did not|READONLY|LOADING|CLUSTERDOWN|TRYAGAIN|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|Cluster isn't ready/;
 
 function isRedisUnavailable(error: unknown, connections: RedisClient[]): boolean {
   if (connections.some((redis) => redis.status !== "ready")) return true;
