@@ -25,8 +25,6 @@ import { setTimeout as delay } from "node:timers/promises";
 import { parseCorsOrigins } from "./middleware/cors.js";
 import { RequestCounts } from "./services/request-counts.js";
 
-/** How often a gateway adds the requests it admitted to the keys' usage counters. */
-const USAGE_FLUSH_MS = 1000;
 import { FinalStatusWaits } from "./services/final-status-waits.js";
 import { StatusChanges } from "./services/status-changes.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
@@ -36,6 +34,9 @@ import type { GatewayDeps } from "./app.js";
 import type { GatewayConfig } from "./config.js";
 import { ReplicaWait } from "./services/replica-wait.js";
 import { TextJobs } from "./services/text-jobs.service.js";
+
+/** How often a gateway adds the requests it admitted to the keys' usage counters. */
+const USAGE_FLUSH_MS = 1000;
 
 /** Longest wait for one 1 MiB piece of audio from Redis. */
 const AUDIO_PIECE_TIMEOUT_MS = 10_000;
@@ -112,7 +113,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     metrics,
     metricsToken: config.METRICS_TOKEN,
     corsOrigins: parseCorsOrigins(config.CORS_ORIGINS),
-    // Counted on the request connection: its auto-pipelining sends a counter with whatever leaves in the same tick.
+    // Read by the admin API; requests are added to it by requestCounts, about once a second.
     usage,
     requestCounts,
     adminToken: config.ADMIN_TOKEN,

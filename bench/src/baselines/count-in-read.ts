@@ -8,8 +8,9 @@ import { setLimitHeaders } from "./limit-headers.js";
 /**
  * The status-steps prototype of the alternative to express-rate-limit + rate-limit-redis on the
  * status path: the per-key count taken by the script that reads the record, by rate-limit-redis' rule
- * (a new window starts at 1 with the window's expiry, else INCR), sent with the queue place as the
- * gateway reads it, so a poll is two Redis commands in one round trip (one Redis: the bench's).
+ * (a new window starts at 1 with the window's expiry, else INCR), with the queue place sent beside
+ * it (the gateway asks for the place after the record, and only for a waiting one), so a poll is two
+ * Redis commands in one round trip (one Redis: the bench's).
  * KEYS: rate-limit key, status key; ARGV: window ms. Returns {hits, ttl ms, the record's flat fields}.
  */
 const COUNT_AND_READ = `

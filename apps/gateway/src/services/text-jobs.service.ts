@@ -24,9 +24,10 @@ export class TextJobs {
    * On a Redis Cluster they live on different nodes, where one connection's order means nothing:
    * there the record is stored first (one more round trip), and a record that fails queues nothing.
    * Should either fail, what was written of the record is closed at once (closeUnqueued) and the
-   * client gets the error; a job queued anyway finds its record closed and is skipped. With REDIS_WAIT_REPLICAS, the id is returned only once
-   * replicas confirm both; when they do not, the record is left as it is (a retry with the same
-   * Idempotency-Key may be handed this id if the key's release is lost in a failover).
+   * client gets the error; a job queued anyway finds its record closed and is skipped. With
+   * REDIS_WAIT_REPLICAS, the id is returned only once replicas confirm both; when they do not, the
+   * record is left as it is (a retry with the same Idempotency-Key may be handed this id if the
+   * key's release is lost in a failover).
    */
   async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };

@@ -1,5 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
-import { clusterCredentials, sentinelOptions, type RedisTarget } from "./redis-target.js";
+import { credentialOptions, sentinelOptions, type RedisTarget } from "./redis-target.js";
 
 /** A connection to one Redis (direct or through Sentinel) or to a Redis Cluster: the service uses either alike. */
 export type RedisClient = Redis | Cluster;
@@ -21,7 +21,7 @@ function clusterOptionsOf({ enableOfflineQueue, enableAutoPipelining, retryStrat
 function connect(target: string | RedisTarget, options: RedisOptions): RedisClient {
   if (typeof target === "string") return new Redis(target, options);
   if ("url" in target) return new Redis(target.url, options);
-  if ("cluster" in target) return new Cluster(target.cluster.nodes, clusterOptionsOf({ ...clusterCredentials(target.cluster), ...options }));
+  if ("cluster" in target) return new Cluster(target.cluster.nodes, clusterOptionsOf({ ...credentialOptions(target.cluster), ...options }));
   return new Redis({ ...sentinelOptions(target.sentinel), ...options });
 }
 

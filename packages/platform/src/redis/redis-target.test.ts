@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { ConfigError } from "../config/load-config.js";
-import { clusterCredentials, DEFAULT_REDIS_URL, redisTargetOf } from "./redis-target.js";
+import { credentialOptions, DEFAULT_REDIS_URL, redisTargetOf } from "./redis-target.js";
 
 const refused = (settings: Record<string, string>) => {
   try {
@@ -30,7 +30,7 @@ describe("redisTargetOf", () => {
         password: "s3cret",
       },
     });
-    expect("cluster" in target && clusterCredentials(target.cluster)).toEqual({ username: "chorus", password: "s3cret" });
+    expect("cluster" in target && credentialOptions(target.cluster)).toEqual({ username: "chorus", password: "s3cret" });
   });
 
   it("when REDIS_SENTINELS and its master are set, then the target is Sentinel's master", () => {

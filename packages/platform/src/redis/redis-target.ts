@@ -27,7 +27,7 @@ export interface ClusterTarget {
 }
 
 export interface SentinelTarget {
-  sentinels: { host: string; port: number }[];
+  sentinels: HostPort[];
   master: string;
   sentinelPassword?: string;
   username?: string;
@@ -78,9 +78,9 @@ export function redisTargetOf(settings: RedisSettings): RedisTarget {
   return { sentinel: sentinelTargetOf(settings, settings.REDIS_SENTINELS as string) };
 }
 
-/** The username and password every node of a cluster is connected with (ioredis options). */
-export function clusterCredentials(target: ClusterTarget): RedisOptions {
-  return { ...(target.username !== undefined && { username: target.username }), ...(target.password !== undefined && { password: target.password }) };
+/** The username and password the data nodes are connected with (ioredis options), of a Sentinel or a cluster target. */
+export function credentialOptions(target: { username?: string; password?: string }): RedisOptions {
+  return credentialsOf({ REDIS_USERNAME: target.username, REDIS_PASSWORD: target.password });
 }
 
 /**
@@ -91,9 +91,7 @@ export function clusterCredentials(target: ClusterTarget): RedisOptions {
  * #1362), which BullMQ uses to close its own, so a closed worker kept sockets open and reconnecting.
  */
 export function sentinelOptions(target: SentinelTarget): RedisOptions {
-  const options: RedisOptions = { sentinels: target.sentinels, name: target.master, role: "master" };
+  const options: RedisOptions = { sentinels: target.sentinels, name: target.master, role: "master", ...credentialOptions(target) };
   if (target.sentinelPassword !== undefined) options.sentinelPassword = target.sentinelPassword;
-  if (target.username !== undefined) options.username = target.username;
-  if (target.password !== undefined) options.password = target.password;
   return options;
 }

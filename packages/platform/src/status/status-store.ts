@@ -61,12 +61,15 @@ export function queuePlaceKeys(keys: RedisKeys): string[] {
   return [keys.textJobsWaiting(), keys.textJobStats(), keys.workerSlots()];
 }
 
+/** A record still waiting for a worker: only such a record has a queue place (one started or final a moment before the queue's side was told keeps none). */
+function isWaiting(hash: Record<string, string>): boolean {
+  return hash.status === "processing" && hash.startedAt === undefined;
+}
+
 /** The stored status behind a record's fields (null for no record), with a waiting job's place and ETA. */
 export function storedStatusOf(hash: Record<string, string>, [ahead, average, slots]: QueuePlaceReply): StoredStatus | null {
   const fresh = toStoredStatus(hash);
-  // A record started (or final) a moment before the queue's side was told keeps no place.
-  const waiting = fresh?.record.status === "processing" && hash.startedAt === undefined;
-  if (fresh && waiting && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
+  if (fresh && isWaiting(hash) && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
   return fresh;
 }
 
@@ -98,8 +101,8 @@ function statusScripts(redis: RedisClient): StatusScripts {
 }
 
 /**
- * Status records live in one Redis hash per request. Each step sends the record's script and the
- * queue's together (they sit in different cluster slots): one round trip.
+ * Status records live in one Redis hash per request; the queue's sets beside them sit in another
+ * cluster slot, so a step that changes both sends the record's script and the queue's together.
  */
 export class StatusStore {
   private readonly scripts: StatusScripts;
@@ -138,10 +141,10 @@ export class StatusStore {
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
     const hash = await this.redis.hgetall(this.keys.status(requestId));
-    const waiting = hash.status === "processing" && hash.startedAt === undefined;
+    if (!isWaiting(hash)) return storedStatusOf(hash, []);
     // A place that cannot be read (the queue's node failing over) leaves the record without one, not the poll without an answer.
-    const place = waiting ? await (this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>).catch((): QueuePlaceReply => []) : [];
-    return storedStatusOf(hash, place as QueuePlaceReply);
+    const place = await (this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>).catch((): QueuePlaceReply => []);
+    return storedStatusOf(hash, place);
   }
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
