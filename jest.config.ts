@@ -28,6 +28,8 @@ const ON_REDIS_CLUSTER = [
   "apps/gateway/test/requests-list.int.test.ts",
   "apps/gateway/test/batch-status.int.test.ts",
   "apps/gateway/test/queue-position.int.test.ts",
+  "apps/gateway/test/fair-turns.int.test.ts",
+  "apps/gateway/test/holding-caps.int.test.ts",
   "apps/gateway/test/rate-limit.int.test.ts",
   "apps/gateway/test/auth.int.test.ts",
   "apps/gateway/test/admin.int.test.ts",

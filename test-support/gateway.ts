@@ -1,4 +1,4 @@
-import type { OperationLimits } from "@chorus/contracts";
+import type { KeyLimits } from "@chorus/contracts";
 import { waitUntilReady, type Logger } from "@chorus/platform";
 import type { Express } from "express";
 import { buildApp, redisConnections, type GatewayDeps } from "../apps/gateway/src/app.js";
@@ -12,7 +12,7 @@ export interface TestGateway {
   deps: GatewayDeps;
   prefix: string;
   /** Creates a key and returns its secret. */
-  createKey(options?: { scopes?: string[]; limits?: Partial<OperationLimits> }): Promise<string>;
+  createKey(options?: { scopes?: string[]; limits?: KeyLimits }): Promise<string>;
   close(options?: { keepKeys?: boolean }): Promise<void>;
 }
 

@@ -53,6 +53,9 @@ describe("the gateway on a three-master Redis Cluster", () => {
         `${keys.bullPrefix(QUEUES.text)}:${QUEUES.text}:wait`,
         keys.textJobTickets(),
         keys.textJobsWaiting(),
+        keys.textQueueTurns(),
+        keys.textRequestsInFlight(),
+        keys.textRequestOwners(),
         keys.textRequestsUnfinished(),
         keys.textJobStats(),
         keys.workerSlots(),
@@ -60,7 +63,7 @@ describe("the gateway on a three-master Redis Cluster", () => {
       [keys.bullJob(QUEUES.speech, "job-1"), `${keys.bullPrefix(QUEUES.speech)}:${QUEUES.speech}:wait`],
       [keys.status("req-1"), keys.audio("req-1"), keys.audioMeta("req-1")],
       [keys.apiKeyBySecretHash("hash"), keys.apiKeyIndex(), keys.apiKeyNames()],
-      [keys.textRequestsOfApiKey("key_1"), keys.apiKeyUsage("key_1", "2026-01-01"), keys.apiKeyUsage("key_1", "2026-01-31"), keys.idempotency("key_1", "k")],
+      [keys.textRequestsOfApiKey("key_1"), keys.apiKeyUsage("key_1", "2026-01-01"), keys.apiKeyUsage("key_1", "2026-01-31"), keys.idempotency("key_1", "k"), keys.openStreamsOfApiKey("key_1")],
     ];
     for (const group of groups) expect([group, (await slotsOf(group)).size]).toEqual([group, 1]);
     // And what is per request, per API key or per queue lands in many slots.

@@ -1,13 +1,14 @@
 import { parseArgs } from "node:util";
-import { ApiError, isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
+import { ApiError, CAPPED_HOLDINGS, isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type KeyLimits } from "@chorus/contracts";
 import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, DEFAULT_REDIS_URL, loadOrExit, parseCommandLine, redisKeys, redisTargetOf, type RedisTarget } from "@chorus/platform";
 import { runningLocalRedis } from "./local/local-state.js";
 import { describeRedisFailure } from "./redis-failure.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
-  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N] [--rotate]
+  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N] [--rotate]
           prints only the new key; --rotate revokes a key holding NAME first
-          (revoked names are free again)
+          (revoked names are free again); text, tts, status: requests per minute;
+          inflight: text requests waiting or running; streams: open status streams and waits
   list    every key, with column headers
   revoke ID|NAME
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
@@ -15,13 +16,15 @@ Redis: REDIS_URL, REDIS_SENTINELS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_NODES
 
 class UsageError extends Error {}
 
-function parseLimits(value: string | undefined): Partial<OperationLimits> {
-  const limits: Partial<OperationLimits> = {};
+const KEY_LIMITS = [...LIMITED_OPERATIONS, ...CAPPED_HOLDINGS];
+
+function parseLimits(value: string | undefined): KeyLimits {
+  const limits: KeyLimits = {};
   for (const pair of value ? value.split(",") : []) {
     const [name, raw] = pair.split("=");
-    const operation = LIMITED_OPERATIONS.find((op) => op === name?.trim());
+    const operation = KEY_LIMITS.find((op) => op === name?.trim());
     const number = Number(raw);
-    if (!operation || !Number.isInteger(number) || number < 1) throw new UsageError(`bad --limits entry '${pair}'; expected text=N, tts=N or status=N with N >= 1`);
+    if (!operation || !Number.isInteger(number) || number < 1) throw new UsageError(`bad --limits entry '${pair}'; expected ${KEY_LIMITS.map((op) => `${op}=N`).join(", ")} with N >= 1`);
     limits[operation] = number;
   }
   return limits;

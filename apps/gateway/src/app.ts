@@ -1,4 +1,4 @@
-import { ApiError, type OperationLimits } from "@chorus/contracts";
+import { ApiError, type HoldingCaps, type OperationLimits } from "@chorus/contracts";
 import {
   RequestIndex,
   type ApiKeyLookup,
@@ -37,6 +37,7 @@ import type { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { IdempotencyKeys } from "./services/idempotency.js";
 import type { QueueDepth } from "./services/queue-depth.js";
 import type { FinalStatusWaits } from "./services/final-status-waits.js";
+import type { OpenStreams } from "./services/open-streams.js";
 import type { StatusChanges } from "./services/status-changes.js";
 import { RequestListing } from "./services/request-listing.js";
 import type { TextJobs } from "./services/text-jobs.service.js";
@@ -62,6 +63,10 @@ export interface GatewayDeps {
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
   maxQueueDepth: number;
+  /** What one key may hold at once, unless its own limits say otherwise: requests in flight, open streams and waits. */
+  caps: HoldingCaps;
+  /** The streams and waits each key holds open, over all gateways. */
+  openStreams: OpenStreams;
   /** How long delivered speech is kept for retries with the same Idempotency-Key. */
   audioKeepSeconds: number;
   /** Null where speech is switched off (the speech routes then answer 503). */
@@ -127,7 +132,8 @@ export function buildApp(deps: GatewayDeps): Express {
   const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
   const status = countedUsage(limiters.status, deps.requestCounts, "status");
   const tts = countedUsage(limiters.tts, deps.requestCounts, "tts");
-  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges }, { authenticate: authenticated, limit: status });
+  const holds = { openStreams: deps.openStreams, caps: deps.caps };
+  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges, holds }, { authenticate: authenticated, limit: status });
   addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: status, chargeIds: limiters.statusUnits });
   addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: status });
   const textDeps = {
@@ -137,6 +143,7 @@ export function buildApp(deps: GatewayDeps): Express {
     idempotency: deps.idempotency,
     queueDepth: deps.queueDepth,
     maxQueueDepth: deps.maxQueueDepth,
+    holds,
     webhooks: deps.webhooks,
     speechEnabled: deps.speechJobs !== null,
   };

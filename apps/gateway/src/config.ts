@@ -16,6 +16,25 @@ export const GATEWAY_ENV = {
     minimum: 0,
     description: "text jobs queued, waiting for a retry or running (as BullMQ counts them) at which submissions get 503 with Retry-After (0: no limit)",
   },
+  MAX_IN_FLIGHT_PER_KEY: {
+    type: "integer",
+    default: 100,
+    minimum: 1,
+    description: "text requests one API key may have waiting or running at once; one more gets 429 with Retry-After (a key's own `inflight` limit overrides it)",
+  },
+  MAX_STREAMS_PER_KEY: {
+    type: "integer",
+    default: 50,
+    minimum: 1,
+    description:
+      "status streams (Accept: text/event-stream) and Prefer: wait holds one API key may have open at once, over all gateways; one more gets 429 (a key's own `streams` limit overrides it)",
+  },
+  MAX_STREAMS_PER_GATEWAY: {
+    type: "integer",
+    default: 2000,
+    minimum: 1,
+    description: "status streams and Prefer: wait holds one gateway keeps open, all keys together (~72 kB each); one more gets 503 with Retry-After",
+  },
   REDIS_WAIT_REPLICAS: {
     type: "integer",
     default: 0,

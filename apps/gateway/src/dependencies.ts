@@ -26,6 +26,7 @@ import { parseCorsOrigins } from "./middleware/cors.js";
 import { RequestCounts } from "./services/request-counts.js";
 
 import { FinalStatusWaits } from "./services/final-status-waits.js";
+import { OpenStreams } from "./services/open-streams.js";
 import { StatusChanges } from "./services/status-changes.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
 import { QueueDepth } from "./services/queue-depth.js";
@@ -77,6 +78,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(queues) });
   const usage = new ApiKeyUsage(redis, keys);
   const requestCounts = new RequestCounts(usage, USAGE_FLUSH_MS, logger);
+  const openStreams = new OpenStreams(redis, keys, { perGateway: config.MAX_STREAMS_PER_GATEWAY }, logger);
   return {
     redis,
     queueRedis,
@@ -101,6 +103,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
     maxQueueDepth: config.MAX_QUEUE_DEPTH,
+    caps: { inflight: config.MAX_IN_FLIGHT_PER_KEY, streams: config.MAX_STREAMS_PER_KEY },
+    openStreams,
     audioKeepSeconds: config.AUDIO_TTL_SECONDS,
     speechJobs: speech?.jobs ?? null,
     // Spoken replies (issue 16) are read like speech audio, on its connection where there is one.
@@ -120,6 +124,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     queues: [...queues, webhookQueue],
     close: async () => {
       queueDepth.stop();
+      openStreams.close();
       await requestCounts.close();
       finalStatusWaits.close();
       statusChanges.close();

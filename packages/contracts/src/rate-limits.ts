@@ -9,3 +9,14 @@ export const LIMITED_OPERATIONS = ["text", "tts", "status"] as const satisfies r
 
 /** The spec's limits (requests per minute). */
 export const DEFAULT_LIMITS: OperationLimits = { text: 100, tts: 60, status: 200 };
+
+/** What one API key may hold at once (not per minute): text requests in flight, open status streams and waits. */
+export interface HoldingCaps {
+  inflight: number;
+  streams: number;
+}
+
+export const CAPPED_HOLDINGS = ["inflight", "streams"] as const satisfies readonly (keyof HoldingCaps)[];
+
+/** One key's own overrides of the deployment's per-minute budgets and caps. */
+export type KeyLimits = Partial<OperationLimits & HoldingCaps>;

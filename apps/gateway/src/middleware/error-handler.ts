@@ -69,7 +69,8 @@ export function errorHandler(connections: RedisClient[]): ErrorRequestHandler {
       res.end();
       return;
     }
-    if (apiError.code === "SERVICE_UNAVAILABLE") res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
+    // A 429 of a rate limiter carries the limiter's own Retry-After; a cap's 429 says its own here.
+    if (apiError.code === "SERVICE_UNAVAILABLE" || apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
     res.status(apiError.httpStatus).json(apiError.toEnvelope());
   };
 }

@@ -1,4 +1,4 @@
-import { ApiError, isRequestId } from "@chorus/contracts";
+import { ApiError, isRequestId, type StatusRecord } from "@chorus/contracts";
 import type { StatusStore, StoredStatus } from "@chorus/platform";
 import type { IRouter, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
@@ -6,6 +6,7 @@ import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { StatusChanges } from "../services/status-changes.js";
 import { notFound, ownedBy } from "../services/owned-status.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+import { holdStream, type HoldingDeps } from "./holding-caps.js";
 import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
@@ -42,20 +43,34 @@ async function ownedStatus(req: Request): Promise<{ id: string; stored: StoredSt
 /**
  * The record; with `Prefer: wait=N`, once it is final or N seconds have passed (one poll, however
  * long); with `Accept: text/event-stream`, as a stream of snapshots until it is final (one poll too).
+ * A stream or wait on a request still processing holds one of its key's open streams while it lasts.
  */
 function answerStatus(deps: StatusRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const { id, stored } = await ownedStatus(req);
-    if (wantsEventStream(req)) return streamStatus(req, res, deps, id, stored);
+    const processing = stored.record.status === "processing";
+    if (wantsEventStream(req)) {
+      if (processing) res.once("close", await holdStream(req, deps.holds));
+      return streamStatus(req, res, deps, id, stored);
+    }
     const wait = preferredWaitSeconds(req.headers.prefer);
     let record = stored.record;
     if (wait !== null) {
+      if (processing && wait > 0) record = (await waitedRecord(req, res, deps, id, wait)) ?? record;
       markWaitApplied(res, wait);
-      if (record.status === "processing" && wait > 0) record = (await finalOrLatest(deps.statuses, deps.waits, id, wait, res))?.record ?? record;
     }
     res.setHeader("Cache-Control", "no-store");
     sendJson(res, 200, record);
   };
+}
+
+async function waitedRecord(req: Request, res: Response, deps: StatusRouteDeps, id: string, wait: number): Promise<StatusRecord | undefined> {
+  const release = await holdStream(req, deps.holds);
+  try {
+    return (await finalOrLatest(deps.statuses, deps.waits, id, wait, res))?.record;
+  } finally {
+    release();
+  }
 }
 
 function cancelRequest(statuses: StatusStore, jobs: TextJobs) {
@@ -72,6 +87,7 @@ export interface StatusRouteDeps {
   jobs: TextJobs;
   waits: FinalStatusWaits;
   changes: StatusChanges;
+  holds: HoldingDeps;
 }
 
 /** Both status paths answer from one status read (StatusStore.get; and wait, when asked); DELETE cancels (owner only). */

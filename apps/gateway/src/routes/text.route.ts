@@ -18,8 +18,9 @@ import { requestLogger } from "../middleware/request-context.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { QueueDepth } from "../services/queue-depth.js";
+import { holdingCap, holdStream, type HoldingDeps } from "./holding-caps.js";
 import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
-import type { TextJobs } from "../services/text-jobs.service.js";
+import type { TextJobs, TextSubmission } from "../services/text-jobs.service.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
 import { finalOrLatest } from "./wait-for-final.js";
@@ -32,6 +33,7 @@ export interface TextRouteDeps {
   queueDepth: QueueDepth;
   /** Text jobs queued, waiting for a retry or running beyond which new submissions get 503 (0: no limit). */
   maxQueueDepth: number;
+  holds: HoldingDeps;
   webhooks: WebhookPolicy;
   /** False where speech is switched off: `speak` is then 503, as the speech endpoint is. */
   speechEnabled: boolean;
@@ -74,37 +76,55 @@ function refuseWhenQueueFull(deps: TextRouteDeps): void {
 export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: RouteGuards): void {
   router.post("/api/text/:model", guards.authenticate, modelAccess, guards.limit, jsonBody(), async (req, res) => {
     const model = String(req.params.model) as ModelId;
-    const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const clientSampling = sentSamplingParams(req.body);
     const request = validateGenerationRequest(model, req.body);
     checkFinishOptions(req, request, deps);
-    const keyId = authenticatedKey(req).id;
-    let id: string;
-    if (idempotencyKey) {
-      const claim = await deps.idempotency.claim(keyId, idempotencyKey, { model, request, clientSampling });
-      if (!claim.fresh) return sendJson(res, 200, { id: claim.requestId, tokens: -1 } satisfies SubmitResponse);
-      try {
-        refuseWhenQueueFull(deps);
-        id = await deps.jobs.submit(keyId, model, request, clientSampling, claim.requestId);
-      } catch (error) {
-        // Refused or not stored: the key must not keep pointing at a request that does not exist.
-        // Left open: a duplicate arriving between claim and release gets that id, and an enqueue that
-        // reached Redis but timed out here can be enqueued again by the retry (issue 13).
-        await deps.idempotency.release(keyId, idempotencyKey).catch(() => undefined);
-        throw error;
-      }
-    } else {
-      refuseWhenQueueFull(deps);
-      id = await deps.jobs.submit(keyId, model, request, clientSampling);
+    const submission: TextSubmission = { keyId: authenticatedKey(req).id, model, request, clientSampling, inFlightCap: holdingCap(req, deps.holds.caps, "inflight") };
+    // A wait holds one of the key's open streams: taken before anything is queued, so a key at its
+    // cap is refused (429) with nothing accepted, rather than accepted and then not waited for.
+    const wait = preferredWaitSeconds(req.headers.prefer);
+    const release = wait ? await holdStream(req, deps.holds) : () => undefined;
+    try {
+      const id = await submitOnce(req, res, deps, submission);
+      if (id === null) return;
+      requestLogger(req).http("text request accepted", { jobId: id, model, messages: request.messages.length });
+      await answerSubmit(deps, id, wait, res);
+    } finally {
+      release();
     }
-    requestLogger(req).http("text request accepted", { jobId: id, model, messages: request.messages.length });
-    await answerSubmit(deps, id, req, res);
   });
 }
 
+/**
+ * Submits, unless an Idempotency-Key names a request already accepted: then that request's id is
+ * answered as at first (and null returned).
+ */
+async function submitOnce(req: Request, res: Response, deps: TextRouteDeps, submission: TextSubmission): Promise<string | null> {
+  const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
+  if (!idempotencyKey) {
+    refuseWhenQueueFull(deps);
+    return deps.jobs.submit(submission);
+  }
+  const { keyId, model, request, clientSampling } = submission;
+  const claim = await deps.idempotency.claim(keyId, idempotencyKey, { model, request, clientSampling });
+  if (!claim.fresh) {
+    sendJson(res, 200, { id: claim.requestId, tokens: -1 } satisfies SubmitResponse);
+    return null;
+  }
+  try {
+    refuseWhenQueueFull(deps);
+    return await deps.jobs.submit({ ...submission, requestId: claim.requestId });
+  } catch (error) {
+    // Refused or not stored: the key must not keep pointing at a request that does not exist.
+    // Left open: a duplicate arriving between claim and release gets that id, and an enqueue that
+    // reached Redis but timed out here can be enqueued again by the retry (issue 13).
+    await deps.idempotency.release(keyId, idempotencyKey).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** `{id, tokens: -1}`; with `Prefer: wait=N`, the finished record (with its id) if it finishes within N seconds. */
-async function answerSubmit(deps: TextRouteDeps, id: string, req: Request, res: Response): Promise<void> {
-  const wait = preferredWaitSeconds(req.headers.prefer);
+async function answerSubmit(deps: TextRouteDeps, id: string, wait: number | null, res: Response): Promise<void> {
   if (wait === null) return sendJson(res, 200, { id, tokens: -1 } satisfies SubmitResponse);
   markWaitApplied(res, wait);
   const stored = wait > 0 ? await finalOrLatest(deps.statuses, deps.waits, id, wait, res) : null;

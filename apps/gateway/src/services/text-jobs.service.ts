@@ -1,11 +1,31 @@
 import { randomUUID } from "node:crypto";
-import { CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId, type SamplingParams } from "@chorus/contracts";
+import { ApiError, CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId, type SamplingParams } from "@chorus/contracts";
 import type { RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
 
 /** The `error` of a record whose job could not be queued (its client was told so and holds no id). */
 const NOT_QUEUED_ERROR = "not queued: the job could not be stored";
+
+/** What a submit hands TextJobs: the validated request, whose it is, and the key's cap. */
+export interface TextSubmission {
+  keyId: string;
+  model: ModelId;
+  request: GenerationRequest;
+  /** The sampling fields the client sent (see GenerateTextJob). */
+  clientSampling?: Partial<SamplingParams>;
+  /** Given by an Idempotency-Key's claim; else a new one. */
+  requestId?: string;
+  /** The key's requests in flight (waiting or running) at which a submit is refused (0: no cap). */
+  inFlightCap?: number;
+}
+
+/** 429 naming the cap; Retry-After: about one job's time, when one of the key's requests should finish. */
+function inFlightCapReached(cap: number, averageJobSeconds: number | null): ApiError {
+  const retryAfter = Math.max(1, Math.ceil(averageJobSeconds ?? 1));
+  const message = `this API key already has ${cap} text requests in flight (waiting or running), its cap (max in flight ${cap}); retry when one has finished`;
+  return new ApiError("RATE_LIMITED", message, undefined, retryAfter);
+}
 
 /** Accepting and cancelling generations. */
 export class TextJobs {
@@ -19,21 +39,27 @@ export class TextJobs {
   ) {}
 
   /**
-   * The status record and the job are sent together: both go down the same connection in that
-   * order, so a worker never finds the record missing, and the client waits one round trip, not two.
+   * The request first joins the queue (fair-turns.ts): that hands it its turn, the priority of its
+   * job, and refuses it at once when its key holds its cap of requests in flight. Then the status
+   * record and the job are sent together: both go down the same connection in that order, so a
+   * worker never finds the record missing, and the client waits two round trips, not three.
    * On a Redis Cluster they live on different nodes, where one connection's order means nothing:
    * there the record is stored first (one more round trip), and a record that fails queues nothing.
-   * Should either fail, what was written of the record is closed at once (closeUnqueued) and the
-   * client gets the error; a job queued anyway finds its record closed and is skipped. With
+   * Should any step fail, what was written is closed at once (closeUnqueued) and the client gets
+   * the error; a job queued anyway finds its record closed and is skipped. With
    * REDIS_WAIT_REPLICAS, the id is returned only once replicas confirm both; when they do not, the
    * record is left as it is (a retry with the same Idempotency-Key may be handed this id if the
    * key's release is lost in a failover).
    */
-  async submit(keyId: string, model: ModelId, request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}, requestId: string = randomUUID()): Promise<string> {
+  async submit(submission: TextSubmission): Promise<string> {
+    const { keyId, model, request, clientSampling = {}, requestId = randomUUID(), inFlightCap = 0 } = submission;
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
-    const creating = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook);
+    const joined = await this.statuses.joinQueue(requestId, keyId, job.acceptedAt, inFlightCap).catch((error: unknown) => this.closeUnqueued(requestId, error));
+    if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
+    const creating = this.statuses.writeRecord(requestId, keyId, model, job.acceptedAt, request.webhook);
     if (this.redis.isCluster) await creating.catch((error: unknown) => this.closeUnqueued(requestId, error));
-    const [created, queued] = await Promise.allSettled([creating, this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId })]);
+    const adding = this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn });
+    const [created, queued] = await Promise.allSettled([creating, adding]);
     if (queued.status === "rejected") return this.closeUnqueued(requestId, queued.reason);
     if (created.status === "rejected") return this.closeUnqueued(requestId, created.reason);
     await this.replicated.confirm();

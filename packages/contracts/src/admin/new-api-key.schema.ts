@@ -1,11 +1,17 @@
 import { KNOWN_SCOPES, SCOPE_ALL } from "../scopes.js";
-import { LIMITED_OPERATIONS, type OperationLimits } from "../rate-limits.js";
+import { CAPPED_HOLDINGS, LIMITED_OPERATIONS, type KeyLimits } from "../rate-limits.js";
 import { compileValidator } from "../validation/validator.js";
 
 /** Longest key name: it is shown in `keys list` and logs, one line per key. */
 export const MAX_API_KEY_NAME_CHARS = 100;
 
 const perMinute = { type: "integer", minimum: 1, description: "requests per minute for this key only (overrides the deployment's limit)" } as const;
+const heldAtOnce = {
+  type: "integer",
+  minimum: 1,
+  maximum: 1000000,
+  description: "most held at once by this key only (overrides the deployment's cap): inflight, text requests waiting or running; streams, open status streams and Prefer: wait holds",
+} as const;
 
 /**
  * What a new API key is made of, for POST /admin/keys and `npm run keys -- create` alike: the key
@@ -21,7 +27,10 @@ export const newApiKeySchema = {
     limits: {
       type: "object",
       additionalProperties: false,
-      properties: Object.fromEntries(LIMITED_OPERATIONS.map((operation) => [operation, perMinute])),
+      properties: {
+        ...Object.fromEntries(LIMITED_OPERATIONS.map((operation) => [operation, perMinute])),
+        ...Object.fromEntries(CAPPED_HOLDINGS.map((holding) => [holding, heldAtOnce])),
+      },
       default: {},
     },
     rotate: { type: "boolean", default: false, description: "revoke a key holding the name first (how a key is rotated under its name)" },
@@ -31,7 +40,7 @@ export const newApiKeySchema = {
 export interface NewApiKeyRequest {
   name: string;
   scopes: string[];
-  limits: Partial<OperationLimits>;
+  limits: KeyLimits;
   rotate: boolean;
 }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { validateNewApiKey, type OperationLimits } from "@chorus/contracts";
+import { validateNewApiKey, type KeyLimits } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
@@ -8,8 +8,8 @@ export interface ApiKeyRecord {
   id: string;
   name: string;
   scopes: string[];
-  /** Per-minute overrides of the configured limits for this key only. */
-  limits: Partial<OperationLimits>;
+  /** Overrides of the configured per-minute limits and holding caps, for this key only. */
+  limits: KeyLimits;
   createdAt: string;
   revoked: boolean;
 }
@@ -35,7 +35,7 @@ function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
     id: hash.id,
     name: hash.name,
     scopes: JSON.parse(hash.scopes ?? "[]") as string[],
-    limits: JSON.parse(hash.limits ?? "{}") as Partial<OperationLimits>,
+    limits: JSON.parse(hash.limits ?? "{}") as KeyLimits,
     createdAt: hash.createdAt ?? "",
     revoked: hash.revoked === "1",
   };
@@ -52,7 +52,7 @@ export class ApiKeyStore {
    * holding the name is revoked first: how a key is rotated under the same name. Bad input (the
    * contract's bounds, shared by the admin API and the CLI) throws ApiError INVALID_PARAMETER.
    */
-  async create(name: string, scopes: string[], limits: Partial<OperationLimits> = {}, { replace = false } = {}): Promise<NewApiKey> {
+  async create(name: string, scopes: string[], limits: KeyLimits = {}, { replace = false } = {}): Promise<NewApiKey> {
     validateNewApiKey({ name, scopes, limits });
     const holder = replace ? await this.redis.hget(this.keys.apiKeyNames(), name) : null;
     if (holder) await this.revoke(holder);

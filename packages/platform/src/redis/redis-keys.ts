@@ -31,8 +31,14 @@ export interface RedisKeys {
   replyLengthStats(): string;
   /** Counter handing each accepted text job its ticket: the order of the waiting set below. */
   textJobTickets(): string;
-  /** Sorted set of the status keys of text jobs accepted and not yet started, by ticket (queue position). */
+  /** Sorted set of the ids of text jobs accepted and not yet started, by turn and ticket (queue position: see fair-turns.ts). */
   textJobsWaiting(): string;
+  /** Hash: `turn` (the turn the workers are serving) and, per API key id, the turn of that key's latest request. */
+  textQueueTurns(): string;
+  /** Hash: API key id -> its text requests not yet final (the in-flight cap). */
+  textRequestsInFlight(): string;
+  /** Hash: id of a text request not yet final -> its API key id (what a finish takes off that key's count). */
+  textRequestOwners(): string;
   /** Sorted set of the ids of text requests not yet final, by acceptance time (ms): what the lost-job sweep checks. */
   textRequestsUnfinished(): string;
   /**
@@ -52,6 +58,8 @@ export interface RedisKeys {
   audio(requestId: string): string;
   /** JSON SpeechJobResult of that audio, written after the audio: its presence means the audio is whole. */
   audioMeta(requestId: string): string;
+  /** Sorted set: the open streams and waits (status streams, `Prefer: wait`) of one API key, by expiry (ms). */
+  openStreamsOfApiKey(keyId: string): string;
   /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
   idempotency(keyId: string, idempotencyKey: string): string;
   /** Hash: what one API key used on one UTC day (`YYYY-MM-DD`): request counts, tokens, speech; expires. */
@@ -78,6 +86,9 @@ export function redisKeys(prefix: string): RedisKeys {
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
     textJobTickets: () => `${textQueue}:tickets`,
     textJobsWaiting: () => `${textQueue}:waiting`,
+    textQueueTurns: () => `${textQueue}:turns`,
+    textRequestsInFlight: () => `${textQueue}:in-flight`,
+    textRequestOwners: () => `${textQueue}:owners`,
     textRequestsUnfinished: () => `${textQueue}:unfinished`,
     textRequestsOfApiKey: (keyId) => `${prefix}:text-requests:{${keyId}}`,
     lostJobSweepLock: () => `${prefix}:lock:lost-job-sweep`,
@@ -86,6 +97,7 @@ export function redisKeys(prefix: string): RedisKeys {
     workerSlots: () => `${textQueue}:worker-slots`,
     audio: (requestId) => `${prefix}:audio:{${requestId}}`,
     audioMeta: (requestId) => `${prefix}:audio-meta:{${requestId}}`,
+    openStreamsOfApiKey: (keyId) => `${prefix}:open-streams:{${keyId}}`,
     idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:{${keyId}}:${idempotencyKey}`,
     apiKeyUsage: (keyId, day) => `${prefix}:usage:{${keyId}}:${day}`,
   };

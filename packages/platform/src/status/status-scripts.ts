@@ -3,11 +3,11 @@
  * job restarts its count), and once a record is `completed` or `error` nothing overwrites it, so a
  * late progress write or a second attempt finishing after the first cannot change the answer.
  *
- * Two sorted sets follow the records, kept by membership (so a step counted twice changes nothing):
- * the waiting set holds the ids of jobs accepted and not yet started, ordered by ticket, so a job's
- * queue position is its rank; the unfinished set holds the ids of requests not yet final, by
- * acceptance time, for the sweep that finds records whose job vanished. A record leaves both when
- * it turns final, whoever writes that (worker, cancel, sweep, a failed enqueue).
+ * The text queue's side follows the records (fair-turns.ts), kept by membership (so a step counted
+ * twice changes nothing): the waiting set holds the ids of jobs accepted and not yet started, in the
+ * order they will start, so a job's queue position is its rank; the unfinished set holds the ids of
+ * requests not yet final, by acceptance time, for the sweep that finds records whose job vanished.
+ * A record leaves both when it turns final, whoever writes that (worker, cancel, sweep, a failed enqueue).
  *
  * A record and the sets live in different hash slots (per request, per queue: see redis-keys.ts),
  * so each script touches one of them, and the store sends the two together. Between the two, a set
@@ -52,12 +52,6 @@ ${changed("ARGV[4]", "ARGV[2]")}
 return redis.call('HGET', KEYS[1], 'webhook') or 1
 `;
 
-/** KEYS waiting set, unfinished set; ARGV request id. The queue's side of FINISH: the id leaves both sets. */
-export const LEAVE_QUEUE = `
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-`;
-
 /**
  * KEYS status; ARGV ttl, owner, model, createdAt (ms), webhook URL ('' for none). A new record is
  * always `processing` at progress 0, so those are written here rather than sent with every submit.
@@ -66,14 +60,6 @@ export const CREATE = `
 redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0, 'createdAt', ARGV[4], 'rev', 1)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'webhook', ARGV[5]) end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
-`;
-
-/** KEYS ticket counter, waiting set, unfinished set; ARGV createdAt (ms), request id. The queue's side of CREATE: returns the ticket. */
-export const JOIN_QUEUE = `
-local ticket = redis.call('INCR', KEYS[1])
-redis.call('ZADD', KEYS[2], ticket, ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
-return ticket
 `;
 
 /**
@@ -99,22 +85,4 @@ if status == 'processing' and redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[1]
 ${changed("ARGV[3]", "ARGV[2]")}
 end
 return status
-`;
-
-/**
- * KEYS waiting set, text stats, worker slots; ARGV now (ms), request id. A waiting job's place, read
- * beside its record: {} when the job is not waiting, else jobs ahead, average job seconds, live
- * worker slots.
- */
-export const QUEUE_PLACE = `
-local ahead = redis.call('ZRANK', KEYS[1], ARGV[2])
-if not ahead then return {} end
-local average = redis.call('HGET', KEYS[2], 'avgJobSeconds') or ''
-local slots = 0
-local workers = redis.call('HGETALL', KEYS[3])
-for i = 2, #workers, 2 do
-  local concurrency, expires = string.match(workers[i], '^(%d+):(%d+)$')
-  if concurrency and tonumber(expires) > tonumber(ARGV[1]) then slots = slots + tonumber(concurrency) end
-end
-return {ahead, average, slots}
 `;

@@ -1,7 +1,8 @@
 import type { JobState, ModelId, StatusRecord } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
-import { CREATE, FINISH, INDEX, JOIN_QUEUE, LEAVE_QUEUE, MARK_STARTED, QUEUE_PLACE, UPDATE_PROGRESS } from "./status-scripts.js";
+import { JOIN_QUEUE, LAST_TURN, LEAVE_QUEUE, parseQueueJoin, QUEUE_PLACE, RESTART_TURNS_AFTER, START_TURN, type QueueJoin } from "./fair-turns.js";
+import { CREATE, FINISH, INDEX, MARK_STARTED, UPDATE_PROGRESS } from "./status-scripts.js";
 
 /** A status record with the fields only the service sees (never sent to clients). */
 export interface StoredStatus {
@@ -83,6 +84,7 @@ interface StatusScripts {
   chorusQueueJoin: Script;
   chorusQueuePlace: Script;
   chorusQueueLeave: Script;
+  chorusQueueStart: Script;
 }
 
 /** Registers the scripts once per connection: ioredis then sends EVALSHA, not the whole script text. */
@@ -94,9 +96,10 @@ function statusScripts(redis: RedisClient): StatusScripts {
   redis.defineCommand("chorusStatusStarted", { numberOfKeys: 1, lua: MARK_STARTED });
   redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
   redis.defineCommand("chorusStatusFinish", { numberOfKeys: 1, lua: FINISH });
-  redis.defineCommand("chorusQueueJoin", { numberOfKeys: 3, lua: JOIN_QUEUE });
+  redis.defineCommand("chorusQueueJoin", { numberOfKeys: 7, lua: JOIN_QUEUE });
   redis.defineCommand("chorusQueuePlace", { numberOfKeys: 3, lua: QUEUE_PLACE });
-  redis.defineCommand("chorusQueueLeave", { numberOfKeys: 2, lua: LEAVE_QUEUE });
+  redis.defineCommand("chorusQueueStart", { numberOfKeys: 2, lua: START_TURN });
+  redis.defineCommand("chorusQueueLeave", { numberOfKeys: 4, lua: LEAVE_QUEUE });
   return scripts;
 }
 
@@ -118,19 +121,30 @@ export class StatusStore {
   }
 
   /**
-   * A new `processing` record, in the waiting and unfinished sets and its owner's index. On one
-   * Redis the three go together. On a cluster the queue's side goes first: a record is only ever
-   * written once its id is in the unfinished set, so whatever fails after, the sweep finds it.
+   * The queue's side of a new request: its ticket and turn (fair-turns.ts), counted in its key's
+   * requests in flight, or refused (nothing written) when the key already holds `inFlightCap` (0: no cap).
+   * Sent before the record, so whatever fails after, the id is in the unfinished set for the sweep.
    */
-  async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<void> {
+  async joinQueue(requestId: string, owner: string, now = Date.now(), inFlightCap = 0): Promise<QueueJoin> {
     const k = this.keys;
-    const joining = this.scripts.chorusQueueJoin(k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), now, requestId);
-    if (this.redis.isCluster) await joining;
+    const queueKeys = [k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), k.textQueueTurns(), k.textRequestsInFlight(), k.textRequestOwners(), k.textJobStats()];
+    return parseQueueJoin((await this.scripts.chorusQueueJoin(...queueKeys, now, requestId, owner, inFlightCap, LAST_TURN)) as [number, number, string?]);
+  }
+
+  /** A new `processing` record, and its place in its owner's index (the queue's side is joinQueue). */
+  async writeRecord(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<void> {
+    const k = this.keys;
     await Promise.all([
-      joining,
       this.scripts.chorusStatusCreate(k.status(requestId), this.ttlSeconds, owner, model, now, webhook),
       this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), this.ttlSeconds, now, requestId),
     ]);
+  }
+
+  /** joinQueue, then writeRecord (no cap): a request as a submit leaves it, for tests and tools. */
+  async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<QueueJoin> {
+    const joined = await this.joinQueue(requestId, owner, now);
+    await this.writeRecord(requestId, owner, model, now, webhook);
+    return joined;
   }
 
   /**
@@ -153,7 +167,7 @@ export class StatusStore {
     const [status] = await Promise.all([
       this.scripts.chorusStatusStarted(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<string | null>,
       // The record says `startedAt`, so no reader counts it as waiting; the id leaves the set for good when it turns final.
-      this.redis.zrem(k.textJobsWaiting(), requestId).catch(() => 0),
+      this.scripts.chorusQueueStart(k.textJobsWaiting(), k.textQueueTurns(), requestId, RESTART_TURNS_AFTER).catch(() => 0),
     ]);
     return status;
   }
@@ -202,7 +216,7 @@ export class StatusStore {
     const k = this.keys;
     const [written] = await Promise.all([
       this.scripts.chorusStatusFinish(k.status(requestId), this.ttlSeconds, requestId, k.statusFinalChannel(), k.statusChangedChannel(), ...args),
-      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), requestId).catch(() => 0),
+      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), k.textRequestsInFlight(), k.textRequestOwners(), requestId).catch(() => 0),
     ]);
     // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
     if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);

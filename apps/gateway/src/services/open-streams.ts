@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { ApiError } from "@chorus/contracts";
+import type { Logger, RedisClient, RedisKeys } from "@chorus/platform";
+
+/**
+ * KEYS the key's open-streams set; ARGV now (ms), entry's lifetime (ms), entry, cap. Takes one
+ * place (1) unless the key holds its cap of entries still alive (0). Entries of a gateway that died
+ * lapse after their lifetime; each write sets the set's own expiry one lifetime ahead, so it
+ * outlives every entry (the last write is the latest).
+ */
+const OPEN = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** KEYS the key's open-streams set; ARGV now (ms), lifetime (ms), then the entries this gateway still holds. */
+const RENEW = `
+for i = 3, #ARGV do redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+`;
+
+type Script = (...args: (string | number)[]) => Promise<unknown>;
+
+export interface OpenStreamsOptions {
+  /** Most streams and waits this gateway holds open, all keys together. */
+  perGateway: number;
+  /** How long an entry lives without renewal: what a dead gateway's streams count for. */
+  lifetimeMs?: number;
+  /** The clock entries' expiry is reckoned by (tests move it instead of waiting). */
+  now?: () => number;
+}
+
+/** Retry-After of a refused stream: about when a request in flight has moved on. */
+const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * What each API key holds open across every gateway: status streams and `Prefer: wait` holds, one
+ * entry each in a per-key sorted set by expiry, renewed by the gateway holding it. A key at its cap
+ * gets 429; a gateway at its own cap (memory, sockets) answers 503, as for any capacity limit.
+ */
+export class OpenStreams {
+  private readonly gatewayId = randomUUID();
+  private readonly held = new Map<string, Set<string>>();
+  private count = 0;
+  private serial = 0;
+  private readonly lifetimeMs: number;
+  private readonly now: () => number;
+  private readonly timer: NodeJS.Timeout;
+  private readonly scripts: { chorusStreamOpen: Script; chorusStreamRenew: Script };
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly options: OpenStreamsOptions,
+    private readonly logger?: Logger,
+  ) {
+    this.lifetimeMs = options.lifetimeMs ?? 30_000;
+    this.now = options.now ?? Date.now;
+    redis.defineCommand("chorusStreamOpen", { numberOfKeys: 1, lua: OPEN });
+    redis.defineCommand("chorusStreamRenew", { numberOfKeys: 1, lua: RENEW });
+    this.scripts = redis as unknown as typeof this.scripts;
+    this.timer = setInterval(() => void this.renew(), this.lifetimeMs / 3);
+    this.timer.unref();
+  }
+
+  /** How many this gateway holds now. */
+  get open(): number {
+    return this.count;
+  }
+
+  /**
+   * Takes a place for one stream or wait of `keyId`, or throws the 429/503 that says which cap is
+   * full. The returned function gives it back (once, whatever calls it).
+   */
+  async hold(keyId: string, cap: number): Promise<() => void> {
+    if (this.count >= this.options.perGateway) {
+      throw new ApiError("SERVICE_UNAVAILABLE", `this gateway holds its most open status streams and waits (${this.options.perGateway}); retry shortly, or poll`, undefined, RETRY_AFTER_SECONDS);
+    }
+    this.count++; // counted before the round trip, so concurrent opens cannot pass the gateway's cap together
+    const entry = `${this.gatewayId}:${++this.serial}`;
+    const taken = await this.scripts.chorusStreamOpen(this.keys.openStreamsOfApiKey(keyId), this.now(), this.lifetimeMs, entry, cap).catch((error: unknown) => {
+      this.count--;
+      throw error;
+    });
+    if (taken !== 1) {
+      this.count--;
+      const message = `this API key already has ${cap} open status streams and waits, its cap (max streams ${cap}); close one, or poll without waiting`;
+      throw new ApiError("RATE_LIMITED", message, undefined, RETRY_AFTER_SECONDS);
+    }
+    const entries = this.held.get(keyId) ?? new Set<string>();
+    this.held.set(keyId, entries.add(entry));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release(keyId, entry);
+    };
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private release(keyId: string, entry: string): void {
+    this.count--;
+    const entries = this.held.get(keyId);
+    entries?.delete(entry);
+    if (entries?.size === 0) this.held.delete(keyId);
+    // Should this fail, the entry lapses after its lifetime instead.
+    this.redis.zrem(this.keys.openStreamsOfApiKey(keyId), entry).catch(() => undefined);
+  }
+
+  private async renew(): Promise<void> {
+    const now = this.now();
+    const renewals = [...this.held].map(([keyId, entries]) => this.scripts.chorusStreamRenew(this.keys.openStreamsOfApiKey(keyId), now, this.lifetimeMs, ...entries));
+    const failed = (await Promise.allSettled(renewals)).filter((result) => result.status === "rejected").length;
+    if (failed > 0) this.logger?.warn("could not renew open streams", { keys: failed });
+  }
+}

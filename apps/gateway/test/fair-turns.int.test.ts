@@ -1,0 +1,127 @@
+import type { StatusRecord } from "@chorus/contracts";
+import { createWorkerRedis, StatusStore, type RedisClient } from "@chorus/platform";
+import request from "supertest";
+import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import type { LlmEngine } from "../../../apps/worker/src/engines/llm/llm-engine.js";
+
+/**
+ * Fair turns between API keys (issue 23): workers take text requests in turns across keys, not in
+ * arrival order; a waiting request's queue position is the number of requests that start before it.
+ * The real worker on the fixture model; its StatusStore notes the order in which jobs really start.
+ */
+let gw: TestGateway;
+let engine: LlmEngine;
+const workers: TestWorker[] = [];
+const connections: RedisClient[] = [];
+
+beforeEach(async () => {
+  gw = await startTestGateway(uniquePrefix("fair-turns"));
+});
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.close();
+  for (const connection of connections.splice(0)) connection.disconnect();
+  await gw.close();
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+/** A short reply: turns are about order, not length. */
+const shortRequest = () => ({ ...defaultRequest(), samplingParams: { max_tokens: 8 } });
+const submit = async (key: string): Promise<string> => {
+  const res = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(shortRequest());
+  expect(res.status).toBe(200);
+  return res.body.id as string;
+};
+const status = async (key: string, id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+
+/** The real worker with `concurrency` slots; returns the ids in the order their jobs started. */
+async function startWorker(concurrency: number): Promise<string[]> {
+  engine ??= await loadFixtureEngine(2);
+  const started: string[] = [];
+  const connection = createWorkerRedis(TEST_REDIS);
+  connections.push(connection);
+  const statuses = new (class extends StatusStore {
+    override async markStarted(requestId: string, now?: number) {
+      started.push(requestId);
+      return super.markStarted(requestId, now);
+    }
+  })(connection, gw.deps.keys, 3600);
+  workers.push(await startTestWorker(gw.prefix, engine, { concurrency, statuses }));
+  return started;
+}
+
+async function untilFinal(key: string, ids: string[]): Promise<void> {
+  const giveUpAt = Date.now() + 120_000;
+  for (const id of ids) {
+    while ((await status(key, id)).status === "processing") {
+      if (Date.now() > giveUpAt) throw new Error(`request ${id} still processing after 2 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+describe("fair turns between keys (no worker yet: the queue as it stands)", () => {
+  it("when one key has ten requests waiting and another submits one, then the other's waits behind one of them, and the first key's keep their order", async () => {
+    const [noisy, quiet] = [await gw.createKey(), await gw.createKey()];
+    const flood = [];
+    for (let i = 0; i < 10; i++) flood.push(await submit(noisy));
+    const single = await submit(quiet);
+    expect((await status(quiet, single)).queuePosition).toBe(1);
+    const positions = await Promise.all(flood.map(async (id) => (await status(noisy, id)).queuePosition));
+    expect(positions).toEqual([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
+describeWithModel("fair turns with the real worker", () => {
+  it("when three keys have requests waiting, then jobs start exactly in the order of their queue positions, turn by turn across keys", async () => {
+    const keys = [await gw.createKey(), await gw.createKey(), await gw.createKey()];
+    const owner = new Map<string, string>();
+    for (const [k, count] of [8, 3, 1].entries()) {
+      for (let i = 0; i < count; i++) owner.set(await submit(keys[k]!), keys[k]!);
+    }
+    const ids = [...owner.keys()];
+    const positions = new Map(await Promise.all(ids.map(async (id) => [id, (await status(owner.get(id)!, id)).queuePosition!] as const)));
+    expect([...positions.values()].sort((a, b) => a - b)).toEqual(ids.map((_, i) => i));
+    const byPosition = [...ids].sort((a, b) => positions.get(a)! - positions.get(b)!);
+    // Turn 1: one of each key; turn 2: the first two keys; then the first key alone.
+    expect(byPosition.map((id) => keys.indexOf(owner.get(id)!))).toEqual([0, 1, 2, 0, 1, 0, 1, 0, 0, 0, 0, 0]);
+
+    const started = await startWorker(1);
+    await untilFinal(
+      keys[0]!,
+      byPosition.filter((id) => owner.get(id) === keys[0]),
+    );
+    await untilFinal(
+      keys[1]!,
+      byPosition.filter((id) => owner.get(id) === keys[1]),
+    );
+    await untilFinal(
+      keys[2]!,
+      byPosition.filter((id) => owner.get(id) === keys[2]),
+    );
+    expect(started).toEqual(byPosition); // each started once, first attempt, in position order
+  }, 180_000);
+
+  it("when a key floods a busy worker and another key then submits one request, then it starts after at most one request per slot, not after the flood", async () => {
+    const [noisy, quiet] = [await gw.createKey(), await gw.createKey()];
+    const slots = 2;
+    const started = await startWorker(slots);
+    const flood = [];
+    for (let i = 0; i < 30; i++) flood.push(await submit(noisy));
+    while (started.length === 0) await new Promise((resolve) => setTimeout(resolve, 5)); // the worker is busy
+    const single = await submit(quiet);
+    const startedBefore = started.length;
+    await untilFinal(quiet, [single]);
+    await untilFinal(noisy, flood);
+    const floodStartedBetween = started.indexOf(single) - startedBefore;
+    expect(floodStartedBetween).toBeGreaterThanOrEqual(0);
+    expect(floodStartedBetween).toBeLessThanOrEqual(slots);
+    // Nothing lost or started twice; the flood in its own order.
+    expect([...started].sort()).toEqual([...flood, single].sort());
+    expect(started.filter((id) => id !== single)).toEqual(flood);
+  }, 180_000);
+});

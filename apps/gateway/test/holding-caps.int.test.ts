@@ -1,0 +1,190 @@
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import request from "supertest";
+import { defaultRequest } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+import { openStatusStream, type StatusStreamClient } from "../../../test-support/sse.js";
+import { OpenStreams } from "../src/services/open-streams.js";
+
+/**
+ * What one key may hold at once (issue 23): text requests in flight, and open status streams and
+ * `Prefer: wait` holds, each capped per key (its own limit, else the deployment's), streams also per
+ * gateway. No worker runs here: submitted requests stay waiting, so streams on them stay open.
+ */
+let gw: TestGateway;
+let server: Server;
+let baseUrl: string;
+const opened: StatusStreamClient[] = [];
+
+beforeAll(async () => {
+  gw = await startTestGateway(uniquePrefix("caps"), { MAX_IN_FLIGHT_PER_KEY: "3", MAX_STREAMS_PER_KEY: "2", MAX_STREAMS_PER_GATEWAY: "4" });
+  server = gw.app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterEach(() => {
+  for (const sse of opened.splice(0)) sse.abort();
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await gw.close();
+});
+
+const submit = (key: string, headers: Record<string, string> = {}) => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).set(headers).send(defaultRequest());
+const cancel = (key: string, id: string) => request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
+const listed = async (key: string) => (await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" })).body.data as unknown[];
+
+/** A stream the caps refuse: its body is the error envelope, not events. */
+const refusedStream = (key: string, id: string) => fetch(`${baseUrl}/api/v2/status/${id}`, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } });
+
+async function stream(key: string, id: string): Promise<StatusStreamClient> {
+  const sse = await openStatusStream(`${baseUrl}/api/v2/status/${id}`, key);
+  opened.push(sse);
+  return sse;
+}
+
+/** Submits until the key holds `count` requests; returns their ids. */
+async function fill(key: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await submit(key);
+    expect(res.status).toBe(200);
+    ids.push(res.body.id as string);
+  }
+  return ids;
+}
+
+/** The body and headers a client sees when refused for a cap. */
+function expectRefusal(res: { status: number; headers: Record<string, string>; body: unknown }, status: number, message: RegExp): void {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ status: "error", error: { code: status === 429 ? "RATE_LIMITED" : "SERVICE_UNAVAILABLE", message: expect.stringMatching(message) } });
+  expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+}
+
+describe("requests in flight per key", () => {
+  it("when a key holds its cap of requests waiting, then one more is 429 naming the cap, nothing is queued, and a finished one frees a place", async () => {
+    const key = await gw.createKey();
+    const ids = await fill(key, 3);
+    const refused = await submit(key);
+    expectRefusal(refused, 429, /max in flight 3/);
+    expect(await listed(key)).toHaveLength(3);
+
+    expect((await cancel(key, ids[0]!)).status).toBe(200);
+    expect((await submit(key)).status).toBe(200);
+    expectRefusal(await submit(key), 429, /max in flight 3/);
+  });
+
+  it("when one key is at its cap, then another key still submits", async () => {
+    const [full, other] = [await gw.createKey(), await gw.createKey()];
+    await fill(full, 3);
+    expect((await submit(full)).status).toBe(429);
+    expect((await submit(other)).status).toBe(200);
+  });
+
+  it("when a key has its own inflight limit, then it applies instead of the deployment's", async () => {
+    const key = await gw.createKey({ limits: { inflight: 1 } });
+    await fill(key, 1);
+    expectRefusal(await submit(key), 429, /max in flight 1\)/);
+  });
+
+  it("when a submit with an Idempotency-Key is refused at the cap, then the key is released and the same retry succeeds once a place is free", async () => {
+    const key = await gw.createKey({ limits: { inflight: 1 } });
+    const [first] = await fill(key, 1);
+    expect((await submit(key, { "Idempotency-Key": "retry-1" })).status).toBe(429);
+    await cancel(key, first!);
+    const retried = await submit(key, { "Idempotency-Key": "retry-1" });
+    expect(retried.status).toBe(200);
+    expect(retried.body.id).not.toBe(first);
+  });
+});
+
+describe("open streams and waits per key", () => {
+  it("when a key holds its cap of open status streams, then another stream, a status wait and a submit wait are 429 naming the cap; a closed stream frees its place", async () => {
+    const key = await gw.createKey();
+    const [a, b] = await fill(key, 2);
+    const first = await stream(key, a!);
+    await stream(key, b!);
+    expect(first.response.status).toBe(200);
+
+    const refused = await refusedStream(key, a!);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: { code: "RATE_LIMITED", message: expect.stringMatching(/max streams 2/) } });
+    expectRefusal(await request(gw.app).get(`/api/v2/status/${a}`).auth(key, { type: "bearer" }).set("Prefer", "wait=5"), 429, /max streams 2/);
+    expectRefusal(await submit(key, { Prefer: "wait=5" }), 429, /max streams 2/);
+    expect(await listed(key)).toHaveLength(2); // the refused wait queued nothing
+
+    first.abort();
+    await expect(first.ended).rejects.toThrow();
+    await untilOpen(1);
+    expect((await stream(key, a!)).response.status).toBe(200);
+  });
+
+  it("when the record is final, then a stream or wait on it takes no place (it ends at once)", async () => {
+    const key = await gw.createKey({ limits: { streams: 1 } });
+    const [a, b] = await fill(key, 2);
+    await cancel(key, b!);
+    await stream(key, a!);
+    const final = await stream(key, b!);
+    expect(final.response.status).toBe(200);
+    await final.ended;
+    expect((await request(gw.app).get(`/api/v2/status/${b}`).auth(key, { type: "bearer" }).set("Prefer", "wait=5")).status).toBe(200);
+  });
+
+  it("when the gateway holds its cap of streams (all keys), then one more is 503 with Retry-After", async () => {
+    await untilOpen(0); // the earlier tests' streams, closed by their clients
+    const keys = [await gw.createKey(), await gw.createKey(), await gw.createKey()];
+    const ids = await Promise.all(keys.map(async (key) => (await fill(key, 2)) as [string, string]));
+    for (const [i, key] of keys.slice(0, 2).entries()) for (const id of ids[i]!) await stream(key, id);
+    const refused = await refusedStream(keys[2]!, ids[2]![0]);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/most open status streams and waits \(4\)/) } });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("open streams counted over every gateway", () => {
+  const clock = { now: 1_000_000 };
+  const streamsOf = (lifetimeMs = 30_000) => new OpenStreams(gw.deps.redis, gw.deps.keys, { perGateway: 100, lifetimeMs, now: () => clock.now });
+
+  it("when two gateways hold a key's streams, then its cap counts both, and a release on one frees a place for the other", async () => {
+    const [one, two] = [streamsOf(), streamsOf()];
+    const release = await one.hold("key_both", 2);
+    await two.hold("key_both", 2);
+    await expect(one.hold("key_both", 2)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    release();
+    release(); // a second call changes nothing
+    await untilHeld(two, "key_both", 2);
+    [one, two].forEach((streams) => streams.close());
+  });
+
+  it("when a gateway dies holding streams, then they lapse after their lifetime, not before", async () => {
+    const [dead, alive] = [streamsOf(1000), streamsOf(1000)];
+    await dead.hold("key_dead", 1);
+    dead.close(); // no more renewals, and never a release
+    await expect(alive.hold("key_dead", 1)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    clock.now += 1001;
+    await alive.hold("key_dead", 1);
+    alive.close();
+  });
+});
+
+/** Waits until the gateway's own count of open streams is `count` (a stream's end is seen by the server a moment after the client's). */
+async function untilOpen(count: number): Promise<void> {
+  for (let i = 0; i < 200 && gw.deps.openStreams.open !== count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(gw.deps.openStreams.open).toBe(count);
+}
+
+/** Holds `keyId`'s streams on `streams` up to `cap`, retrying while a release (fire and forget) lands. */
+async function untilHeld(streams: OpenStreams, keyId: string, cap: number): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await streams.hold(keyId, cap);
+      return;
+    } catch (error) {
+      if (i > 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
