@@ -11,7 +11,7 @@ import { defaultRequest, describeWithModel, sleep } from "../../../test-support/
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
-import { NEVER_ANSWER, startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
+import { deliveryEnd, NEVER_ANSWER, startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 const SHORT = { ...defaultRequest(), samplingParams: { max_tokens: 12 } };
@@ -49,16 +49,6 @@ async function startStack(engine: LlmEngine, secret: string, gatewayAllowsPrivat
       await gw.close();
     },
   };
-}
-
-/** How the delivery job of `id` ended (waits for it to end, bounded). */
-async function deliveryEnd(deliveries: Queue, id: string): Promise<{ state: string; failedReason?: string }> {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(25)) {
-    // The state first, the job after: a job read before it ended would carry no failedReason yet.
-    const state = await deliveries.getJobState(id);
-    if (state === "completed" || state === "failed") return { state, failedReason: (await deliveries.getJob(id))?.failedReason };
-  }
-  throw new Error(`the delivery of ${id} did not end`);
 }
 
 describeWithModel("webhooks: the final record POSTed, signed per Standard Webhooks, retried", () => {
