@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import type { Queue } from "bullmq";
 import { createWebhookQueue, createWorkerRedis, redisKeys, StatusStore, WebhookOutbox, type RedisTarget } from "@chorus/platform";
 import type { WorkerDeps } from "../apps/worker/src/worker.js";
 import { WebhookSender } from "../apps/worker/src/webhooks/webhook-sender.js";
+import { sleep } from "./fixtures.js";
 import { testLogger } from "./logger.js";
 import { TEST_REDIS } from "./redis.js";
 
@@ -59,12 +61,72 @@ export async function startWebhookReceiver(status: (path: string, nth: number) =
   };
 }
 
+export interface ReceiverConnection {
+  /** Whether a request came on it (undici may open one it never uses). */
+  requested: boolean;
+  /** Resolves when the client closes it (the receiver never does). */
+  closed: Promise<void>;
+}
+
+export interface DribblingReceiver {
+  url(path: string): string;
+  /** Every connection accepted, in order. */
+  connections: ReceiverConnection[];
+  close(): Promise<void>;
+}
+
+/**
+ * A receiver that would take a minute to answer: once a request arrives it writes a raw HTTP answer
+ * one byte every `everyMs`. `headers` dribbles the status line and headers (200 bytes of them);
+ * `body` sends the headers at once, then a 200-byte body a byte at a time.
+ */
+export async function startDribblingReceiver(mode: "headers" | "body", everyMs = 300): Promise<DribblingReceiver> {
+  const slow = "a".repeat(200);
+  const head = mode === "headers" ? `HTTP/1.1 200 OK\r\nx-slow: ${slow}\r\ncontent-length: 0\r\n\r\n` : "HTTP/1.1 200 OK\r\ncontent-length: 200\r\n\r\n";
+  const connections: ReceiverConnection[] = [];
+  const server = createTcpServer((socket) => {
+    const connection: ReceiverConnection = { requested: false, closed: new Promise((resolve) => socket.on("close", () => resolve())) };
+    connections.push(connection);
+    socket.on("error", () => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    socket.once("data", () => {
+      connection.requested = true;
+      if (mode === "body") socket.write(head);
+      const dribbled = mode === "headers" ? head : slow;
+      let sent = 0;
+      timer = setInterval(() => {
+        const next = dribbled[sent++];
+        if (next === undefined) clearInterval(timer);
+        else socket.write(next);
+      }, everyMs);
+    });
+    socket.on("close", () => clearInterval(timer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    connections,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** How the delivery job of `id` ended (waits for it to end, bounded). */
+export async function deliveryEnd(deliveries: Queue, id: string): Promise<{ state: string; failedReason?: string }> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(25)) {
+    // The state first, the job after: a job read before it ended would carry no failedReason yet.
+    const state = await deliveries.getJobState(id);
+    if (state === "completed" || state === "failed") return { state, failedReason: (await deliveries.getJob(id))?.failedReason };
+  }
+  throw new Error(`the delivery of ${id} did not end`);
+}
+
 export interface WebhookWorkerSettings {
   secret: string;
   allowPrivate: boolean;
   attempts: number;
   backoffMs: number;
-  /** The sender's connect and answer timeout (default 5 s). */
+  /** The sender's deadline for a whole attempt (default 5 s). */
   timeoutMs?: number;
 }
 

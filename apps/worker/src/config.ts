@@ -45,7 +45,7 @@ export const WORKER_ENV = {
   WORKER_HTTP_HOST: { type: "string", default: "0.0.0.0", description: "address the worker's health and metrics port binds" },
   METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
   JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
-  WEBHOOK_TIMEOUT_MS: { type: "integer", default: 10000, minimum: 100, description: "a webhook attempt's limit to connect, and to wait for the receiver's answer" },
+  WEBHOOK_TIMEOUT_MS: { type: "integer", default: 10000, minimum: 100, description: "a webhook attempt's total deadline: connecting, the answer's headers and its body together" },
   WEBHOOK_CONCURRENCY: { type: "integer", default: 10, minimum: 1, maximum: 1000, description: "webhook deliveries one worker makes at once" },
 } as const satisfies EnvSchema;
 

@@ -24,7 +24,7 @@ const webhookCallback = {
       post: {
         summary: "The final record, signed (Standard Webhooks)",
         description:
-          "Sent once the request is `completed` or `error` (cancel and lost jobs included), retried with exponential backoff until a 2xx (410 Gone stops it), every attempt with the same `webhook-id`. Verify `webhook-signature` with the `standardwebhooks` package and WEBHOOK_SECRET. See docs/api.md, Webhooks.",
+          "Sent once the request is `completed` or `error` (cancel and lost jobs included), retried with exponential backoff until a 2xx (410 Gone stops it), every attempt with the same `webhook-id`. An attempt whose whole answer (connection, headers and body) has not arrived within WEBHOOK_TIMEOUT_MS (10 s by default) is cut off and retried. Verify `webhook-signature` with the `standardwebhooks` package and WEBHOOK_SECRET. See docs/api.md, Webhooks.",
         parameters: [
           { name: "webhook-id", in: "header", required: true, description: "`msg_<request id>`: the same on every attempt (deduplicate on it).", schema: { type: "string" } },
           { name: "webhook-timestamp", in: "header", required: true, description: "Unix seconds of this attempt.", schema: { type: "string" } },

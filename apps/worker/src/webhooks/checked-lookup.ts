@@ -11,7 +11,7 @@ export class AddressRefusedError extends Error {
 
 /**
  * A `lookup` for the socket of a webhook POST: it resolves the host, refuses it when any address is
- * loopback, private, link-local or metadata (unless `allowPrivate`), and hands the socket exactly
+ * not public by the submit's own rule, isPrivateAddress (unless `allowPrivate`), and hands the socket exactly
  * the addresses it checked, so a second DNS answer (rebinding) cannot switch them after the check.
  * Node calls it with `all: true` (Happy Eyeballs) or without; both shapes are answered.
  */

@@ -8,8 +8,18 @@ export interface WebhookSenderOptions {
   secret: string;
   /** WEBHOOK_ALLOW_PRIVATE. */
   allowPrivate: boolean;
-  /** Longest wait to connect, for the response's headers, and between pieces of its body. */
+  /** WEBHOOK_TIMEOUT_MS: one attempt's whole time, from connecting to the answer's last byte. */
   timeoutMs: number;
+}
+
+/** A longer answer's connection is closed rather than drained for reuse (undici's own default). */
+const DRAIN_LIMIT_BYTES = 128 * 1024;
+
+/** The code of the error an attempt past its deadline fails with (retried like any other failure). */
+export const WEBHOOK_TIMEOUT = "ERR_WEBHOOK_TIMEOUT";
+
+export class WebhookTimeoutError extends Error {
+  readonly code = WEBHOOK_TIMEOUT;
 }
 
 /** What one attempt got back: the receiver's status code. */
@@ -28,11 +38,11 @@ export class WebhookSender {
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.signer = new Webhook(options.secret);
-    this.agent = new Agent({
-      connect: { timeout: options.timeoutMs, lookup: checkedLookup(options.allowPrivate) },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
+    // undici's headersTimeout and bodyTimeout restart on every byte, so a receiver answering a byte
+    // at a time would hold a delivery slot for days: send() puts one deadline on the whole attempt
+    // instead. The connect timeout (DNS lookup included) stays: undici applies a signal only once
+    // the socket is connected.
+    this.agent = new Agent({ connect: { timeout: options.timeoutMs, lookup: checkedLookup(options.allowPrivate) } });
   }
 
   async send(url: string, messageId: string, body: string, now = new Date()): Promise<WebhookResponse> {
@@ -47,10 +57,18 @@ export class WebhookSender {
       "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
       "webhook-signature": this.signer.sign(messageId, now, body),
     };
-    const response = await request(url, { method: "POST", headers, body, dispatcher: this.agent });
-    // The body is not read, only drained, so the connection can be reused.
-    await response.body.dump();
-    return { status: response.statusCode };
+    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      // Aborting destroys the socket, whether the answer's headers or its body were still coming.
+      const response = await request(url, { method: "POST", headers, body, dispatcher: this.agent, signal: deadline });
+      // The body is not read, only drained, so the connection can be reused. Without the signal,
+      // dump() would resolve, not reject, when the deadline cuts the body off.
+      await response.body.dump({ limit: DRAIN_LIMIT_BYTES, signal: deadline });
+      return { status: response.statusCode };
+    } catch (error) {
+      if (!deadline.aborted) throw error;
+      throw new WebhookTimeoutError(`timeout: no complete answer within ${this.options.timeoutMs} ms`, { cause: error });
+    }
   }
 
   async close(): Promise<void> {

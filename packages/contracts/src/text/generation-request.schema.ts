@@ -49,7 +49,8 @@ const webhook = {
   type: "string",
   format: "uri",
   maxLength: L.maxWebhookUrlChars,
-  description: "http or https URL that receives the final record, signed per Standard Webhooks (see docs/api.md, Webhooks).",
+  description:
+    "http or https URL that receives the final record, signed per Standard Webhooks. Its host must be a public address (not loopback, private, link-local, site-local or metadata, nor an IPv6 form carrying such an IPv4) unless the deployment allows private ones. See docs/api.md, Webhooks.",
 } as const;
 
 const { voice, format, speed } = speechRequestSchema.properties;
