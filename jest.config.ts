@@ -30,6 +30,7 @@ const ON_REDIS_CLUSTER = [
   "apps/gateway/test/queue-position.int.test.ts",
   "apps/gateway/test/fair-turns.int.test.ts",
   "apps/gateway/test/holding-caps.int.test.ts",
+  "apps/gateway/test/webhook-address.int.test.ts",
   "apps/gateway/test/rate-limit.int.test.ts",
   "apps/gateway/test/auth.int.test.ts",
   "apps/gateway/test/admin.int.test.ts",
