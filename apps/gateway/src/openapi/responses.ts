@@ -65,12 +65,12 @@ const ERRORS: Record<ErrorCode, { when: string; message: string }> = {
   PAYLOAD_TOO_LARGE: { when: "a body over 1 MiB", message: "the request body is larger than 1048576 bytes" },
   UNSUPPORTED_MEDIA_TYPE: { when: "a body not sent as `application/json`", message: "send the body as JSON with 'Content-Type: application/json'" },
   RATE_LIMITED: {
-    when: "a budget is spent (per key and operation; failed authentications per address): wait `Retry-After` seconds",
+    when: "a budget is spent (per key and operation; failed authentications per address), or the key holds its cap of text requests in flight (`max in flight N`) or of open status streams and waits (`max streams N`): wait `Retry-After` seconds",
     message: "rate limit exceeded for status; retry after the time in Retry-After (seconds)",
   },
   INTERNAL_ERROR: { when: "a bug (with a reference also logged), or a speech synthesis that failed", message: "internal error (reference 9b2f…)" },
   SERVICE_UNAVAILABLE: {
-    when: "Redis unreachable, the text queue at capacity, speech off or not synthesized in time: retry with backoff after `Retry-After`",
+    when: "Redis unreachable, the text queue at capacity, the gateway at its cap of open streams and waits, speech off or not synthesized in time: retry with backoff after `Retry-After`",
     message: "the service is temporarily unavailable; retry with exponential backoff",
   },
 };

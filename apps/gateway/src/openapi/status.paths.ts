@@ -30,7 +30,7 @@ function getStatus(operationId: string): Operation {
     summary: "Read (or stream, or wait for) a request's status",
     tags: ["Status"],
     description:
-      "The status record. With `Prefer: wait=N`, answers as soon as the record is final or after N seconds (one poll however long). With `Accept: text/event-stream`, streams the record as it changes.",
+      "The status record. With `Prefer: wait=N`, answers as soon as the record is final or after N seconds (one poll however long). With `Accept: text/event-stream`, streams the record as it changes. A stream or wait on a request still processing holds one of the key's open streams (`MAX_STREAMS_PER_KEY`, 50 by default, or its own `streams` limit; 429 beyond) and one of the gateway's (503 beyond). `queuePosition` counts the requests that will start before this one: keys take turns, so it may grow when another key's request arrives.",
     parameters: [parameterRef("Prefer"), parameterRef("LastEventId")],
     responses: {
       "200": limitedOk(

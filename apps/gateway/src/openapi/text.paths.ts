@@ -43,7 +43,7 @@ function submit(operationId: string, summary: string, body: string, example: obj
     summary,
     tags: ["Text generation"],
     description:
-      "Queues the request and answers at once with its id; poll (or stream) `GET /api/v2/status/{id}` for the reply. With `Prefer: wait=N` the answer is the finished record (with its `id`) if it finishes within N seconds.",
+      "Queues the request and answers at once with its id; poll (or stream) `GET /api/v2/status/{id}` for the reply. With `Prefer: wait=N` the answer is the finished record (with its `id`) if it finishes within N seconds. API keys take turns in the queue (one request of each waiting key before a key's next). A key holding its cap of requests in flight (`MAX_IN_FLIGHT_PER_KEY`, 100 by default, or its own `inflight` limit), or with `Prefer: wait` of open streams and waits, gets 429 and nothing is queued.",
     parameters: [parameterRef("IdempotencyKey"), parameterRef("Prefer")],
     requestBody: { required: true, content: json(schemaRef(body), { example }) },
     callbacks: webhookCallback,
