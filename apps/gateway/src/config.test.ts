@@ -45,3 +45,14 @@ describe("gateway configuration errors", () => {
     expect(loadGatewayConfig({ ...tokens, REDIS_URL: "rediss://u:p@redis:6380/1" })).toMatchObject({ ...tokens, REDIS_URL: "rediss://u:p@redis:6380/1" });
   });
 });
+
+describe("gateway HTTP server settings", () => {
+  it("when none is set, then headers must come within 10 s, a whole request within 30 s, and idle connections live 65 s", () => {
+    expect(loadGatewayConfig({})).toMatchObject({ HTTP_HEADERS_TIMEOUT_MS: 10000, HTTP_REQUEST_TIMEOUT_MS: 30000, HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000 });
+  });
+
+  it("when the headers timeout is longer than the request timeout, then start-up is refused naming both", () => {
+    const message = startUpError({ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "15000" });
+    expect(message).toContain("\n  HTTP_HEADERS_TIMEOUT_MS: must be <= HTTP_REQUEST_TIMEOUT_MS");
+  });
+});
