@@ -2,13 +2,15 @@ import type { KeyLimits } from "@chorus/contracts";
 import { waitUntilReady, type Logger } from "@chorus/platform";
 import type { Express } from "express";
 import { buildApp, redisConnections, type GatewayDeps } from "../apps/gateway/src/app.js";
-import { loadGatewayConfig } from "../apps/gateway/src/config.js";
+import { loadGatewayConfig, type GatewayConfig } from "../apps/gateway/src/config.js";
 import { createGatewayDeps } from "../apps/gateway/src/dependencies.js";
 import { testLogger } from "./logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_ENV } from "./redis.js";
 
 export interface TestGateway {
   app: Express;
+  /** The configuration it was built with (for the HTTP server's settings: createHttpServer). */
+  config: GatewayConfig;
   deps: GatewayDeps;
   prefix: string;
   /** Creates a key and returns its secret. */
@@ -29,6 +31,7 @@ export async function startTestGateway(prefix: string, env: Record<string, strin
   let counter = 0;
   return {
     app: buildApp(deps),
+    config,
     deps,
     prefix,
     createKey: async ({ scopes = ["*"], limits = {} } = {}) => (await deps.apiKeys.create(`key-${++counter}`, scopes, limits)).secret,

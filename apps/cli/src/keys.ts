@@ -10,7 +10,8 @@ const USAGE = `usage: npm run keys -- COMMAND
           (revoked names are free again); text, tts, status: requests per minute;
           inflight: text requests waiting or running; streams: open status streams and waits
   list    every key, with column headers
-  revoke ID|NAME
+  revoke ID | revoke --name NAME
+          ID only ever matches an id; a name is revoked only with --name
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
 Redis: REDIS_URL, REDIS_SENTINELS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_NODES (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
 
@@ -40,6 +41,12 @@ function parseScopes(value: string | undefined): string[] {
   return scopes;
 }
 
+/** An id that matches no key may have been meant as a name: say how a name is revoked. */
+function withNameHint(error: unknown): never {
+  if (error instanceof ApiKeyError) throw new ApiKeyError(`${error.message} (to revoke by name: revoke --name NAME)`);
+  throw error;
+}
+
 type CommandLine = ReturnType<typeof parseCommand>;
 
 function parseCommand(args: string[]) {
@@ -58,8 +65,9 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
     for (const k of listed) {
       process.stdout.write(`${k.id}\t${k.name}\t${k.scopes.join(",")}\t${JSON.stringify(k.limits)}\t${k.createdAt}\t${k.revoked ? "revoked" : "active"}\n`);
     }
-  } else if (command === "revoke" && target) {
-    const record = await store.revoke(target);
+  } else if (command === "revoke" && (target === undefined) !== (values.name === undefined)) {
+    // Never both ways at once: a key may be named like another key's id.
+    const record = target !== undefined ? await store.revokeById(target).catch(withNameHint) : await store.revokeByName(values.name as string);
     process.stderr.write(`revoked ${record.id} (${record.name})\n`);
   } else {
     throw new UsageError(USAGE);

@@ -3,6 +3,8 @@ import { MAX_API_KEY_NAME_CHARS } from "@chorus/contracts";
 import { fileURLToPath } from "node:url";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { closedPort } from "../../../test-support/ports.js";
+import { startTestGateway } from "../../../test-support/gateway.js";
+import request from "supertest";
 
 /** `npm run keys` as a user runs it, on the test Redis under a prefix of its own. */
 const KEYS = fileURLToPath(new URL("../../cli/dist/keys.js", import.meta.url));
@@ -11,6 +13,32 @@ afterAll(() => deleteKeysWithPrefix(TEST_REDIS_URL, prefix));
 
 function keys(...args: string[]) {
   return keysOn(TEST_REDIS_URL, ...args);
+}
+
+/** `keys list`'s rows as [id, name, state]. */
+function listed(): string[][] {
+  return keys("list")
+    .stdout.trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => line.split("\t"))
+    .map((cells) => [cells[0] ?? "", cells[1] ?? "", cells[5] ?? ""]);
+}
+
+const idOf = (name: string) => listed().find(([, n, state]) => n === name && state === "active")?.[0] ?? "";
+const stateOf = (name: string) =>
+  listed()
+    .filter(([, n]) => n === name)
+    .map(([, , state]) => state);
+
+/** Whether a secret authenticates on a real gateway reading the keys the CLI wrote. */
+async function authenticates(secret: string): Promise<number> {
+  const gw = await startTestGateway(prefix, {}, TEST_REDIS_URL);
+  try {
+    return (await request(gw.app).get("/api/voices").auth(secret, { type: "bearer" })).status;
+  } finally {
+    await gw.close({ keepKeys: true });
+  }
 }
 
 function keysOn(redisUrl: string, ...args: string[]) {
@@ -45,10 +73,43 @@ describe("npm run keys", () => {
     ).toEqual(["demo revoked", "demo active"]);
   });
 
-  it("when a key is revoked, then its name can be given to a new key", () => {
+  it("when a key is revoked by --name, then its name can be given to a new key", () => {
     expect(keys("create", "--name", "temp").code).toBe(0);
-    expect(keys("revoke", "temp").code).toBe(0);
+    const revoked = keys("revoke", "--name", "temp");
+    expect(revoked.code).toBe(0);
+    expect(revoked.stderr).toMatch(/^revoked key_[0-9a-f]{16} \(temp\)\n$/);
+    expect(stateOf("temp")).toEqual(["revoked"]);
     expect(keys("create", "--name", "temp").code).toBe(0);
+  });
+
+  it("when key B is named like key A's id, then revoke A's id revokes A only, and B still authenticates", async () => {
+    expect(keys("create", "--name", "holder-a").code).toBe(0);
+    const idOfA = idOf("holder-a");
+    const secretOfB = keys("create", "--name", idOfA).stdout.trim();
+    const revoked = keys("revoke", idOfA);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stderr).toBe(`revoked ${idOfA} (holder-a)\n`);
+    expect(stateOf("holder-a")).toEqual(["revoked"]);
+    expect(stateOf(idOfA)).toEqual(["active"]);
+    expect(await authenticates(secretOfB)).toBe(200);
+  });
+
+  it("when a name is given as the id, then nothing is revoked and the error says to use --name", () => {
+    expect(keys("create", "--name", "by-name-only").code).toBe(0);
+    const refused = keys("revoke", "by-name-only");
+    expect(refused).toMatchObject({ code: 2, stdout: "" });
+    expect(refused.stderr).toBe('keys: no key with id "by-name-only" (to revoke by name: revoke --name NAME)\n');
+    expect(stateOf("by-name-only")).toEqual(["active"]);
+  });
+
+  it("when revoke gets both an id and --name, or neither, then it prints the usage and revokes nothing", () => {
+    expect(keys("create", "--name", "both-ways").code).toBe(0);
+    for (const args of [["revoke", idOf("both-ways"), "--name", "both-ways"], ["revoke"]]) {
+      const refused = keys(...args);
+      expect(refused).toMatchObject({ code: 2, stdout: "" });
+      expect(refused.stderr).toContain("revoke --name NAME");
+    }
+    expect(stateOf("both-ways")).toEqual(["active"]);
   });
 
   it("when a name is out of the admin API's bounds, then the CLI refuses it too, naming the field", () => {

@@ -5,6 +5,24 @@ export const GATEWAY_ENV = {
   ...COMMON_ENV,
   PORT: { type: "integer", default: 3000, minimum: 0, maximum: 65535, description: "port the gateway listens on" },
   HOST: { type: "string", default: "0.0.0.0", description: "address the gateway binds" },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    type: "integer",
+    default: 10000,
+    minimum: 100,
+    description: "a client must send a request's headers within this time, else 408 and the connection is closed (cuts slowloris clients)",
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    type: "integer",
+    default: 30000,
+    minimum: 100,
+    description: "a client must send a whole request (headers and body) within this time, else 408; at least HTTP_HEADERS_TIMEOUT_MS (the answer's time is not counted)",
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    type: "integer",
+    default: 65000,
+    minimum: 1000,
+    description: "an idle keep-alive connection is closed after this time; behind a load balancer, keep it above the balancer's idle timeout",
+  },
   RATE_LIMIT_TEXT: { type: "integer", default: DEFAULT_LIMITS.text, minimum: 1, description: "text requests per key per model per window" },
   RATE_LIMIT_TTS: { type: "integer", default: DEFAULT_LIMITS.tts, minimum: 1, description: "speech requests per key per window" },
   RATE_LIMIT_STATUS: { type: "integer", default: DEFAULT_LIMITS.status, minimum: 1, description: "status polls per key per window (both status paths)" },
@@ -71,6 +89,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   // and job over two nodes, each behind a connection the client keeps to itself.
   if ("cluster" in target && config.REDIS_WAIT_REPLICAS > 0) {
     throw new ConfigError(["REDIS_WAIT_REPLICAS: not supported with REDIS_CLUSTER_NODES (a submit's record and job are on different nodes); leave it 0"]);
+  }
+  // Node refuses a headers timeout longer than the request timeout (it would never apply).
+  if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(["HTTP_HEADERS_TIMEOUT_MS: must be <= HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)"]);
   }
   return config;
 }

@@ -14,6 +14,7 @@ import {
 import { buildApp, redisConnections } from "./app.js";
 import { GATEWAY_ENV, loadGatewayConfig } from "./config.js";
 import { createGatewayDeps } from "./dependencies.js";
+import { createHttpServer } from "./http-server.js";
 
 parseCommandLine(
   `usage: npm run gateway   (node apps/gateway/dist/main.js)\n\nThe HTTP gateway. It takes no options; it is configured by the environment:\n${environmentUsage(GATEWAY_ENV)}`,
@@ -34,7 +35,7 @@ const ready = await Promise.all(redisConnections(deps).map((redis) => waitUntilR
 );
 // Keys an earlier release wrote move to today's names before the first request (the workers do it too).
 if (ready) await migrateKeyLayout(deps.redis, config.REDIS_PREFIX, logger);
-const server = buildApp(deps).listen(config.PORT, config.HOST, () => {
+const server = createHttpServer(buildApp(deps), config).listen(config.PORT, config.HOST, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   logger.info(`gateway listening on http://127.0.0.1:${port}`, { port, redis: describeRedisTarget(redisTargetOf(config)) });

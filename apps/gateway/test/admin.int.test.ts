@@ -180,6 +180,25 @@ describe("admin API with ADMIN_TOKEN", () => {
     }
   });
 
+  it("when key B is named like key A's id, then DELETE of A's id revokes A only, and B still authenticates", async () => {
+    const a = (await admin().post("/admin/keys", { name: "named-key-a" })).body as { id: string; key: string };
+    const b = (await admin().post("/admin/keys", { name: a.id })).body as { id: string; key: string };
+    expect((await admin().delete(`/admin/keys/${a.id}`)).status).toBe(204);
+    const states = Object.fromEntries(((await admin().get("/admin/keys")).body.data as { id: string; revoked: boolean }[]).map((k) => [k.id, k.revoked]));
+    expect([states[a.id], states[b.id]]).toEqual([true, false]);
+    expect((await request(gw.app).get("/api/voices").auth(b.key, { type: "bearer" })).status).toBe(200);
+    expect((await request(gw.app).get("/api/voices").auth(a.key, { type: "bearer" }).set("X-Forwarded-For", nextAddress())).status).toBe(401);
+  });
+
+  it("when the path holds a key's name rather than an id, then it is 404 NOT_FOUND and that key stays active", async () => {
+    const named = (await admin().post("/admin/keys", { name: "key_0123456789abcdef" })).body as { id: string; key: string };
+    const res = await admin().delete("/admin/keys/key_0123456789abcdef");
+    expect(res.status).toBe(404);
+    expectEnvelope(res.body, "NOT_FOUND");
+    expect(((await admin().get("/admin/keys")).body.data as { id: string; revoked: boolean }[]).find((k) => k.id === named.id)?.revoked).toBe(false);
+    expect((await request(gw.app).get("/api/voices").auth(named.key, { type: "bearer" })).status).toBe(200);
+  });
+
   it("when a key has done nothing, then its usage is 30 UTC days of zeros, today last", async () => {
     const { id } = (await admin().post("/admin/keys", { name: "idle" })).body as { id: string };
     const res = await admin().get(`/admin/keys/${id}/usage`);

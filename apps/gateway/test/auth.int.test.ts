@@ -66,7 +66,7 @@ describe("authentication", () => {
       const poll = () => request(cached.app).get("/api/v2/status/x").auth(secret, { type: "bearer" });
       expect((await poll()).status).toBe(404);
       const [record] = (await gw.deps.apiKeys.list()).filter((k) => !k.revoked).slice(-1);
-      await gw.deps.apiKeys.revoke(record!.id);
+      await gw.deps.apiKeys.revokeById(record!.id);
       await new Promise((r) => setTimeout(r, 350));
       const res = await poll();
       expect(res.status).toBe(401);

@@ -218,7 +218,7 @@ async function fuzzContext(): Promise<FuzzContext> {
   const good = await gw.createKey({ limits });
   const other = await gw.createKey({ limits });
   const revoked = await gw.deps.apiKeys.create("revoked", ["*"], limits);
-  await gw.deps.apiKeys.revoke(revoked.record.id);
+  await gw.deps.apiKeys.revokeById(revoked.record.id);
   const submit = async (key: string) => (await request(server).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body.id as string;
   const [processing, completed, foreign] = [await submit(good), await submit(good), await submit(other)];
   await gw.deps.statuses.complete(completed, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });

@@ -42,7 +42,7 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
   });
   router.delete("/admin/keys/:id", authenticate, async (req, res) => {
     const { id } = await existingKey(deps.apiKeys, req);
-    await deps.apiKeys.revoke(id);
+    await deps.apiKeys.revokeById(id); // never by name: a key may be named like another key's id
     deps.keyLookup.forget(id);
     requestLogger(req).info("api key revoked", { keyId: id });
     res.status(204).end();

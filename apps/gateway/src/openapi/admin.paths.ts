@@ -80,7 +80,10 @@ export function adminPaths(): Paths {
         ...admin,
         operationId: "revokeApiKey",
         summary: "Revoke an API key",
-        description: "At once on the gateway that answers; on the others within their key cache's time (`KEY_CACHE_TTL_MS`). Its name is free again. Revoking a revoked key is 204 as well.",
+        description:
+          "`id` only ever matches a key's id, never a name (a key may be named like another key's id): an id no key has is 404 NOT_FOUND, " +
+          "even when some key is named so; a key is revoked by name only with `npm run keys -- revoke --name NAME`. " +
+          "At once on the gateway that answers; on the others within their key cache's time (`KEY_CACHE_TTL_MS`). Its name is free again. Revoking a revoked key is 204 as well.",
         parameters: [idParameter],
         responses: { "204": { description: "Revoked." }, ...errors(401, 404, 429, 500, 503) },
       },

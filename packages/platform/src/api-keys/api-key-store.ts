@@ -55,7 +55,7 @@ export class ApiKeyStore {
   async create(name: string, scopes: string[], limits: KeyLimits = {}, { replace = false } = {}): Promise<NewApiKey> {
     validateNewApiKey({ name, scopes, limits });
     const holder = replace ? await this.redis.hget(this.keys.apiKeyNames(), name) : null;
-    if (holder) await this.revoke(holder);
+    if (holder) await this.revokeById(holder);
     const record: ApiKeyRecord = {
       id: `key_${randomBytes(8).toString("hex")}`,
       name,
@@ -104,16 +104,25 @@ export class ApiKeyStore {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** Revokes by id or by name and frees the name for a new key; returns the revoked record. */
-  async revoke(idOrName: string): Promise<ApiKeyRecord> {
-    const id = (await this.redis.hget(this.keys.apiKeyNames(), idOrName)) ?? idOrName;
+  /**
+   * Revokes the key with this id (an id only ever matches an id, never a name: a key may be named
+   * like another key's id) and frees its name for a new key; returns the revoked record.
+   */
+  async revokeById(id: string): Promise<ApiKeyRecord> {
     const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
-    if (!secretHash) throw new ApiKeyError(`no key with id or name "${idOrName}"`);
+    if (!secretHash) throw new ApiKeyError(`no key with id "${id}"`);
     const key = this.keys.apiKeyBySecretHash(secretHash);
     await this.redis.hset(key, "revoked", "1");
     const record = fromHash(await this.redis.hgetall(key));
-    if (!record) throw new ApiKeyError(`key "${idOrName}" has no record`);
+    if (!record) throw new ApiKeyError(`key "${id}" has no record`);
     if ((await this.redis.hget(this.keys.apiKeyNames(), record.name)) === id) await this.redis.hdel(this.keys.apiKeyNames(), record.name);
     return record;
+  }
+
+  /** Revokes the key not revoked that holds this name (only the operators' CLI asks by name). */
+  async revokeByName(name: string): Promise<ApiKeyRecord> {
+    const id = await this.redis.hget(this.keys.apiKeyNames(), name);
+    if (!id) throw new ApiKeyError(`no key named "${name}" that is not revoked`);
+    return this.revokeById(id);
   }
 }

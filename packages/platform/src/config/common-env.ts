@@ -4,7 +4,11 @@ import type { ConfigOf, EnvSchema } from "./load-config.js";
 export const COMMON_ENV = {
   // No default in the schema: REDIS_URL set together with REDIS_SENTINELS or REDIS_CLUSTER_NODES is an error (redisTargetOf),
   // which a default would hide; unset, it means redis://127.0.0.1:6379.
-  REDIS_URL: { type: "string", description: "Redis connection URL (redis:// or rediss://, may carry user:password); default redis://127.0.0.1:6379" },
+  REDIS_URL: {
+    type: "string",
+    pattern: "^rediss?://",
+    description: "Redis connection URL (redis:// or rediss://, may carry user:password); default redis://127.0.0.1:6379",
+  },
   REDIS_SENTINELS: { type: "string", description: "instead of REDIS_URL: the Sentinel addresses, a comma list of host:port; every connection asks them for the master" },
   REDIS_CLUSTER_NODES: {
     type: "string",

@@ -50,17 +50,26 @@ describe("loadConfig", () => {
   it("when several keys are bad, then one ConfigError reports every one of them", () => {
     const error = configError({ PORT: "0", LOG_FORMAT: "xml", RATIO: "lots", PREFIX: "UPPER", HOST: "fine" });
     expect(error.name).toBe("ConfigError");
-    const named = error.problems.map((problem) => problem.slice(0, problem.indexOf("=")));
+    const named = error.problems.map((problem) => problem.slice(0, problem.indexOf(":")));
     expect([...new Set(named)].sort()).toEqual(["LOG_FORMAT", "PORT", "PREFIX", "RATIO"]);
     for (const problem of error.problems) expect(error.message).toContain(problem);
     expect(error.message.startsWith("Invalid configuration:")).toBe(true);
   });
 
-  it("when a key is bad, then its line shows the value given and the key's description", () => {
+  it("when a key is bad, then its line names the key, the rule and the key's description, and not the value given", () => {
     const [problem] = configError({ PORT: "70000" }).problems;
-    expect(problem).toBe("PORT=70000: must be <= 65535 (HTTP port)");
+    expect(problem).toBe("PORT: must be <= 65535 (HTTP port)");
     const [enumProblem] = configError({ LOG_FORMAT: "xml" }).problems;
-    expect(enumProblem).toBe('LOG_FORMAT="xml": must be equal to one of the allowed values (log format)');
+    expect(enumProblem).toBe("LOG_FORMAT: must be one of json, pretty (log format)");
+    const [patternProblem] = configError({ PREFIX: "Secret-Looking-Value" }).problems;
+    expect(patternProblem).toBe('PREFIX: must match pattern "^[a-z]+$" (key prefix)');
+  });
+
+  it("when any key is bad, then no value given appears anywhere in the error", () => {
+    const values = { PORT: "secret-port-value", LOG_FORMAT: "secret-format-value", RATIO: "secret-ratio-value", PREFIX: "Secret-Prefix-Value", TRUST_PROXY: "secret-bool-value" };
+    const error = configError(values);
+    expect(error.problems).toHaveLength(Object.keys(values).length);
+    for (const value of Object.values(values)) expect(error.message).not.toContain(value);
   });
 
   it("when the schema is declared as const, then the loaded configuration's type follows it (checked by tsc)", () => {

@@ -34,7 +34,7 @@ const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, str
 
 /**
  * Reads the variables `schema` names from `env` (only those: the rest of the environment is
- * ignored), coerces types, fills defaults, and reports every bad key at once.
+ * ignored), coerces types, fills defaults, and reports every bad key at once, by name and rule.
  */
 export function loadConfig<S extends EnvSchema>(schema: S, env: NodeJS.ProcessEnv): ConfigOf<S> {
   const values: Record<string, unknown> = {};
@@ -44,9 +44,12 @@ export function loadConfig<S extends EnvSchema>(schema: S, env: NodeJS.ProcessEn
   }
   const validate = ajv.compile({ type: "object", properties: schema });
   if (validate(values)) return values as ConfigOf<S>;
+  // The variable and the rule, never the value: tokens, secrets and passwords live in these
+  // variables, and start-up errors end up in logs that more people read than the secrets' owners.
   const problems = (validate.errors ?? []).map((e) => {
     const name = e.instancePath.slice(1);
-    return `${name}=${JSON.stringify(values[name])}: ${e.message ?? "invalid"} (${schema[name]?.description ?? ""})`;
+    const allowed = e.keyword === "enum" ? `must be one of ${schema[name]?.enum?.join(", ")}` : e.message;
+    return `${name}: ${allowed ?? "invalid"} (${schema[name]?.description ?? ""})`;
   });
   throw new ConfigError(problems);
 }

@@ -57,8 +57,11 @@ describe("redisTargetOf", () => {
     expect(refused({ REDIS_SENTINELS: "a:1" })).toMatch(/needs REDIS_SENTINEL_MASTER/);
   });
 
-  it("when a node is not host:port, then start-up is refused naming the entry", () => {
-    expect(refused({ REDIS_CLUSTER_NODES: "a:1,b" })).toMatch(/REDIS_CLUSTER_NODES="a:1,b": 'b' is not host:port/);
-    expect(refused({ REDIS_CLUSTER_NODES: "" })).toMatch(/'' is not host:port/);
+  it("when a node is not host:port, then start-up is refused naming the entry by position, not echoing it", () => {
+    expect(refused({ REDIS_CLUSTER_NODES: "a:1,b" })).toMatch(/REDIS_CLUSTER_NODES: entry 2 of 2 is not host:port/);
+    expect(refused({ REDIS_CLUSTER_NODES: "" })).toMatch(/REDIS_CLUSTER_NODES: entry 1 of 1 is not host:port/);
+    const pasted = refused({ REDIS_SENTINELS: "redis://:hunter2-sentinel@s1:26379", REDIS_SENTINEL_MASTER: "m" });
+    expect(pasted).toMatch(/REDIS_SENTINELS: entry 1 of 1 is not host:port/);
+    expect(pasted).not.toContain("hunter2");
   });
 });

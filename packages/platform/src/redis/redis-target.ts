@@ -34,10 +34,12 @@ export interface SentinelTarget {
   password?: string;
 }
 
+/** Entries are named by position, not echoed: a URL with its password pasted here would be. */
 function parseHostPorts(setting: string, list: string): HostPort[] {
-  return list.split(",").map((entry) => {
+  const entries = list.split(",");
+  return entries.map((entry, index) => {
     const match = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(entry);
-    if (!match?.[1] || !match[2]) throw new ConfigError([`${setting}=${JSON.stringify(list)}: '${entry}' is not host:port`]);
+    if (!match?.[1] || !match[2]) throw new ConfigError([`${setting}: entry ${index + 1} of ${entries.length} is not host:port (a comma list of host:port)`]);
     return { host: match[1].replace(/^\[|\]$/g, ""), port: Number(match[2]) };
   });
 }
