@@ -73,6 +73,34 @@ describe("npm run keys", () => {
     ).toEqual(["demo revoked", "demo active"]);
   });
 
+  it("when a key is created with --limits inflight and streams, then keys list shows them and a gateway holds the key to them", async () => {
+    const secret = keys("create", "--name", "capped", "--limits", "text=50,inflight=1,streams=2").stdout.trim();
+    const row = keys("list")
+      .stdout.split("\n")
+      .find((line) => line.split("\t")[1] === "capped");
+    expect(JSON.parse(row?.split("\t")[3] ?? "null")).toEqual({ text: 50, inflight: 1, streams: 2 });
+    const gw = await startTestGateway(prefix, {}, TEST_REDIS_URL);
+    try {
+      const submit = () =>
+        request(gw.app)
+          .post("/api/text/default")
+          .auth(secret, { type: "bearer" })
+          .send({ messages: [{ role: "You", content: "Hi", index: 0 }] });
+      expect((await submit()).status).toBe(200);
+      const refused = await submit();
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toContain("max in flight 1");
+    } finally {
+      await gw.close({ keepKeys: true });
+    }
+  });
+
+  it("when --limits names an unknown limit or a bad number, then it is refused naming every known one", () => {
+    const bad = keys("create", "--name", "badcap", "--limits", "inflight=0");
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("text=N, tts=N, status=N, inflight=N, streams=N");
+  });
+
   it("when a key is revoked by --name, then its name can be given to a new key", () => {
     expect(keys("create", "--name", "temp").code).toBe(0);
     const revoked = keys("revoke", "--name", "temp");

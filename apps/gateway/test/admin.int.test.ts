@@ -84,7 +84,7 @@ describe("admin API with ADMIN_TOKEN", () => {
   });
 
   it("when a key is created, then it works on the public API, is listed without its secret, and once revoked gets 401", async () => {
-    const created = await admin().post("/admin/keys", { name: "partner-a", scopes: ["text:default"], limits: { text: 7 } });
+    const created = await admin().post("/admin/keys", { name: "partner-a", scopes: ["text:default"], limits: { text: 7, inflight: 5, streams: 3 } });
     expect(created.status).toBe(201);
     expect(created.headers["cache-control"]).toBe("no-store");
     expect(created.body).toEqual({
@@ -92,7 +92,7 @@ describe("admin API with ADMIN_TOKEN", () => {
       key: expect.stringMatching(/^ck_/),
       name: "partner-a",
       scopes: ["text:default"],
-      limits: { text: 7 },
+      limits: { text: 7, inflight: 5, streams: 3 },
       createdAt: expect.any(String),
     });
     const { id, key } = created.body as { id: string; key: string };
@@ -105,7 +105,7 @@ describe("admin API with ADMIN_TOKEN", () => {
     const listed = await admin().get("/admin/keys");
     expect(listed.status).toBe(200);
     const entry = (listed.body.data as Record<string, unknown>[]).find((k) => k.id === id);
-    expect(entry).toEqual({ id, name: "partner-a", scopes: ["text:default"], limits: { text: 7 }, createdAt: created.body.createdAt, revoked: false });
+    expect(entry).toEqual({ id, name: "partner-a", scopes: ["text:default"], limits: { text: 7, inflight: 5, streams: 3 }, createdAt: created.body.createdAt, revoked: false });
     expect(JSON.stringify(listed.body)).not.toContain(key);
 
     const revoked = await admin().delete(`/admin/keys/${id}`);
@@ -156,6 +156,8 @@ describe("admin API with ADMIN_TOKEN", () => {
     ["limits.text", { name: "n", limits: { text: 0 } }],
     ["limits.tts", { name: "n", limits: { tts: 1.5 } }],
     ["limits.speech", { name: "n", limits: { speech: 3 } }],
+    ["limits.inflight", { name: "n", limits: { inflight: 0 } }],
+    ["limits.streams", { name: "n", limits: { streams: 2.5 } }],
     ["owner", { name: "n", owner: "me" }],
     ["rotate", { name: "n", rotate: "yes" }],
     ["body", []],
