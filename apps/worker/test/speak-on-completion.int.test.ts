@@ -51,6 +51,7 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     const record = await finished(id);
     expect(record).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${id}/audio` });
     expect(record.audioError).toBeUndefined();
+    expect(record.audioTruncated).toBeUndefined(); // a short reply is spoken whole (asserted below)
 
     const audio = await fetchAudio(record.audioUrl as string);
     expect(audio.status).toBe(200);
