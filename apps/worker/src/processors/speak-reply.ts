@@ -7,7 +7,7 @@ export interface ReplySpeechDeps {
   /** Null where this worker has no speech engine: `speak` then ends in `audioError`. */
   speech: SpeechEngine | null;
   audio: SpeechAudioStore;
-  /** The status records' retention: the audio is kept as long as the record that points at it. */
+  /** SPOKEN_REPLY_TTL_SECONDS, never longer than the record that points at the audio. */
   ttlSeconds: number;
   /** Characters spoken at most: the speech endpoint's bound on `text` (SPEECH_LIMITS.textMaxChars). */
   maxChars: number;

@@ -1,0 +1,25 @@
+import { ConfigError } from "@chorus/platform";
+import { describe, expect, it } from "@jest/globals";
+import { loadWorkerConfig, spokenReplyTtlSeconds } from "./config.js";
+
+describe("SPOKEN_REPLY_TTL_SECONDS", () => {
+  it("when it is not set, then a spoken reply's audio is kept an hour", () => {
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({}))).toBe(3600);
+  });
+
+  it("when it is set, then that is the audio's lifetime", () => {
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: "600" }))).toBe(600);
+  });
+
+  it("when it is longer than STATUS_TTL_SECONDS, then the audio lives as long as the record, not longer", () => {
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: "7200", STATUS_TTL_SECONDS: "1800" }))).toBe(1800);
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({ STATUS_TTL_SECONDS: "300" }))).toBe(300);
+  });
+
+  it("when it is below a minute or not a number, then start-up is refused naming it", () => {
+    for (const value of ["59", "soon"]) {
+      expect(() => loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: value })).toThrow(ConfigError);
+      expect(() => loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: value })).toThrow(/SPOKEN_REPLY_TTL_SECONDS/);
+    }
+  });
+});
