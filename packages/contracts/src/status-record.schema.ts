@@ -25,7 +25,8 @@ const recordProperties = {
   droppedMessages: { ...COUNT, description: "When `completed`: oldest messages left out because the conversation did not fit the model's context." },
   audioUrl: {
     type: "string",
-    description: "When `completed` and the submit asked for `speak`: the path (`/api/v2/status/{id}/audio`) where the owner's key GETs the spoken reply; kept as long as the record.",
+    description:
+      "When `completed` and the submit asked for `speak`: the path (`/api/v2/status/{id}/audio`) where the owner's key GETs the spoken reply; the audio is kept SPOKEN_REPLY_TTL_SECONDS (1 h by default, never longer than the record), then the path answers 404.",
   },
   audioTruncated: {
     type: "boolean",
