@@ -127,7 +127,8 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     const mute = await startTestGateway(prefix);
     const textOnly = await startTestWorker(prefix, llm);
     try {
-      const muteKey = await mute.createKey();
+      // Polled every 25 ms: the default status budget (200 a minute) would run out on a slow machine.
+      const muteKey = await mute.createKey({ limits: { status: 100_000 } });
       const id = (
         await request(mute.app)
           .post("/api/text/default")
