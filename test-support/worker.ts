@@ -1,3 +1,4 @@
+import { SPEECH_LIMITS } from "@chorus/contracts";
 import { ApiKeyUsage, createWorkerRedis, redisKeys, SpeechAudioStore, StatusStore, type RedisTarget } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
@@ -62,7 +63,7 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
     speech: null,
     // As in production (apps/worker/src/dependencies.ts), a worker with a speech engine also speaks
     // replies asked for with `speak`, storing them on its own connection.
-    replySpeech: overrides.speech ? { speech: overrides.speech.speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: 3600 } : null,
+    replySpeech: overrides.speech ? { speech: overrides.speech.speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: 3600, maxChars: SPEECH_LIMITS.textMaxChars } : null,
     ...overrides,
   };
   const workers = createWorkers(deps);

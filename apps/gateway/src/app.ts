@@ -147,7 +147,9 @@ export function buildApp(deps: GatewayDeps): Express {
     webhooks: deps.webhooks,
     speechEnabled: deps.speechJobs !== null,
   };
-  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: countedUsage(limiters.text, deps.requestCounts, "text") });
+  const text = countedUsage(limiters.text, deps.requestCounts, "text");
+  // A submit with `speak` also spends (and counts as) one speech request.
+  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: text, speechLimit: tts });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: tts });
   addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
   addHealthRoutes(app, redisConnections(deps));

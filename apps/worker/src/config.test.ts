@@ -1,6 +1,6 @@
-import { describe, expect, it } from "@jest/globals";
 import { ConfigError } from "@chorus/platform";
-import { loadWorkerConfig } from "./config.js";
+import { describe, expect, it } from "@jest/globals";
+import { loadWorkerConfig, spokenReplyTtlSeconds } from "./config.js";
 
 describe("worker configuration errors", () => {
   it.each([
@@ -16,5 +16,27 @@ describe("worker configuration errors", () => {
     }
     expect(message).toContain(`\n  ${rule}`);
     expect(message).not.toContain("s3cret");
+  });
+});
+
+describe("SPOKEN_REPLY_TTL_SECONDS", () => {
+  it("when it is not set, then a spoken reply's audio is kept an hour", () => {
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({}))).toBe(3600);
+  });
+
+  it("when it is set, then that is the audio's lifetime", () => {
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: "600" }))).toBe(600);
+  });
+
+  it("when it is longer than STATUS_TTL_SECONDS, then the audio lives as long as the record, not longer", () => {
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: "7200", STATUS_TTL_SECONDS: "1800" }))).toBe(1800);
+    expect(spokenReplyTtlSeconds(loadWorkerConfig({ STATUS_TTL_SECONDS: "300" }))).toBe(300);
+  });
+
+  it("when it is below a minute or not a number, then start-up is refused naming it", () => {
+    for (const value of ["59", "soon"]) {
+      expect(() => loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: value })).toThrow(ConfigError);
+      expect(() => loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: value })).toThrow(/SPOKEN_REPLY_TTL_SECONDS/);
+    }
   });
 });

@@ -35,6 +35,12 @@ export const WORKER_ENV = {
   TTS_ENGINE: { type: "string", default: "espeak", enum: ["espeak", "openai-compatible", "none"], description: "speech engine of this worker (none: text only)" },
   TTS_CONCURRENCY: { type: "integer", default: 1, minimum: 1, maximum: 32, description: "speech syntheses at once (eSpeak: one thread each)" },
   TTS_MAX_CHUNK_CHARS: { type: "integer", default: 1000, minimum: 100, description: "long texts are synthesized in sentence-aligned pieces of at most this size" },
+  SPOKEN_REPLY_TTL_SECONDS: {
+    type: "integer",
+    default: 3600,
+    minimum: 60,
+    description: "how long the audio of a reply spoken with `speak` is kept (at most STATUS_TTL_SECONDS: the record that points at it is kept that long)",
+  },
   TTS_OPENAI_BASE_URL: { type: "string", pattern: "^https?://", description: "openai-compatible speech server (POST {base}/v1/audio/speech)" },
   TTS_OPENAI_MODEL: { type: "string", default: "tts-1", description: "the speech server's model name" },
   TTS_OPENAI_VOICE_MAP: { type: "string", description: "JSON object: our voice id -> the server's voice name" },
@@ -51,6 +57,14 @@ export const WORKER_ENV = {
 
 /** Derived from WORKER_ENV: a setting added there is typed here. */
 export type WorkerConfig = ConfigOf<typeof WORKER_ENV>;
+
+/**
+ * A spoken reply's audio lives SPOKEN_REPLY_TTL_SECONDS, cut to the records' retention: audio whose
+ * record is gone could never be fetched again (the route reads the record first), only take memory.
+ */
+export function spokenReplyTtlSeconds(config: Pick<WorkerConfig, "SPOKEN_REPLY_TTL_SECONDS" | "STATUS_TTL_SECONDS">): number {
+  return Math.min(config.SPOKEN_REPLY_TTL_SECONDS, config.STATUS_TTL_SECONDS);
+}
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   const config = loadConfig(WORKER_ENV, env);

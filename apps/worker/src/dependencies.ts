@@ -1,7 +1,8 @@
+import { SPEECH_LIMITS } from "@chorus/contracts";
 import { ApiKeyUsage, createWebhookQueue, createWorkerRedis, redisKeys, redisTargetOf, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
-import type { WorkerConfig } from "./config.js";
+import { spokenReplyTtlSeconds, type WorkerConfig } from "./config.js";
 import { loadModelsConfigFile, modelsConfigFromEnv } from "./models/load-models-config.js";
 import { createModelRegistry } from "./models/model-registry.js";
 import { JobTimeStats } from "./progress/job-time-stats.js";
@@ -53,7 +54,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
     usage: new ApiKeyUsage(connection, keys),
     speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
-    replySpeech: { speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: config.STATUS_TTL_SECONDS },
+    replySpeech: { speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: spokenReplyTtlSeconds(config), maxChars: SPEECH_LIMITS.textMaxChars },
     webhooks: sender ? { sender, concurrency: config.WEBHOOK_CONCURRENCY } : null,
     close: async () => {
       await webhookQueue.close();

@@ -86,5 +86,7 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
     const today = ((await admin(`/admin/keys/${keyId}/usage`)).body.days as Record<string, unknown>[]).at(-1)!;
     expect(Number(today.speechSeconds)).toBeCloseTo(Number(audio.headers["x-audio-duration"]), 2);
     expect(Number(today.speechSeconds)).toBeGreaterThan(0);
+    // The submit spent a unit of the speech budget as well as of the text one: it counts in both.
+    expect(today.requests).toMatchObject({ text: 1, tts: 2 });
   }, 120_000);
 });

@@ -1,7 +1,10 @@
+import { SPEECH_LIMITS } from "./speech/speech-request.js";
 import { JOB_STATES, type StatusRecord } from "./status-record.js";
 
 const COUNT = { type: "integer", minimum: 0 } as const;
 const SECONDS = { type: "number", minimum: 0 } as const;
+/** A spoken reply is bounded as a speech request's `text` is. */
+const BOUND = SPEECH_LIMITS.textMaxChars;
 
 /**
  * Every field of StatusRecord, described. Typed against the interface so a field added to the
@@ -22,7 +25,13 @@ const recordProperties = {
   droppedMessages: { ...COUNT, description: "When `completed`: oldest messages left out because the conversation did not fit the model's context." },
   audioUrl: {
     type: "string",
-    description: "When `completed` and the submit asked for `speak`: the path (`/api/v2/status/{id}/audio`) where the owner's key GETs the spoken reply; kept as long as the record.",
+    description:
+      "When `completed` and the submit asked for `speak`: the path (`/api/v2/status/{id}/audio`) where the owner's key GETs the spoken reply; the audio is kept SPOKEN_REPLY_TTL_SECONDS (1 h by default, never longer than the record), then the path answers 404.",
+  },
+  audioTruncated: {
+    type: "boolean",
+    enum: [true],
+    description: `With \`audioUrl\`, only when the reply is longer than ${BOUND} characters: the audio speaks the reply's start, up to the last sentence end (else white space) within ${BOUND} characters. Absent: the audio speaks the whole reply.`,
   },
   audioError: { type: "string", description: "When `completed` and the submit asked for `speak` but the reply could not be spoken: why. The text reply is there as usual." },
 } as const satisfies { [K in keyof Required<StatusRecord>]: object };

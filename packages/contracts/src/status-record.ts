@@ -29,6 +29,8 @@ export interface StatusRecord {
   droppedMessages?: number;
   /** When `completed` and `speak` was asked for: where the owner GETs the spoken reply (issue 16). */
   audioUrl?: string;
+  /** With `audioUrl`, when the reply was longer than the speech bound: the audio speaks only its start (issue 23). */
+  audioTruncated?: true;
   /** When `completed` and `speak` was asked for but the reply could not be spoken: why (issue 16). */
   audioError?: string;
 }

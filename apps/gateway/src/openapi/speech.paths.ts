@@ -46,7 +46,7 @@ function replyAudio(operationId: string): Operation {
     summary: "Fetch the spoken reply of a request",
     tags: ["Speech"],
     description:
-      "The audio of a completed request that asked for `speak` (the record's `audioUrl`), in the format asked for; as often as needed while the record is kept. Owner only (404 as for the record, and for a request without audio); needs the tts scope; counts against the speech budget.",
+      "The audio of a completed request that asked for `speak` (the record's `audioUrl`), in the format asked for; as often as needed for SPOKEN_REPLY_TTL_SECONDS after it was spoken (1 h by default; never longer than the record), then 404 `the spoken reply of request ... has expired` while the record stays. Owner only (404 as for the record, and for a request without audio); needs the tts scope; counts against the speech budget.",
     responses: {
       "200": audioOk(),
       ...errors(401, 403, 404, 429, 500, 503),

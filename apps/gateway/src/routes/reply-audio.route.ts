@@ -13,7 +13,7 @@ export interface ReplyAudioRouteDeps {
   audio: SpeechAudioStore;
 }
 
-/** The spoken reply of a completed request that asked for `speak`; as often as asked, until the record expires. */
+/** The spoken reply of a completed request that asked for `speak`; as often as asked, until its audio expires (SPOKEN_REPLY_TTL_SECONDS). */
 function answerReplyAudio(deps: ReplyAudioRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const id = String(req.params.id);

@@ -11,10 +11,11 @@ import {
   type SubmitResponse,
 } from "@chorus/contracts";
 import type { StatusStore } from "@chorus/platform";
-import type { IRouter, NextFunction, Request, Response } from "express";
+import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
+import { spendSecondBudget } from "../middleware/second-budget.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { QueueDepth } from "../services/queue-depth.js";
@@ -73,12 +74,22 @@ function refuseWhenQueueFull(deps: TextRouteDeps): void {
   }
 }
 
-export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: RouteGuards): void {
+/** The text route's guards, and the speech budget's limiter that a submit with `speak` also passes. */
+export interface TextRouteGuards extends RouteGuards {
+  speechLimit: RequestHandler;
+}
+
+export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: TextRouteGuards): void {
   router.post("/api/text/:model", guards.authenticate, modelAccess, guards.limit, jsonBody(), async (req, res) => {
     const model = String(req.params.model) as ModelId;
     const clientSampling = sentSamplingParams(req.body);
     const request = validateGenerationRequest(model, req.body);
     checkFinishOptions(req, request, deps);
+    // After the checks (a 400, 403 or 503 spends no speech), before anything is queued. When the
+    // speech budget refuses, the text unit spent above stays spent, as it does for every submit
+    // refused after the text limiter (a 400, a full queue): one rule for all refusals, and a client
+    // that keeps retrying against a spent speech budget is held back by its text budget too.
+    if (request.speak !== undefined) await spendSecondBudget(guards.speechLimit, req, res);
     const submission: TextSubmission = { keyId: authenticatedKey(req).id, model, request, clientSampling, inFlightCap: holdingCap(req, deps.holds.caps, "inflight") };
     // A wait holds one of the key's open streams: taken before anything is queued, so a key at its
     // cap is refused (429) with nothing accepted, rather than accepted and then not waited for.

@@ -1,18 +1,21 @@
 import { defaultVoiceFor, replyAudioPath, type ModelId, type SpeakOptions, type SpeechJobResult } from "@chorus/contracts";
 import type { Logger, SpeechAudioStore } from "@chorus/platform";
 import { SpeechEngineError, type SpeechEngine } from "../engines/tts/speech-engine.js";
+import { spokenPart } from "./spoken-part.js";
 
 export interface ReplySpeechDeps {
   /** Null where this worker has no speech engine: `speak` then ends in `audioError`. */
   speech: SpeechEngine | null;
   audio: SpeechAudioStore;
-  /** The status records' retention: the audio is kept as long as the record that points at it. */
+  /** SPOKEN_REPLY_TTL_SECONDS, never longer than the record that points at the audio. */
   ttlSeconds: number;
+  /** Characters spoken at most: the speech endpoint's bound on `text` (SPEECH_LIMITS.textMaxChars). */
+  maxChars: number;
 }
 
 /** What the completed record gains (`audioUrl` or `audioError`), and the seconds spoken, for the key's usage. */
 export interface SpokenReply {
-  record: { audioUrl?: string; audioError?: string };
+  record: { audioUrl?: string; audioTruncated?: true; audioError?: string };
   seconds: number;
 }
 
@@ -33,14 +36,17 @@ export interface ReplyToSpeak {
 export async function speakReply(deps: ReplySpeechDeps | null | undefined, { requestId, model, reply, speak, signal, log }: ReplyToSpeak): Promise<SpokenReply> {
   if (!deps?.speech) return unspoken("text-to-speech is not available on the worker that generated the reply");
   if (reply === "") return unspoken("the reply is empty: there is nothing to speak");
-  const request = { text: reply, voice: speak.voice ?? defaultVoiceFor(model), format: speak.format, speed: speak.speed };
+  // Bounded as a speech request is: a reply of 2048 tokens would otherwise be minutes of audio.
+  const spoken = spokenPart(reply, deps.maxChars);
+  const request = { text: spoken.text, voice: speak.voice ?? defaultVoiceFor(model), format: speak.format, speed: speak.speed };
   const started = Date.now();
   try {
     const audio = await deps.speech.synthesize(request, signal);
     const meta: SpeechJobResult = { format: audio.format, contentType: audio.contentType, byteLength: audio.bytes.length, sampleRate: audio.sampleRate, durationSeconds: audio.durationSeconds };
     await deps.audio.write(requestId, audio.bytes, meta, deps.ttlSeconds);
-    log.info("reply spoken", { engine: audio.engine, voice: request.voice, format: audio.format, bytes: audio.bytes.length, ms: Date.now() - started });
-    return { record: { audioUrl: replyAudioPath(requestId) }, seconds: audio.durationSeconds ?? 0 };
+    log.info("reply spoken", { engine: audio.engine, voice: request.voice, format: audio.format, bytes: audio.bytes.length, whole: spoken.whole, ms: Date.now() - started });
+    const record = { audioUrl: replyAudioPath(requestId), ...(!spoken.whole && { audioTruncated: true as const }) };
+    return { record, seconds: audio.durationSeconds ?? 0 };
   } catch (error) {
     if (signal.aborted) throw error;
     log.warn("reply could not be spoken", { error: String(error) });

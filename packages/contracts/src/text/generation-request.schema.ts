@@ -1,5 +1,6 @@
 import { DEFAULT_BOT_NAME, REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
 import { speechRequestSchema } from "../speech/speech-request.schema.js";
+import { SPEECH_LIMITS } from "../speech/speech-request.js";
 
 /** Non-empty and not only white space. */
 const TEXT = { type: "string", minLength: 1, pattern: "\\S" } as const;
@@ -62,7 +63,7 @@ const speak = {
   type: "object",
   additionalProperties: false,
   properties: { voice: { type: voice.type, enum: voice.enum }, format, speed },
-  description: "Synthesize the reply when it is ready; the completed record then carries `audioUrl`. Needs the tts scope.",
+  description: `Synthesize the reply when it is ready; the completed record then carries \`audioUrl\`. Needs the tts scope. Spends one unit of the key's speech budget as well as the text one (429 RATE_LIMITED, nothing queued, when the speech budget is spent). At most ${SPEECH_LIMITS.textMaxChars} characters are spoken, as the speech endpoint bounds its text: of a longer reply, its start up to the last sentence end (else white space) within them, and the record has \`audioTruncated: true\`. The audio is kept SPOKEN_REPLY_TTL_SECONDS (1 h by default).`,
 } as const;
 
 function requestSchema(message: object, botName: object, required: string[]) {

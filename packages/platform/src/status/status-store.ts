@@ -24,6 +24,7 @@ export interface Completion {
   droppedMessages: number;
   /** Only when `speak` was asked for: where the spoken reply is, or why there is none. */
   audioUrl?: string;
+  audioTruncated?: true;
   audioError?: string;
 }
 
@@ -46,6 +47,7 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   if (hash.reply !== undefined) record.reply = hash.reply;
   if (hash.error !== undefined) record.error = hash.error;
   if (hash.audioUrl !== undefined) record.audioUrl = hash.audioUrl;
+  if (hash.audioTruncated === "1") record.audioTruncated = true;
   if (hash.audioError !== undefined) record.audioError = hash.audioError;
   if (hash.partialReply !== undefined) record.partialReply = hash.partialReply;
   for (const field of NUMERIC_FIELDS) {
@@ -198,6 +200,7 @@ export class StatusStore {
       processingTime: round(c.processingTime, 3),
       droppedMessages: c.droppedMessages,
       ...(c.audioUrl !== undefined && { audioUrl: c.audioUrl }),
+      ...(c.audioTruncated && { audioTruncated: 1 }),
       ...(c.audioError !== undefined && { audioError: c.audioError }),
     });
   }
