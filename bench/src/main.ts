@@ -7,6 +7,7 @@ import { summarise, writeResults, type BenchResults } from "./report/results-fil
 import { generationRows } from "./rows/generation.rows.js";
 import { inferenceRows } from "./rows/inference.rows.js";
 import { memoryRows } from "./rows/memory.rows.js";
+import { noisyRows } from "./rows/noisy.rows.js";
 import { queueRows } from "./rows/queue.rows.js";
 import type { RowGroup } from "./rows/row-group.js";
 import { speechRows } from "./rows/speech.rows.js";
@@ -24,6 +25,7 @@ const GROUPS: Record<RowGroupName, RowGroup> = {
   status: statusRows,
   "status-steps": statusStepRows,
   queue: queueRows,
+  noisy: noisyRows,
   waiting: waitingRows,
   speech: speechRows,
   generation: generationRows,

@@ -9,7 +9,7 @@ export interface BenchOptions {
   durationS: number;
   /** Concurrent connections of each load run. */
   connections: number;
-  /** Subject/baseline pairs per throughput row (order alternates; the median is reported). */
+  /** Subject/baseline pairs per throughput row and noisy-neighbour row (order alternates; the median is reported). */
   rounds: number;
   /** Seconds of an unrecorded load on each server before its first recorded run. */
   warmupS: number;
@@ -41,7 +41,7 @@ export interface BenchOptions {
 }
 
 /** Row groups in the order they run: memory first, its idle figures need untouched processes. */
-export const ROW_GROUP_NAMES = ["memory", "submit", "status", "status-steps", "queue", "waiting", "speech", "generation", "inference"] as const;
+export const ROW_GROUP_NAMES = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "generation", "inference"] as const;
 export type RowGroupName = (typeof ROW_GROUP_NAMES)[number];
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--rounds N] [--warmup S]
@@ -50,7 +50,8 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
                         [--larger-model | --no-larger-model] [--anchor llama-server|none] [--rows LIST]
   --duration S      seconds per load run (default 8; --quick: 1)
   --connections N   concurrent connections per load run (default 50; --quick: 4)
-  --rounds N        subject/baseline pairs per throughput row, median reported (default 5; --quick: 1)
+  --rounds N        subject/baseline pairs per throughput and noisy-neighbour row, median reported
+                    (default 5; --quick: 1)
   --warmup S        unrecorded load per server before measuring (default 2; --quick: 0)
   --samples N       probe jobs per queue-overhead figure (default 150; --quick: 10)
   --out FILE        JSON results (default bench-results/latest.json)

@@ -12,7 +12,7 @@ import type { BenchResults } from "../src/report/results-file.js";
  * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "waiting", "speech", "generation", "inference"];
+const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "generation", "inference"];
 
 interface RunResult {
   code: number | null;
@@ -80,6 +80,7 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "memory")).toHaveLength(4);
     expect(groups.filter((g) => g === "status-steps")).toHaveLength(7);
     expect(groups.filter((g) => g === "queue")).toHaveLength(2);
+    expect(groups.filter((g) => g === "noisy")).toHaveLength(1);
     expect(groups.filter((g) => g === "waiting")).toHaveLength(2);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
@@ -106,7 +107,7 @@ describe("npm run bench -- --quick", () => {
       else expect(typeof row.pass).toBe("boolean");
     }
     const withTarget = results.rows.filter((row) => row.target !== null).map((row) => row.group);
-    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "waiting", "inference", "inference"]);
+    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "noisy", "waiting", "inference", "inference"]);
   });
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {

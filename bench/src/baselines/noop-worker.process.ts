@@ -9,7 +9,8 @@ import type { ProbeMessage } from "./probe-messages.js";
  * A BullMQ worker on the real queue and the real StatusStore whose "generation" is a fixed wait
  * (HOLD_MS, default 0). It is the queue row's probe: it stamps when each job starts and when its
  * work is done (just before writing `completed`, as the real processor does) and reports both over
- * IPC. It is also the memory row's baseline worker. One Worker per prefix in PREFIXES.
+ * IPC. It is also the memory row's baseline worker. One Worker per prefix in PREFIXES, each running
+ * CONCURRENCY jobs at once (default 8).
  */
 const redisUrl = process.env.REDIS_URL ?? "";
 const prefixes = (process.env.PREFIXES ?? "").split(",").filter(Boolean);
@@ -28,7 +29,9 @@ function processor(statuses: StatusStore) {
   return async (job: Job<GenerateTextJob>) => {
     const id = job.id ?? job.data.requestId;
     report({ kind: "started", id, at: nowMs() });
-    if (holdMs > 0) await sleep(holdMs);
+    // As the real processor does, alongside its work: the record says started and the queue's
+    // serving turn moves up (fair-turns.ts), which the turns of later requests start from.
+    await Promise.all([statuses.markStarted(job.data.requestId), holdMs > 0 ? sleep(holdMs) : undefined]);
     const finishedAt = nowMs();
     await statuses.complete(job.data.requestId, { reply: "", tokens: 0, promptTokens: 0, cachedTokens: 0, processingTime: holdMs / 1000, droppedMessages: 0 });
     report({ kind: "finished", id, at: finishedAt });

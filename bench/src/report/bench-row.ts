@@ -8,7 +8,8 @@ export interface Figure {
   label: string;
   /** The headline number the ratio compares (the median over repeated runs where there are several). */
   value: number;
-  unit: "req/s" | "ms" | "MB" | "tok/s" | "jobs/min" | "count" | "%";
+  /** "job-times": a wait as a multiple of one job's time (the noisy-neighbour row). */
+  unit: "req/s" | "ms" | "MB" | "tok/s" | "jobs/min" | "count" | "%" | "job-times";
   /** Latency percentiles where the figure has them (medians over runs for load tests). */
   p50Ms?: number;
   p99Ms?: number;

@@ -18,6 +18,10 @@ describe("formatFigure", () => {
     expect(formatFigure({ label: "g", value: 312.46, unit: "tok/s" })).toBe("312.5 tok/s");
   });
 
+  it("when the figure is a wait in job-times, then it shows one decimal", () => {
+    expect(formatFigure({ label: "g", value: 28.46, unit: "job-times" })).toBe("28.5 job-times");
+  });
+
   it("when a number is missing, then it shows n/a", () => {
     expect(formatFigure({ label: "g", value: Number.NaN, unit: "MB" })).toBe("n/a MB");
   });

@@ -28,6 +28,8 @@ export function formatFigure(figure: Figure): string {
       return num(figure.value, 0);
     case "%":
       return `${num(figure.value, 0)} %`;
+    case "job-times":
+      return `${num(figure.value, 1)} job-times`;
   }
 }
 

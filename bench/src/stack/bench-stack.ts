@@ -13,6 +13,12 @@ export const BASELINE_PREFIX = "bench-baseline";
 /** High enough that no load run of the bench is ever rate limited (the limiter still runs). */
 const BENCH_KEY_LIMITS = { text: 1_000_000_000, tts: 1_000_000_000, status: 1_000_000_000 };
 
+/** A real API key of the gateway with the bench's raised limits (the deployment's caps apply). */
+export async function createBenchKey(redis: Redis, name: string): Promise<string> {
+  const { secret } = await new ApiKeyStore(redis, redisKeys(GATEWAY_PREFIX)).create(name, ["*"], BENCH_KEY_LIMITS);
+  return secret;
+}
+
 export interface HttpServerProcess {
   child: BenchChild;
   url: string;
@@ -93,14 +99,14 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     services.push(minimalEnqueue.child);
     const minimalStatus = await startHttpServer("minimal-status", benchScript("baselines/minimal-status.server.js"), { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX }, runtime, true);
     services.push(minimalStatus.child);
-    const { secret } = await new ApiKeyStore(redis, redisKeys(GATEWAY_PREFIX)).create("bench", ["*"], BENCH_KEY_LIMITS);
+    const apiKey = await createBenchKey(redis, "bench");
     return {
       redisUrl: privateRedis.url,
       redis,
       gateway,
       minimalEnqueue,
       minimalStatus,
-      apiKey: secret,
+      apiKey,
       baseEnv,
       resetQueues: async () => {
         for (const prefix of [GATEWAY_PREFIX, BASELINE_PREFIX]) {

@@ -9,8 +9,13 @@ export interface HttpResult {
   body: unknown;
 }
 
-/** Keep-alive, so that the queue row's probes measure requests, not TCP handshakes. */
-const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+/**
+ * Keep-alive, so that the queue row's probes measure requests, not TCP handshakes. An idle socket
+ * is dropped after 4 s, before the servers' keep-alive timeout (Node's 5 s) closes it under a
+ * request ("socket hang up"): without an agent timeout Node ignores the servers' `Keep-Alive`
+ * hint, and a socket idle since the stack's health checks met the first submit of the noisy row.
+ */
+const agent = new Agent({ keepAlive: true, maxSockets: 16, timeout: 4000 });
 
 /** One HTTP request with an optional JSON body; resolves with the status and the parsed JSON body. */
 export function httpJson(method: string, url: string, headers: Record<string, string> = {}, body?: unknown): Promise<HttpResult> {

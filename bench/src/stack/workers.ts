@@ -8,19 +8,23 @@ import { benchScript } from "../paths.js";
 import { GATEWAY_PREFIX, type BenchStack } from "./bench-stack.js";
 import { startNode, whileAlive, type BenchChild } from "./child-processes.js";
 
-async function untilWorkerConnected(stack: BenchStack, prefix: string, timeoutMs: number): Promise<void> {
+/** Waits until `ready(queue)` holds for the text queue under `prefix`; throws naming `what` after `timeoutMs`. */
+export async function untilTextQueue(stack: BenchStack, prefix: string, what: string, ready: (queue: Queue) => Promise<boolean>, timeoutMs: number): Promise<void> {
   const queue = new Queue(QUEUES.text, { connection: stack.redis, prefix: redisKeys(prefix).bullPrefix(QUEUES.text) });
   try {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if ((await queue.getWorkersCount()) > 0) return;
+      if (await ready(queue)) return;
       await sleep(100);
     }
-    throw new Error(`no worker connected to the ${prefix} text queue within ${timeoutMs} ms`);
+    throw new Error(`the ${prefix} text queue: ${what} within ${timeoutMs} ms`);
   } finally {
     await queue.close();
   }
 }
+
+const untilWorkerConnected = (stack: BenchStack, prefix: string, timeoutMs: number) =>
+  untilTextQueue(stack, prefix, "no worker connected", async (queue) => (await queue.getWorkersCount()) > 0, timeoutMs);
 
 /**
  * The real worker (its real main, the given model) on the gateway's queue; resolves once it consumes.
@@ -44,6 +48,8 @@ export interface NoopWorkerOptions {
   holdMs: number;
   /** Report each job's start and finish over IPC (the queue row needs it; the memory row does not). */
   report: boolean;
+  /** Jobs each of its Workers runs at once (default 8). */
+  concurrency?: number;
 }
 
 /** The bench's no-op worker process, and the start/finish stamps it reported, by job id. */
@@ -58,7 +64,7 @@ export class NoopWorker {
   }
 
   static async start(stack: BenchStack, options: NoopWorkerOptions): Promise<NoopWorker> {
-    const env = { ...stack.baseEnv, PREFIXES: options.prefixes.join(","), HOLD_MS: String(options.holdMs), REPORT: options.report ? "1" : "0" };
+    const env = { ...stack.baseEnv, PREFIXES: options.prefixes.join(","), HOLD_MS: String(options.holdMs), REPORT: options.report ? "1" : "0", CONCURRENCY: String(options.concurrency ?? 8) };
     const child = startNode("noop-worker", benchScript("baselines/noop-worker.process.js"), { env, ipc: true });
     const ready = new Promise<void>((resolve) => {
       child.process.on("message", (message: unknown) => {
