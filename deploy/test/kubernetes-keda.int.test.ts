@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { JOB_NAMES, QUEUES, type GenerateTextJob } from "@chorus/contracts";
-import { createTextQueue, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { createTextQueue, createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
 import { ScaledObject, TriggerAuthentication } from "@kubernetes-models/keda/keda.sh/v1alpha1";
 import { QueueKeys, Worker } from "bullmq";
 import { Deployment } from "kubernetes-models/apps/v1";
@@ -28,7 +28,7 @@ const triggers = scaledObject?.spec.triggers ?? [];
 const secrets = objectsOf(objects, Secret);
 
 /** BullMQ's key of one of the text queue's lists, under a REDIS_PREFIX (built by BullMQ's own QueueKeys). */
-const textQueueList = (prefix: string, list: "wait" | "active") => new QueueKeys(redisKeys(prefix).bullPrefix(QUEUES.text)).toKey(QUEUES.text, list);
+const textQueueList = (prefix: string, list: "active") => new QueueKeys(redisKeys(prefix).bullPrefix(QUEUES.text)).toKey(QUEUES.text, list);
 
 describe("the workers' KEDA ScaledObject", () => {
   it("when KEDA scales, then it scales the worker Deployment, between at least one worker and more", () => {
@@ -38,10 +38,10 @@ describe("the workers' KEDA ScaledObject", () => {
     expect(scaledObject?.spec.maxReplicaCount).toBeGreaterThan(scaledObject?.spec.minReplicaCount ?? 0);
   });
 
-  it("when it reads the text queue, then its lists are BullMQ's wait and active lists under the pods' REDIS_PREFIX, active counted in worker slots", () => {
+  it("when it reads the text queue, then its lists are the waiting jobs' backlog and BullMQ's active list under the pods' REDIS_PREFIX, active counted in worker slots", () => {
     const lists = triggers.map((t) => ({ type: t.type, listName: t.metadata.listName }));
     expect(lists).toEqual([
-      { type: "redis", listName: textQueueList(workerConfig.REDIS_PREFIX, "wait") },
+      { type: "redis", listName: redisKeys(workerConfig.REDIS_PREFIX).textJobsBacklog() },
       { type: "redis", listName: textQueueList(workerConfig.REDIS_PREFIX, "active") },
     ]);
     const [waiting, active] = triggers.map((t) => Number(t.metadata.listLength));
@@ -75,17 +75,21 @@ describe("BullMQ's text queue in Redis", () => {
   const prefix = uniquePrefix("k8s-lists");
   afterAll(() => deleteKeysWithPrefix(TEST_REDIS_URL, prefix));
 
-  it("when a text job waits and then runs, then it is in the wait list and then in the active list the triggers name (LLEN counts it)", async () => {
+  it("when a text job waits and then runs, then it is counted in the backlog list and then in the active list the triggers name (LLEN counts it)", async () => {
     const keys = redisKeys(prefix);
     const connection = createWorkerRedis(TEST_REDIS_URL);
     const queue = createTextQueue(connection, keys);
     const worker = new Worker(QUEUES.text, null, { connection, prefix: keys.bullPrefix(QUEUES.text) });
-    const [wait, active] = [textQueueList(prefix, "wait"), textQueueList(prefix, "active")];
+    const statuses = new StatusStore(connection, keys, 60);
+    const [backlog, active] = [keys.textJobsBacklog(), textQueueList(prefix, "active")];
     try {
-      await queue.add(JOB_NAMES.generateText, { requestId: "k8s-check" } as GenerateTextJob, { jobId: "k8s-check" });
-      expect([await connection.type(wait), await connection.lrange(wait, 0, -1)]).toEqual(["list", ["k8s-check"]]);
+      // As a submit does (TextJobs): the record and its turn, then the job with that turn as its priority.
+      const joined = await statuses.create("k8s-check", "key_k8s", "default");
+      await queue.add(JOB_NAMES.generateText, { requestId: "k8s-check" } as GenerateTextJob, { jobId: "k8s-check", priority: joined.joined ? joined.turn : 0 });
+      expect([await connection.type(backlog), await connection.llen(backlog)]).toEqual(["list", 1]);
       expect((await worker.getNextJob("k8s-token"))?.id).toBe("k8s-check");
-      expect([await connection.llen(wait), await connection.type(active), await connection.lrange(active, 0, -1)]).toEqual([0, "list", ["k8s-check"]]);
+      expect(await statuses.markStarted("k8s-check")).toBe("processing"); // as the worker's processor does first
+      expect([await connection.llen(backlog), await connection.type(active), await connection.lrange(active, 0, -1)]).toEqual([0, "list", ["k8s-check"]]);
     } finally {
       await worker.close();
       await queue.close();

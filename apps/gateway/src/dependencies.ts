@@ -90,11 +90,10 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     statuses,
     finalStatusWaits,
     statusChanges,
-    // The record is created on the queue's connection: sent just before the job down one connection,
-    // it is in Redis before any worker can see the job.
-    // Record and job share that connection, so one WAIT there covers both writes.
+    // The record is written (and confirmed) before its job is added, so it may go down the lean,
+    // auto-pipelined connection; the job's replicas confirm the record's too (one replication stream).
     textJobs: new TextJobs(
-      new StatusStore(queueRedis, keys, config.STATUS_TTL_SECONDS, webhookOutbox),
+      new StatusStore(redis, keys, config.STATUS_TTL_SECONDS, webhookOutbox),
       textQueue,
       redis,
       keys,

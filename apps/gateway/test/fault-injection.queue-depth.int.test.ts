@@ -95,7 +95,7 @@ describe("queue depth and positions under cancels, retries and a refused enqueue
     expect(await status(b)).toEqual({ status: "error", error: "cancelled" });
     for (const id of [c, d.body.id as string]) {
       expect((await status(id)).status).toBe("processing");
-      expect(await queue.getJobState(id)).toBe("waiting");
+      expect(await queue.getJobState(id)).toBe("prioritized"); // waiting for its turn (fair-turns.ts)
     }
   });
 });

@@ -39,29 +39,24 @@ export class TextJobs {
   ) {}
 
   /**
-   * The request first joins the queue (fair-turns.ts): that hands it its turn, the priority of its
-   * job, and refuses it at once when its key holds its cap of requests in flight. Then the status
-   * record and the job are sent together: both go down the same connection in that order, so a
-   * worker never finds the record missing, and the client waits two round trips, not three.
-   * On a Redis Cluster they live on different nodes, where one connection's order means nothing:
-   * there the record is stored first (one more round trip), and a record that fails queues nothing.
-   * Should any step fail, what was written is closed at once (closeUnqueued) and the client gets
-   * the error; a job queued anyway finds its record closed and is skipped. With
-   * REDIS_WAIT_REPLICAS, the id is returned only once replicas confirm both; when they do not, the
-   * record is left as it is (a retry with the same Idempotency-Key may be handed this id if the
-   * key's release is lost in a failover).
+   * The request joins the queue and gets its record (StatusStore.create: one script on one Redis),
+   * which hands it its turn, the priority of its job, and refuses it at once, writing nothing, when
+   * its key holds its cap of requests in flight. Only then is the job added, so no worker ever
+   * finds its record missing. The record goes down the gateway's lean, auto-pipelined connection
+   * (concurrent submits share its writes); the job down BullMQ's. Should either fail, what was
+   * written is closed at once (closeUnqueued) and the client gets the error; a job queued anyway
+   * finds its record closed and is skipped. With REDIS_WAIT_REPLICAS, the id is returned only once
+   * replicas confirm the job, written after the record on the one replication stream, so both;
+   * when they do not, the record is left as it is (a retry with the same Idempotency-Key may be
+   * handed this id if the key's release is lost in a failover).
    */
   async submit(submission: TextSubmission): Promise<string> {
     const { keyId, model, request, clientSampling = {}, requestId = randomUUID(), inFlightCap = 0 } = submission;
     const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
-    const joined = await this.statuses.joinQueue(requestId, keyId, job.acceptedAt, inFlightCap).catch((error: unknown) => this.closeUnqueued(requestId, error));
+    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook, inFlightCap);
+    const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
-    const creating = this.statuses.writeRecord(requestId, keyId, model, job.acceptedAt, request.webhook);
-    if (this.redis.isCluster) await creating.catch((error: unknown) => this.closeUnqueued(requestId, error));
-    const adding = this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn });
-    const [created, queued] = await Promise.allSettled([creating, adding]);
-    if (queued.status === "rejected") return this.closeUnqueued(requestId, queued.reason);
-    if (created.status === "rejected") return this.closeUnqueued(requestId, created.reason);
+    await this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn }).catch((error: unknown) => this.closeUnqueued(requestId, error));
     await this.replicated.confirm();
     return requestId;
   }

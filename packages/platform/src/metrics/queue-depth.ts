@@ -12,13 +12,21 @@ export type QueueDepthReader = () => Promise<QueueDepths>;
 /** What `readQueueDepths` needs of a BullMQ Queue (a Worker cannot count jobs; a Queue can). */
 export interface CountableQueue {
   readonly name: string;
-  getJobCounts(...types: QueueDepthState[]): Promise<Record<string, number>>;
+  getJobCounts(...types: (QueueDepthState | "prioritized")[]): Promise<Record<string, number>>;
 }
 
-/** One `getJobCounts` per queue (a single Lua call each), labelled with the queue's name. */
+/**
+ * One `getJobCounts` per queue (a single Lua call each), labelled with the queue's name. Text jobs
+ * wait by their turn (BullMQ's `prioritized` state, see fair-turns.ts): they count as waiting.
+ */
 export function readQueueDepths(queues: readonly CountableQueue[]): QueueDepthReader {
   return async () => {
-    const entries = await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts(...QUEUE_DEPTH_STATES)] as const));
+    const entries = await Promise.all(
+      queues.map(async (queue) => {
+        const { prioritized = 0, ...counts } = await queue.getJobCounts(...QUEUE_DEPTH_STATES, "prioritized");
+        return [queue.name, { ...counts, waiting: (counts.waiting ?? 0) + prioritized }] as const;
+      }),
+    );
     return Object.fromEntries(entries);
   };
 }

@@ -33,6 +33,12 @@ export interface RedisKeys {
   textJobTickets(): string;
   /** Sorted set of the ids of text jobs accepted and not yet started, by turn and ticket (queue position: see fair-turns.ts). */
   textJobsWaiting(): string;
+  /**
+   * List whose length is the number of text jobs waiting to start (one token each, not their ids):
+   * what list-length autoscalers (KEDA's redis scaler, LLEN) read, since BullMQ keeps prioritized
+   * jobs in a sorted set rather than its wait list.
+   */
+  textJobsBacklog(): string;
   /** Hash: `turn` (the turn the workers are serving) and, per API key id, the turn of that key's latest request. */
   textQueueTurns(): string;
   /** Hash: API key id -> its text requests not yet final (the in-flight cap). */
@@ -87,6 +93,7 @@ export function redisKeys(prefix: string): RedisKeys {
     textJobTickets: () => `${textQueue}:tickets`,
     textJobsWaiting: () => `${textQueue}:waiting`,
     textQueueTurns: () => `${textQueue}:turns`,
+    textJobsBacklog: () => `${textQueue}:backlog`,
     textRequestsInFlight: () => `${textQueue}:in-flight`,
     textRequestOwners: () => `${textQueue}:owners`,
     textRequestsUnfinished: () => `${textQueue}:unfinished`,

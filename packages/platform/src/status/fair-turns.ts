@@ -23,6 +23,10 @@
  * refuses a key at its cap, and whoever turns a record final takes it off the count. Membership in
  * the owners hash decides, so a step counted twice changes nothing.
  *
+ * BullMQ keeps prioritized jobs in a sorted set, not in its wait list, so the backlog list holds one
+ * token per waiting request (added and taken as the waiting set gains and loses an id): its LLEN is
+ * what list-length autoscalers such as KEDA's redis scaler read.
+ *
  * Every key here is in the text queue's hash slot (see redis-keys.ts), with BullMQ's own.
  */
 
@@ -32,7 +36,7 @@ export const LAST_TURN = 2 ** 21;
 export const RESTART_TURNS_AFTER = 2 ** 20;
 
 /**
- * KEYS tickets, waiting, unfinished, turns, in-flight, owners, job stats; ARGV createdAt (ms),
+ * KEYS tickets, waiting, unfinished, turns, in-flight, owners, job stats, backlog; ARGV createdAt (ms),
  * request id, key id, in-flight cap (0: none), last turn. Returns {ticket, turn}, or {0, held,
  * average job seconds} when the key already holds its cap (nothing written).
  */
@@ -47,20 +51,21 @@ local serving = tonumber(redis.call('HGET', KEYS[4], 'serving') or '0')
 local latest = tonumber(redis.call('HGET', KEYS[4], ARGV[3]) or '0')
 local turn = math.min(math.max(serving, latest) + 1, tonumber(ARGV[5]))
 redis.call('HSET', KEYS[4], ARGV[3], turn)
-redis.call('ZADD', KEYS[2], turn * 4294967296 + ticket % 4294967296, ARGV[2])
+if redis.call('ZADD', KEYS[2], turn * 4294967296 + ticket % 4294967296, ARGV[2]) == 1 then redis.call('LPUSH', KEYS[8], 1) end
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
 if redis.call('HSETNX', KEYS[6], ARGV[2], ARGV[3]) == 1 then redis.call('HINCRBY', KEYS[5], ARGV[3], 1) end
 return {ticket, turn}
 `;
 
 /**
- * KEYS waiting, turns; ARGV request id, restart-after turn. A job that starts leaves the waiting set
+ * KEYS waiting, turns, backlog; ARGV request id, restart-after turn. A job that starts leaves the waiting set
  * and moves the turn being served up to its own (a retry, no longer waiting, changes nothing).
  */
 export const START_TURN = `
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('RPOP', KEYS[3])
 local turn = math.floor(tonumber(score) / 4294967296)
 local serving = tonumber(redis.call('HGET', KEYS[2], 'serving') or '0')
 if redis.call('ZCARD', KEYS[1]) == 0 and math.max(turn, serving) >= tonumber(ARGV[2]) then
@@ -71,9 +76,9 @@ end
 return 1
 `;
 
-/** KEYS waiting, unfinished, in-flight, owners; ARGV request id. The queue's side of a final record: the id leaves it all. */
+/** KEYS waiting, unfinished, in-flight, owners, backlog; ARGV request id. The queue's side of a final record: the id leaves it all. */
 export const LEAVE_QUEUE = `
-redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then redis.call('RPOP', KEYS[5]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
 local owner = redis.call('HGET', KEYS[4], ARGV[1])
 if owner then

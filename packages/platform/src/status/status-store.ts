@@ -3,6 +3,7 @@ import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 import { JOIN_QUEUE, LAST_TURN, LEAVE_QUEUE, parseQueueJoin, QUEUE_PLACE, RESTART_TURNS_AFTER, START_TURN, type QueueJoin } from "./fair-turns.js";
 import { CREATE, FINISH, INDEX, MARK_STARTED, UPDATE_PROGRESS } from "./status-scripts.js";
+import { SUBMIT, SUBMIT_PARTS } from "./submit-script.js";
 
 /** A status record with the fields only the service sees (never sent to clients). */
 export interface StoredStatus {
@@ -87,7 +88,10 @@ interface StatusScripts {
   chorusQueuePlace: Script;
   chorusQueueLeave: Script;
   chorusQueueStart: Script;
+  chorusSubmit: Script;
 }
+
+type JoinReply = Parameters<typeof parseQueueJoin>[0];
 
 /** Registers the scripts once per connection: ioredis then sends EVALSHA, not the whole script text. */
 function statusScripts(redis: RedisClient): StatusScripts {
@@ -98,10 +102,12 @@ function statusScripts(redis: RedisClient): StatusScripts {
   redis.defineCommand("chorusStatusStarted", { numberOfKeys: 1, lua: MARK_STARTED });
   redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
   redis.defineCommand("chorusStatusFinish", { numberOfKeys: 1, lua: FINISH });
-  redis.defineCommand("chorusQueueJoin", { numberOfKeys: 7, lua: JOIN_QUEUE });
+  redis.defineCommand("chorusQueueJoin", { numberOfKeys: 8, lua: JOIN_QUEUE });
   redis.defineCommand("chorusQueuePlace", { numberOfKeys: 3, lua: QUEUE_PLACE });
-  redis.defineCommand("chorusQueueStart", { numberOfKeys: 2, lua: START_TURN });
-  redis.defineCommand("chorusQueueLeave", { numberOfKeys: 4, lua: LEAVE_QUEUE });
+  redis.defineCommand("chorusQueueStart", { numberOfKeys: 3, lua: START_TURN });
+  redis.defineCommand("chorusQueueLeave", { numberOfKeys: 5, lua: LEAVE_QUEUE });
+  const { join, create, index } = SUBMIT_PARTS;
+  redis.defineCommand("chorusSubmit", { numberOfKeys: join.keys + create.keys + index.keys, lua: SUBMIT });
   return scripts;
 }
 
@@ -123,29 +129,26 @@ export class StatusStore {
   }
 
   /**
-   * The queue's side of a new request: its ticket and turn (fair-turns.ts), counted in its key's
-   * requests in flight, or refused (nothing written) when the key already holds `inFlightCap` (0: no cap).
-   * Sent before the record, so whatever fails after, the id is in the unfinished set for the sweep.
+   * A new request: it joins the queue (fair-turns.ts: its ticket and turn, counted in its key's
+   * requests in flight, or refused with nothing written when the key already holds `inFlightCap`;
+   * 0: no cap), then gets its `processing` record and its place in its owner's index. On one Redis
+   * that is one script. On a cluster the three sit in different slots: the queue's side goes
+   * first, so a record is only ever written once its id is in the unfinished set, where the sweep
+   * finds it whatever fails after. Either way the record is written when this resolves.
    */
-  async joinQueue(requestId: string, owner: string, now = Date.now(), inFlightCap = 0): Promise<QueueJoin> {
+  async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = "", inFlightCap = 0): Promise<QueueJoin> {
     const k = this.keys;
-    const queueKeys = [k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), k.textQueueTurns(), k.textRequestsInFlight(), k.textRequestOwners(), k.textJobStats()];
-    return parseQueueJoin((await this.scripts.chorusQueueJoin(...queueKeys, now, requestId, owner, inFlightCap, LAST_TURN)) as [number, number, string?]);
-  }
-
-  /** A new `processing` record, and its place in its owner's index (the queue's side is joinQueue). */
-  async writeRecord(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<void> {
-    const k = this.keys;
-    await Promise.all([
-      this.scripts.chorusStatusCreate(k.status(requestId), this.ttlSeconds, owner, model, now, webhook),
-      this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), this.ttlSeconds, now, requestId),
-    ]);
-  }
-
-  /** joinQueue, then writeRecord (no cap): a request as a submit leaves it, for tests and tools. */
-  async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = ""): Promise<QueueJoin> {
-    const joined = await this.joinQueue(requestId, owner, now);
-    await this.writeRecord(requestId, owner, model, now, webhook);
+    const queueKeys = [k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), k.textQueueTurns(), k.textRequestsInFlight(), k.textRequestOwners(), k.textJobStats(), k.textJobsBacklog()];
+    const joinArgs = [now, requestId, owner, inFlightCap, LAST_TURN];
+    const createArgs = [this.ttlSeconds, owner, model, now, webhook];
+    const indexArgs = [this.ttlSeconds, now, requestId];
+    if (!this.redis.isCluster) {
+      const reply = await this.scripts.chorusSubmit(...queueKeys, k.status(requestId), k.textRequestsOfApiKey(owner), ...joinArgs, ...createArgs, ...indexArgs);
+      return parseQueueJoin(reply as JoinReply);
+    }
+    const joined = parseQueueJoin((await this.scripts.chorusQueueJoin(...queueKeys, ...joinArgs)) as JoinReply);
+    if (!joined.joined) return joined;
+    await Promise.all([this.scripts.chorusStatusCreate(k.status(requestId), ...createArgs), this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), ...indexArgs)]);
     return joined;
   }
 
@@ -169,7 +172,7 @@ export class StatusStore {
     const [status] = await Promise.all([
       this.scripts.chorusStatusStarted(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<string | null>,
       // The record says `startedAt`, so no reader counts it as waiting; the id leaves the set for good when it turns final.
-      this.scripts.chorusQueueStart(k.textJobsWaiting(), k.textQueueTurns(), requestId, RESTART_TURNS_AFTER).catch(() => 0),
+      this.scripts.chorusQueueStart(k.textJobsWaiting(), k.textQueueTurns(), k.textJobsBacklog(), requestId, RESTART_TURNS_AFTER).catch(() => 0),
     ]);
     return status;
   }
@@ -219,7 +222,7 @@ export class StatusStore {
     const k = this.keys;
     const [written] = await Promise.all([
       this.scripts.chorusStatusFinish(k.status(requestId), this.ttlSeconds, requestId, k.statusFinalChannel(), k.statusChangedChannel(), ...args),
-      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), k.textRequestsInFlight(), k.textRequestOwners(), requestId).catch(() => 0),
+      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), k.textRequestsInFlight(), k.textRequestOwners(), k.textJobsBacklog(), requestId).catch(() => 0),
     ]);
     // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
     if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);
