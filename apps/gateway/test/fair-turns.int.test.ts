@@ -73,6 +73,11 @@ describe("fair turns between keys (no worker yet: the queue as it stands)", () =
     expect((await status(quiet, single)).queuePosition).toBe(1);
     const positions = await Promise.all(flood.map(async (id) => (await status(noisy, id)).queuePosition));
     expect(positions).toEqual([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // What an autoscaler counts (LLEN): every waiting request once; a cancelled one leaves it.
+    expect(await gw.deps.redis.llen(gw.deps.keys.textJobsBacklog())).toBe(11);
+    await request(gw.app).delete(`/api/v2/status/${single}`).auth(quiet, { type: "bearer" });
+    await request(gw.app).delete(`/api/v2/status/${single}`).auth(quiet, { type: "bearer" }); // a second cancel (409) changes nothing
+    expect(await gw.deps.redis.llen(gw.deps.keys.textJobsBacklog())).toBe(10);
   });
 });
 
@@ -104,6 +109,7 @@ describeWithModel("fair turns with the real worker", () => {
       byPosition.filter((id) => owner.get(id) === keys[2]),
     );
     expect(started).toEqual(byPosition); // each started once, first attempt, in position order
+    expect(await gw.deps.redis.llen(gw.deps.keys.textJobsBacklog())).toBe(0);
   }, 180_000);
 
   it("when a key floods a busy worker and another key then submits one request, then it starts after at most one request per slot, not after the flood", async () => {
