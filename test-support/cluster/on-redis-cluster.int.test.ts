@@ -54,7 +54,7 @@ describe("the gateway on a three-master Redis Cluster", () => {
         keys.textJobTickets(),
         keys.textJobsWaiting(),
         keys.textQueueTurns(),
-    keys.textJobsBacklog(),
+        keys.textJobsBacklog(),
         keys.textRequestsInFlight(),
         keys.textRequestOwners(),
         keys.textRequestsUnfinished(),

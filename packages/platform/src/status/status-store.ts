@@ -138,7 +138,16 @@ export class StatusStore {
    */
   async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = "", inFlightCap = 0): Promise<QueueJoin> {
     const k = this.keys;
-    const queueKeys = [k.textJobTickets(), k.textJobsWaiting(), k.textRequestsUnfinished(), k.textQueueTurns(), k.textRequestsInFlight(), k.textRequestOwners(), k.textJobStats(), k.textJobsBacklog()];
+    const queueKeys = [
+      k.textJobTickets(),
+      k.textJobsWaiting(),
+      k.textRequestsUnfinished(),
+      k.textQueueTurns(),
+      k.textRequestsInFlight(),
+      k.textRequestOwners(),
+      k.textJobStats(),
+      k.textJobsBacklog(),
+    ];
     const joinArgs = [now, requestId, owner, inFlightCap, LAST_TURN];
     const createArgs = [this.ttlSeconds, owner, model, now, webhook];
     const indexArgs = [this.ttlSeconds, now, requestId];
