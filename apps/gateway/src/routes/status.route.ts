@@ -6,7 +6,7 @@ import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { StatusChanges } from "../services/status-changes.js";
 import { notFound, ownedBy } from "../services/owned-status.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
-import { holdStream, type HoldingDeps } from "./holding-caps.js";
+import { holdStream, holdWhileOpen, type HoldingDeps } from "./holding-caps.js";
 import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
@@ -50,7 +50,7 @@ function answerStatus(deps: StatusRouteDeps) {
     const { id, stored } = await ownedStatus(req);
     const processing = stored.record.status === "processing";
     if (wantsEventStream(req)) {
-      if (processing) res.once("close", await holdStream(req, deps.holds));
+      if (processing) await holdWhileOpen(req, res, deps.holds);
       return streamStatus(req, res, deps, id, stored);
     }
     const wait = preferredWaitSeconds(req.headers.prefer);
