@@ -23,6 +23,16 @@ export function requestLogger(req: Request): Logger {
   return context.child;
 }
 
+/**
+ * An `http`-level line of the request's logger, only when that level is on: winston runs a line of
+ * a disabled level through its whole log path before dropping it (~10 µs a submit, npm run bench).
+ */
+export function logHttp(req: Request, message: string, meta: Record<string, unknown>): void {
+  const context = (req as RequestWithContext)[CONTEXT];
+  if (context && !context.base.isLevelEnabled("http")) return;
+  requestLogger(req).http(message, meta);
+}
+
 export function setRequestLogger(req: Request, logger: Logger): void {
   (req as RequestWithContext)[CONTEXT] = { requestId: "test", base: logger, child: logger };
 }

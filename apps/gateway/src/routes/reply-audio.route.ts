@@ -2,7 +2,7 @@ import { ApiError, isRequestId } from "@chorus/contracts";
 import type { SpeechAudioStore, StatusStore } from "@chorus/platform";
 import type { IRouter, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
-import { requestLogger } from "../middleware/request-context.js";
+import { logHttp, requestLogger } from "../middleware/request-context.js";
 import { notFound, ownedBy } from "../services/owned-status.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendAudio } from "./send-audio.js";
@@ -24,8 +24,7 @@ function answerReplyAudio(deps: ReplyAudioRouteDeps) {
     if (!meta) throw new ApiError("NOT_FOUND", `the spoken reply of request '${id}' has expired`);
     res.setHeader("Cache-Control", "private, max-age=3600");
     // Kept: the record still points at it, and a client may fetch it again.
-    if (await sendAudio(res, deps.audio, { requestId: id, meta }, true, requestLogger(req)))
-      requestLogger(req).http("spoken reply delivered", { jobId: id, format: meta.format, bytes: meta.byteLength });
+    if (await sendAudio(res, deps.audio, { requestId: id, meta }, true, requestLogger(req))) logHttp(req, "spoken reply delivered", { jobId: id, format: meta.format, bytes: meta.byteLength });
   };
 }
 

@@ -2,7 +2,7 @@ import { ApiError, compileValidator, grants, speechRequestSchema, VOICES, type S
 import type { IRouter, NextFunction, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
-import { requestLogger } from "../middleware/request-context.js";
+import { logHttp, requestLogger } from "../middleware/request-context.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { SpeechJobs } from "../services/speech-jobs.service.js";
 import type { RouteGuards } from "./route-guards.js";
@@ -49,8 +49,7 @@ function speechHandler(deps: SpeechRouteDeps) {
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
     const { speech: synthesized, keep } = await speakOnce({ ...deps, speech }, authenticatedKey(req).id, request, idempotencyKey);
     const { meta } = synthesized;
-    if (await sendAudio(res, speech.audio, synthesized, keep, requestLogger(req)))
-      requestLogger(req).http("speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
+    if (await sendAudio(res, speech.audio, synthesized, keep, requestLogger(req))) logHttp(req, "speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
   };
 }
 

@@ -14,7 +14,7 @@ import type { StatusStore } from "@chorus/platform";
 import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
-import { requestLogger } from "../middleware/request-context.js";
+import { logHttp } from "../middleware/request-context.js";
 import { spendSecondBudget } from "../middleware/second-budget.js";
 import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
@@ -98,7 +98,7 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: Text
     try {
       const id = await submitOnce(req, res, deps, submission);
       if (id === null) return;
-      requestLogger(req).http("text request accepted", { jobId: id, model, messages: request.messages.length });
+      logHttp(req, "text request accepted", { jobId: id, model, messages: request.messages.length });
       await answerSubmit(deps, id, wait, res);
     } finally {
       release();
