@@ -1,5 +1,5 @@
 import type { StatusRecord } from "@chorus/contracts";
-import { createWorkerRedis, StatusStore, type RedisClient } from "@chorus/platform";
+import { createTextQueue, createWorkerRedis, LAST_TURN, StatusStore, type RedisClient } from "@chorus/platform";
 import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
@@ -78,6 +78,19 @@ describe("fair turns between keys (no worker yet: the queue as it stands)", () =
     await request(gw.app).delete(`/api/v2/status/${single}`).auth(quiet, { type: "bearer" });
     await request(gw.app).delete(`/api/v2/status/${single}`).auth(quiet, { type: "bearer" }); // a second cancel (409) changes nothing
     expect(await gw.deps.redis.llen(gw.deps.keys.textJobsBacklog())).toBe(10);
+  });
+
+  it("when the turns reach BullMQ's highest priority, then requests are still accepted, at that priority, in arrival order", async () => {
+    const key = await gw.createKey();
+    await gw.deps.redis.hset(gw.deps.keys.textQueueTurns(), "serving", LAST_TURN);
+    const [first, second] = [await submit(key), await submit(key)];
+    const queue = createTextQueue(gw.deps.queueRedis, gw.deps.keys);
+    try {
+      expect([(await queue.getJob(first))?.opts.priority, (await queue.getJob(second))?.opts.priority]).toEqual([LAST_TURN, LAST_TURN]);
+      expect([(await status(key, first)).queuePosition, (await status(key, second)).queuePosition]).toEqual([0, 1]);
+    } finally {
+      await queue.close();
+    }
   });
 });
 

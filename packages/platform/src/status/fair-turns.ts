@@ -30,8 +30,8 @@
  * Every key here is in the text queue's hash slot (see redis-keys.ts), with BullMQ's own.
  */
 
-/** BullMQ's highest job priority (its PRIORITY_LIMIT). */
-export const LAST_TURN = 2 ** 21;
+/** BullMQ's highest job priority (its PRIORITY_LIMIT: a higher one is refused). */
+export const LAST_TURN = 2 ** 21 - 1;
 /** Past this turn the count starts over whenever no request waits. */
 export const RESTART_TURNS_AFTER = 2 ** 20;
 
