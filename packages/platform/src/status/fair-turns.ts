@@ -15,7 +15,7 @@
  * arrives later with an earlier turn (a quieter key) may move in front of it: the rank says who
  * starts first as the queue stands.
  *
- * BullMQ's priorities end at 2^21, so turns are capped there (beyond it the queue is first come,
+ * BullMQ's priorities end at 2^21 - 1, so turns are capped there (beyond it the queue is first come,
  * first served until it drains), and the count starts over when the waiting set drains after
  * turn 2^20: at one request a turn, the cap is two million requests of unbroken backlog.
  *
