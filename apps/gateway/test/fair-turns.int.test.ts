@@ -5,7 +5,6 @@ import { defaultRequest, describeWithModel } from "../../../test-support/fixture
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
-import type { LlmEngine } from "../../../apps/worker/src/engines/llm/llm-engine.js";
 
 /**
  * Fair turns between API keys (issue 23): workers take text requests in turns across keys, not in
@@ -13,7 +12,7 @@ import type { LlmEngine } from "../../../apps/worker/src/engines/llm/llm-engine.
  * The real worker on the fixture model; its StatusStore notes the order in which jobs really start.
  */
 let gw: TestGateway;
-let engine: LlmEngine;
+let engine: Awaited<ReturnType<typeof loadFixtureEngine>> | undefined;
 const workers: TestWorker[] = [];
 const connections: RedisClient[] = [];
 
@@ -38,29 +37,30 @@ const submit = async (key: string): Promise<string> => {
 };
 const status = async (key: string, id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 
-/** The real worker with `concurrency` slots; returns the ids in the order their jobs started. */
-async function startWorker(concurrency: number): Promise<string[]> {
+/** The real worker with `concurrency` slots; `started` fills with the ids in the order their jobs start. */
+async function startWorker(concurrency: number): Promise<{ started: string[]; firstStart: Promise<void> }> {
   engine ??= await loadFixtureEngine(2);
   const started: string[] = [];
+  let onFirstStart!: () => void;
+  const firstStart = new Promise<void>((resolve) => (onFirstStart = resolve));
   const connection = createWorkerRedis(TEST_REDIS);
   connections.push(connection);
   const statuses = new (class extends StatusStore {
     override async markStarted(requestId: string, now?: number) {
       started.push(requestId);
+      onFirstStart();
       return super.markStarted(requestId, now);
     }
   })(connection, gw.deps.keys, 3600);
   workers.push(await startTestWorker(gw.prefix, engine, { concurrency, statuses }));
-  return started;
+  return { started, firstStart };
 }
 
+/** Waits for each record to turn final, woken by its final write (`Prefer: wait`), not by polling. */
 async function untilFinal(key: string, ids: string[]): Promise<void> {
-  const giveUpAt = Date.now() + 120_000;
   for (const id of ids) {
-    while ((await status(key, id)).status === "processing") {
-      if (Date.now() > giveUpAt) throw new Error(`request ${id} still processing after 2 minutes`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).set("Prefer", "wait=60");
+    expect([id, (res.body as StatusRecord).status]).toEqual([id, expect.stringMatching(/^(completed|error)$/)]);
   }
 }
 
@@ -108,7 +108,7 @@ describeWithModel("fair turns with the real worker", () => {
     // Turn 1: one of each key; turn 2: the first two keys; then the first key alone.
     expect(byPosition.map((id) => keys.indexOf(owner.get(id)!))).toEqual([0, 1, 2, 0, 1, 0, 1, 0, 0, 0, 0, 0]);
 
-    const started = await startWorker(1);
+    const { started } = await startWorker(1);
     await untilFinal(
       keys[0]!,
       byPosition.filter((id) => owner.get(id) === keys[0]),
@@ -128,10 +128,10 @@ describeWithModel("fair turns with the real worker", () => {
   it("when a key floods a busy worker and another key then submits one request, then it starts after at most one request per slot, not after the flood", async () => {
     const [noisy, quiet] = [await gw.createKey(), await gw.createKey()];
     const slots = 2;
-    const started = await startWorker(slots);
+    const { started, firstStart } = await startWorker(slots);
     const flood = [];
     for (let i = 0; i < 30; i++) flood.push(await submit(noisy));
-    while (started.length === 0) await new Promise((resolve) => setTimeout(resolve, 5)); // the worker is busy
+    await firstStart; // the worker is busy
     const single = await submit(quiet);
     const startedBefore = started.length;
     await untilFinal(quiet, [single]);
