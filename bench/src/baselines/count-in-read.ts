@@ -1,6 +1,5 @@
-import { queuePlaceKeys, storedStatusOf, type QueuePlaceReply, type RedisClient, type RedisKeys } from "@chorus/platform";
+import { QUEUE_PLACE, queuePlaceKeys, storedStatusOf, type QueuePlaceReply, type RedisClient, type RedisKeys } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { QUEUE_PLACE } from "../../../packages/platform/dist/status/fair-turns.js";
 import { authenticatedKey } from "../../../apps/gateway/dist/middleware/authenticate.js";
 import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
 import { setLimitHeaders } from "./limit-headers.js";

@@ -18,4 +18,4 @@ export * from "./webhooks/webhook-outbox.js";
 export * from "./usage/api-key-usage.js";
 export * from "./auth/secret-token.js";
 export * from "./redis/key-layout.js";
-export { LAST_TURN, type QueueJoin } from "./status/fair-turns.js";
+export { LAST_TURN, QUEUE_PLACE, type QueueJoin } from "./status/fair-turns.js";
