@@ -98,6 +98,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
       redis,
       keys,
       new ReplicaWait(queueRedis, config.REDIS_WAIT_REPLICAS, config.REDIS_WAIT_TIMEOUT_MS),
+      queueRedis,
     ),
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,

@@ -35,12 +35,12 @@ export interface RateLimiters {
  * to every master (a node that still misses it answers NOSCRIPT, and the store loads it again).
  */
 function sendCommand(redis: RedisClient): SendCommandClusterFn {
-  return async ({ command: [name = "", ...args] }) => {
+  // Not an async function: every limited request passes here, and each async layer costs a promise.
+  return ({ command: [name = "", ...args] }) => {
     if (redis.isCluster && name.toUpperCase() === "SCRIPT") {
-      const replies = await Promise.all((redis as Cluster).nodes("master").map((node) => node.call(name, ...args)));
-      return replies[0] as RedisReply;
+      return Promise.all((redis as Cluster).nodes("master").map((node) => node.call(name, ...args))).then((replies) => replies[0] as RedisReply);
     }
-    return (await redis.call(name, ...args)) as RedisReply;
+    return redis.call(name, ...args) as Promise<RedisReply>;
   };
 }
 

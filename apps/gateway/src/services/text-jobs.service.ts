@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId, type SamplingParams } from "@chorus/contracts";
-import type { RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
+import { corkForThisTick, type RedisKeys, type StatusStore, type RedisClient } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
 
@@ -36,6 +36,8 @@ export class TextJobs {
     private readonly keys: RedisKeys,
     /** Confirms, on the connection that wrote both, that replicas hold the record and the job. */
     private readonly replicated: ReplicaWait,
+    /** BullMQ's connection: the jobs added in one tick leave in one write (corkForThisTick). */
+    private readonly queueRedis: RedisClient,
   ) {}
 
   /**
@@ -56,6 +58,7 @@ export class TextJobs {
     const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook, inFlightCap);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
+    corkForThisTick(this.queueRedis);
     await this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn }).catch((error: unknown) => this.closeUnqueued(requestId, error));
     await this.replicated.confirm();
     return requestId;
