@@ -43,9 +43,19 @@ function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; cle
   return { signal: signal ? AbortSignal.any([signal, limit.signal]) : limit.signal, clear: () => clearTimeout(timer) };
 }
 
+/** What a text job returns to BullMQ: the worker's metrics read it (worker-metrics.ts). */
+export interface GenerationResult {
+  tokens: number;
+  processingTime: number;
+  model: string;
+  promptTokens: number;
+  /** Of the prompt's tokens, those the engine reused from its cache. */
+  cachedTokens: number;
+}
+
 /** Generates one reply, streaming progress into the status record, and stores the result. */
 export function generateTextProcessor(deps: GenerateTextDeps) {
-  return async (job: Job<GenerateTextJob>, _token?: string, signal?: AbortSignal): Promise<{ tokens: number; processingTime: number; model: string } | undefined> => {
+  return async (job: Job<GenerateTextJob>, _token?: string, signal?: AbortSignal): Promise<GenerationResult | undefined> => {
     const { requestId, model, request } = job.data;
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
@@ -97,7 +107,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });
-      return { tokens: result.tokens, processingTime, model };
+      return { tokens: result.tokens, processingTime, model, promptTokens, cachedTokens };
     } catch (error) {
       throw stop.signal.aborted ? abortFailure(stop.signal) : error;
     } finally {
