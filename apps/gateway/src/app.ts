@@ -24,6 +24,7 @@ import { createRateLimiters } from "./middleware/rate-limit.js";
 import { requestContext } from "./middleware/request-context.js";
 import { addHealthRoutes } from "./routes/health.route.js";
 import { addMetricsRoute } from "./routes/metrics.route.js";
+import { addOpenAiRoutes } from "./openai/openai.routes.js";
 import { addDocsRoutes } from "./openapi/docs.route.js";
 import { addOpenApiRoute } from "./openapi/openapi.route.js";
 import { addPlaygroundRoutes } from "./playground/playground.route.js";
@@ -152,6 +153,8 @@ export function buildApp(deps: GatewayDeps): Express {
   addTextRoutes(app, textDeps, { authenticate: authenticated, limit: text, speechLimit: tts });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: tts });
   addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
+  const chat = { ...textDeps, changes: deps.statusChanges };
+  addOpenAiRoutes(app, { chat, speech: deps.speechJobs, connections: redisConnections(deps) }, { authenticate: authenticated, text, tts });
   addHealthRoutes(app, redisConnections(deps));
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);
