@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import type { StatusRecord } from "@chorus/contracts";
+import { QUEUES, type StatusRecord } from "@chorus/contracts";
 import OpenAI from "openai";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
@@ -102,7 +102,7 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
     const stream = await client.chat.completions.create({
       model: "default",
       messages: [{ role: "user", content: STORY }],
-      max_tokens: 200,
+      max_tokens: 120,
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -118,7 +118,7 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
     expect(contents.join("")).toBe(record.reply);
     const finishes = chunks.flatMap((chunk) => chunk.choices.filter((choice) => choice.finish_reason !== null));
     expect(finishes).toHaveLength(1);
-    expect(finishes[0]?.finish_reason).toBe((record.tokens ?? 0) >= 200 ? "length" : "stop");
+    expect(finishes[0]?.finish_reason).toBe((record.tokens ?? 0) >= 120 ? "length" : "stop");
     const last = chunks.at(-1);
     expect(last?.choices).toEqual([]);
     expect(last?.usage).toEqual({
@@ -129,15 +129,42 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
     });
   }, 180_000);
 
-  it("when a streaming client disconnects, then its job is cancelled", async () => {
-    const stream = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: STORY }], max_tokens: 2048, stream: true });
-    let id = "";
-    for await (const chunk of stream) {
-      id = chunk.id;
-      break; // leaving the loop aborts the response
+  /** Runs `body` while the text worker takes no job, so a request stays queued until its client leaves. */
+  async function withTextWorkerPaused(body: () => Promise<void>): Promise<void> {
+    const textWorker = service.worker.workers.find((worker) => worker.name === QUEUES.text);
+    await textWorker?.pause(true);
+    try {
+      await body();
+    } finally {
+      await textWorker?.resume();
     }
-    const record = await nativeRecord(id);
-    expect(record).toMatchObject({ status: "error", error: "cancelled" });
+  }
+
+  it("when a streaming client disconnects, then its job is cancelled", async () => {
+    await withTextWorkerPaused(async () => {
+      const stream = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: STORY }], max_tokens: 2048, stream: true });
+      let id = "";
+      for await (const chunk of stream) {
+        id = chunk.id;
+        break; // leaving the loop aborts the response
+      }
+      expect(await nativeRecord(id)).toMatchObject({ status: "error", error: "cancelled" });
+    });
+  });
+
+  it("when a client waiting for a whole completion disconnects, then its job is cancelled", async () => {
+    const secret = await gw.createKey();
+    await withTextWorkerPaused(async () => {
+      const leaving = new AbortController();
+      const answer = openAi(secret)
+        .chat.completions.create({ model: "default", messages: [{ role: "user", content: STORY }] }, { signal: leaving.signal })
+        .catch((e: unknown) => e);
+      let listed: { id: string }[] = [];
+      while (listed.length === 0) listed = (await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" })).body.data as { id: string }[];
+      leaving.abort();
+      expect(await answer).toBeInstanceOf(OpenAI.APIUserAbortError);
+      expect(await nativeRecord(`chatcmpl-${listed[0]?.id ?? ""}`, secret)).toMatchObject({ status: "error", error: "cancelled" });
+    });
   });
 
   it("when a completion is sent twice with one Idempotency-Key, then both answers are the one request's", async () => {

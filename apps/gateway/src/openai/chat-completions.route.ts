@@ -36,13 +36,16 @@ function passGuard(guard: RequestHandler, req: Request, res: Response): Promise<
 
 /** A client that leaves before its answer is whole cancels the job (when it is still processing). */
 function cancelWhenClientLeaves(req: Request, res: Response, deps: ChatCompletionDeps, id: string): void {
-  res.once("close", () => {
+  const cancel = () => {
     if (res.writableFinished) return;
     deps.jobs.cancel(id).then(
       (cancelled) => cancelled && logHttp(req, "chat completion cancelled: the client left", { jobId: id }),
       (error: unknown) => requestLogger(req).warn("could not cancel after the client left", { jobId: id, error: String(error) }),
     );
-  });
+  };
+  // It may have left while the job was being submitted.
+  if (res.closed) cancel();
+  else res.once("close", cancel);
 }
 
 /** Waits (in Prefer: wait's steps, one final-record notice each) until the record is final or the client has gone. */
