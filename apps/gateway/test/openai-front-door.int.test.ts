@@ -1,10 +1,12 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { QUEUES, type StatusRecord } from "@chorus/contracts";
+import { QUEUES, type ReplyDelta, type StatusRecord } from "@chorus/contracts";
+import { createWorkerRedis, type RedisClient } from "@chorus/platform";
 import OpenAI from "openai";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
+import { TEST_REDIS } from "../../../test-support/redis.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
 
 const REQUEST_ID = /^chatcmpl-([0-9a-f-]{36})$/;
@@ -18,6 +20,9 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
   let baseURL: string;
   let key: string;
   let client: OpenAI;
+  /** What the worker published on the reply-delta channel, by request id. */
+  const published = new Map<string, ReplyDelta[]>();
+  let deltaSubscriber: RedisClient;
 
   /** A client as a user holds one; no retries, so every assertion is about the first attempt. */
   const openAi = (apiKey: string) => new OpenAI({ baseURL, apiKey, maxRetries: 0 });
@@ -30,8 +35,15 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000, tts: 1000 } });
     client = openAi(key);
+    deltaSubscriber = createWorkerRedis(TEST_REDIS);
+    deltaSubscriber.on("message", (_channel: string, message: string) => {
+      const delta = JSON.parse(message) as ReplyDelta;
+      published.set(delta.id, [...(published.get(delta.id) ?? []), delta]);
+    });
+    await deltaSubscriber.subscribe(gw.deps.keys.replyDeltaChannel());
   }, 120_000);
   afterAll(async () => {
+    deltaSubscriber.disconnect();
     await new Promise((resolve) => server.close(resolve));
     await service.close();
   }, 60_000);
@@ -74,6 +86,8 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
     });
     const listed = await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" });
     expect(listed.body.data.map((item: { id: string }) => `chatcmpl-${item.id}`)).toContain(completion.id);
+    // Nobody streams it: the worker publishes none of its growth.
+    expect(published.get(REQUEST_ID.exec(completion.id)?.[1] ?? "")).toBeUndefined();
   });
 
   it("when a character model gets a system message, then it answers as a completion of that model", async () => {
@@ -116,6 +130,11 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
     const record = await nativeRecord(id);
     expect(record.status).toBe("completed");
     expect(contents.join("")).toBe(record.reply);
+    // The worker published the reply's growth as it went: contiguous pieces of the reply's start.
+    const deltas = published.get(REQUEST_ID.exec(id)?.[1] ?? "") ?? [];
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.map((d) => d.at)).toEqual(deltas.map((_d, i) => deltas.slice(0, i).reduce((sum, d) => sum + d.text.length, 0)));
+    expect(record.reply?.startsWith(deltas.map((d) => d.text).join(""))).toBe(true);
     const finishes = chunks.flatMap((chunk) => chunk.choices.filter((choice) => choice.finish_reason !== null));
     expect(finishes).toHaveLength(1);
     expect(finishes[0]?.finish_reason).toBe((record.tokens ?? 0) >= 120 ? "length" : "stop");

@@ -1,5 +1,5 @@
 import { ApiError, chatCompletionOf, isModelId, mapChatCompletionRequest, MODEL_IDS, type CompletionIdentity, type MappedChatRequest, type ModelId } from "@chorus/contracts";
-import type { StatusStore, StoredStatus } from "@chorus/platform";
+import type { StoredStatus } from "@chorus/platform";
 import type { Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { spendTextBudgetOf } from "../middleware/rate-limit.js";
@@ -11,13 +11,10 @@ import { submitOnce, type SubmitDeps } from "../routes/submit-once.js";
 import { checkTextModelAccess } from "../routes/text.route.js";
 import { finalOrLatest } from "../routes/wait-for-final.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
-import type { StatusChanges } from "../services/status-changes.js";
-import { streamCompletion } from "./chat-stream.js";
+import { streamCompletion, type ChatStreamDeps } from "./chat-stream.js";
 
-export interface ChatCompletionDeps extends SubmitDeps {
-  statuses: StatusStore;
+export interface ChatCompletionDeps extends SubmitDeps, ChatStreamDeps {
   waits: FinalStatusWaits;
-  changes: StatusChanges;
   holds: HoldingDeps;
 }
 
@@ -75,7 +72,8 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps, textLimit: Requ
     spendTextBudgetOf(req, model);
     await passGuard(textLimit, req, res);
     const mapped = mapChatCompletionRequest(req.body);
-    const submission = { keyId: authenticatedKey(req).id, model, request: mapped.request, clientSampling: mapped.clientSampling, inFlightCap: holdingCap(req, deps.holds.caps, "inflight") };
+    const { request, clientSampling, stream } = mapped;
+    const submission = { keyId: authenticatedKey(req).id, model, request, clientSampling, inFlightCap: holdingCap(req, deps.holds.caps, "inflight"), streamReply: stream };
     const release = await holdStream(req, deps.holds);
     try {
       const { id, replayed } = await submitOnce(req, deps, submission);
