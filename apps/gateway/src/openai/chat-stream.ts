@@ -42,7 +42,7 @@ class ChunkWriter {
    */
   append(delta: ReplyDelta): void {
     const end = delta.at + delta.text.length;
-    if (!this.open || this.res.writableNeedDrain || delta.at > this.sent.length || end <= this.sent.length) return;
+    if (!this.open || this.res.closed || this.res.writableNeedDrain || delta.at > this.sent.length || end <= this.sent.length) return;
     this.delta(this.sent + delta.text.slice(this.sent.length - delta.at));
   }
 
@@ -107,7 +107,7 @@ export async function streamCompletion(res: Response, deps: ChatStreamDeps, iden
       if (stored.record.status === "completed") return writer.finish(stored.record);
       if (stored.record.status === "error") return writer.fail(`the completion failed: ${stored.record.error ?? "unknown error"}`);
       writer.delta(stored.record.partialReply);
-      if (res.writableNeedDrain) await Promise.race([once(res, "drain"), left]);
+      if (res.writableNeedDrain) await Promise.race([once(res, "drain").catch(() => undefined), left]);
       const quiet = new AbortController();
       await Promise.race([
         nudged,
