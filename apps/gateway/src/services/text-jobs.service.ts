@@ -18,6 +18,8 @@ export interface TextSubmission {
   requestId?: string;
   /** The key's requests in flight (waiting or running) at which a submit is refused (0: no cap). */
   inFlightCap?: number;
+  /** A client streams the reply (/v1 with `stream`): the worker publishes its growth (GenerateTextJob.streamReply). */
+  streamReply?: boolean;
 }
 
 /** 429 naming the cap; Retry-After: about one job's time, when one of the key's requests should finish. */
@@ -53,8 +55,8 @@ export class TextJobs {
    * handed this id if the key's release is lost in a failover).
    */
   async submit(submission: TextSubmission): Promise<string> {
-    const { keyId, model, request, clientSampling = {}, requestId = randomUUID(), inFlightCap = 0 } = submission;
-    const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
+    const { keyId, model, request, clientSampling = {}, requestId = randomUUID(), inFlightCap = 0, streamReply } = submission;
+    const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now(), ...(streamReply ? { streamReply } : {}) };
     const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook, inFlightCap);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
