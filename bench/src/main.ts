@@ -8,6 +8,7 @@ import { generationRows } from "./rows/generation.rows.js";
 import { inferenceRows } from "./rows/inference.rows.js";
 import { memoryRows } from "./rows/memory.rows.js";
 import { noisyRows } from "./rows/noisy.rows.js";
+import { openAiRows } from "./rows/openai.rows.js";
 import { queueRows } from "./rows/queue.rows.js";
 import type { RowGroup } from "./rows/row-group.js";
 import { speechRows } from "./rows/speech.rows.js";
@@ -30,6 +31,7 @@ const GROUPS: Record<RowGroupName, RowGroup> = {
   speech: speechRows,
   generation: generationRows,
   inference: inferenceRows,
+  openai: openAiRows,
 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

@@ -12,7 +12,7 @@ import type { BenchResults } from "../src/report/results-file.js";
  * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "generation", "inference"];
+const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "generation", "inference", "openai"];
 
 interface RunResult {
   code: number | null;
@@ -107,6 +107,8 @@ describe("npm run bench -- --quick", () => {
     // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn (vs its first turn
     // and vs the engine alone), burst (2), affinity.
     expect(groups.filter((g) => g === "inference")).toHaveLength(7);
+    // --quick: streamed vs whole, whole vs native (the row against llama-server needs the anchor).
+    expect(groups.filter((g) => g === "openai")).toHaveLength(2);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
@@ -127,7 +129,7 @@ describe("npm run bench -- --quick", () => {
       else expect(typeof row.pass).toBe("boolean");
     }
     const withTarget = results.rows.filter((row) => row.target !== null).map((row) => row.group);
-    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "noisy", "waiting", "inference", "inference"]);
+    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "noisy", "waiting", "inference", "inference", "openai", "openai"]);
   });
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
