@@ -2,6 +2,7 @@ import { encodeAudio } from "../../audio/encode-audio.js";
 import { joinWithFades } from "../../audio/join-chunks.js";
 import type { PcmAudio } from "../../audio/pcm-audio.js";
 import { timeStretch } from "../../audio/time-stretch.js";
+import { speakInPieces } from "./espeak.stream-speaker.js";
 import { synthesizeWithEspeak } from "./espeak.synthesizer.js";
 import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";
 import { serveTasks, type TaskOutcome } from "./thread-pool.protocol.js";
@@ -32,6 +33,7 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
 }
 
 async function run(job: EspeakJob): Promise<TaskOutcome<EspeakJobResult>> {
+  if (job.pieces) return { result: await speakInPieces({ ...job, pieces: job.pieces }) };
   const audio = await speak(job);
   const bytes = ownBuffer(await encodeAudio(audio, job.format));
   const result = { bytes, sampleRate: audio.sampleRate, durationSeconds: audio.samples.length / audio.sampleRate };

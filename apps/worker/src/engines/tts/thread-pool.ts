@@ -1,3 +1,4 @@
+import type { MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { threadModule } from "./module-worker.js";
 import type { TaskReply } from "./thread-pool.protocol.js";
@@ -37,12 +38,13 @@ export class ThreadPool<TPayload, TResult> {
     return this.piscina.threads.length;
   }
 
-  async run(payload: TPayload, signal: AbortSignal): Promise<TResult> {
+  /** `transfer`: objects in the payload to move to the thread rather than copy (a MessagePort must be). */
+  async run(payload: TPayload, signal: AbortSignal, transfer: readonly MessagePort[] = []): Promise<TResult> {
     if (this.closed) throw new ThreadPoolClosedError("the thread pool is closed");
     signal.throwIfAborted();
     let reply: TaskReply<TResult>;
     try {
-      reply = await this.piscina.run(payload, { signal });
+      reply = await this.piscina.run(payload, transfer.length > 0 ? { signal, transferList: [...transfer] } : { signal });
     } catch (error) {
       if (signal.aborted) throw signal.reason; // piscina wraps it in an AbortError
       if (this.closed) throw new ThreadPoolClosedError("the thread pool was closed", { cause: error });
