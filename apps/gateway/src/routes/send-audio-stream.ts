@@ -4,6 +4,7 @@ import { ApiError, type SpeechJobResult } from "@chorus/contracts";
 import type { AudioStreamEntry, Logger } from "@chorus/platform";
 import type { Response } from "express";
 import type { SpeechJobs, StreamedSpeechJob } from "../services/speech-jobs.service.js";
+import { markCutShort } from "../middleware/request-context.js";
 import { sendAudio } from "./send-audio.js";
 
 /** How a streamed answer ended: whole; the client left; or the synthesis failed after the first byte (the response was cut). */
@@ -67,12 +68,20 @@ async function relay(
   throw new BrokenStream("the audio stream ended without its last entry");
 }
 
+export interface StreamOptions {
+  /** Keep the audio once delivered (an Idempotency-Key may replay it); else it is deleted. */
+  keep: boolean;
+  logger: Logger;
+  /** Runs before a broken response is cut (the client sees the cut only after it): free an Idempotency-Key, say. */
+  beforeCut?: () => Promise<void>;
+}
+
 /**
  * Sends a streamed job's audio to the client as the worker publishes it. The reader stops (and its
  * connection closes) when the answer ends, the client leaves, or the job fails or times out. The
- * audio and its stream are deleted once delivered, unless `keep` (Idempotency-Key replays).
+ * audio and its stream are deleted once delivered, unless `keep`.
  */
-export async function sendStreamedSpeech(res: Response, jobs: SpeechJobs, job: StreamedSpeechJob, keep: boolean, logger: Logger): Promise<StreamOutcome> {
+export async function sendStreamedSpeech(res: Response, jobs: SpeechJobs, job: StreamedSpeechJob, { keep, logger, beforeCut }: StreamOptions): Promise<StreamOutcome> {
   const stop = new AbortController();
   const state: { completed: SpeechJobResult | null } = { completed: null };
   job.finished.then(
@@ -91,6 +100,8 @@ export async function sendStreamedSpeech(res: Response, jobs: SpeechJobs, job: S
     if (reason === CLIENT_GONE) return "client-gone";
     if (!res.headersSent) throw reason instanceof ApiError ? reason : new ApiError("INTERNAL_ERROR", `speech synthesis failed: ${String(reason).slice(0, 300)}`);
     logger.warn("speech stream cut short: the synthesis failed after the first bytes", { requestId: job.requestId, error: reason instanceof Error ? reason.message : String(reason) });
+    await beforeCut?.().catch(() => undefined);
+    markCutShort(res);
     res.destroy();
     return "broken";
   } finally {

@@ -50,9 +50,7 @@ async function deliver(req: Request, res: Response, speech: SpeechJobs, request:
   try {
     if (!streamed) return (await sendAudio(res, speech.audio, await speech.synthesize(keyId, request, claim.requestId), claim.keep, logger)) ? "delivered" : "client-gone";
     const job = await speech.startStreamed(keyId, request, claim.requestId);
-    const outcome = await sendStreamedSpeech(res, speech, job, claim.keep, logger);
-    if (outcome === "broken") await claim.release();
-    return outcome;
+    return await sendStreamedSpeech(res, speech, job, { keep: claim.keep, logger, beforeCut: claim.release });
   } catch (error) {
     await claim.release();
     throw error;

@@ -10,6 +10,8 @@ const CONNECT_TIMEOUT_MS = 2000;
  * Concurrent streams are bounded by the speech budget and TTS_TIMEOUT_MS (a connection each).
  */
 export class SpeechStreamReaders {
+  private reading = 0;
+
   constructor(
     private readonly audioRedis: RedisClient,
     private readonly keys: RedisKeys,
@@ -17,9 +19,15 @@ export class SpeechStreamReaders {
     private readonly blockMs = 2000,
   ) {}
 
+  /** Readers holding a connection now (each open stream has one). */
+  get open(): number {
+    return this.reading;
+  }
+
   /** The request's entries in batches as they come (an empty batch: `blockMs` passed); stops, and closes its connection, when `signal` aborts. */
   async *entries(requestId: string, signal: AbortSignal): AsyncGenerator<AudioStreamEntry[]> {
     const connection = this.audioRedis.duplicate();
+    this.reading += 1;
     connection.on("error", () => undefined); // a failed read rejects the read itself
     const close = () => connection.disconnect();
     signal.addEventListener("abort", close, { once: true });
@@ -30,6 +38,7 @@ export class SpeechStreamReaders {
     } finally {
       signal.removeEventListener("abort", close);
       close();
+      this.reading -= 1;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { splitIntoChunks } from "./sentence-splitter.js";
+import { splitForStreaming, splitIntoChunks } from "./sentence-splitter.js";
 
 const normalize = (text: string): string => text.replace(/\s+/g, " ").trim();
 
@@ -61,5 +61,22 @@ describe("splitIntoChunks", () => {
 
   it("when maxChars is below 1, then it throws", () => {
     expect(() => splitIntoChunks("Hi.", 0)).toThrow(RangeError);
+  });
+});
+
+describe("splitForStreaming", () => {
+  const text = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} has a few words in it.`).join(" ");
+
+  it("when a long text is split, then the first chunk is short, each next at most twice the one before, and every word stays in order", () => {
+    const chunks = splitForStreaming(text, 1000, 160);
+    expect(chunks[0]!.length).toBeLessThanOrEqual(160);
+    chunks.forEach((chunk, i) => expect(chunk.length).toBeLessThanOrEqual(Math.min(160 * 2 ** i, 1000)));
+    expect(chunks.filter((chunk) => chunk.length > 500).length).toBeGreaterThan(0); // they do grow
+    expect(normalize(chunks.join(" "))).toBe(normalize(text));
+    for (const chunk of chunks) expect(chunk).toMatch(/\.$/);
+  });
+
+  it("when the text is one short sentence, then it is one chunk", () => {
+    expect(splitForStreaming("Mind the cauldron.", 1000)).toEqual(["Mind the cauldron."]);
   });
 });

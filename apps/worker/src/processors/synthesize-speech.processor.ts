@@ -58,10 +58,10 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
     try {
       const audio = await deps.speech.synthesize(request, signal ?? new AbortController().signal, publish);
       const meta = metaOf(audio);
-      if (stream) await stream.end(meta);
-      else await new SpeechAudioStore(deps.connection, deps.keys).write(requestId, audio.bytes, meta, deps.audioTtlSeconds);
-      // Counted before the job completes, so usage read after the answer includes it; never fails the job.
+      if (!stream) await new SpeechAudioStore(deps.connection, deps.keys).write(requestId, audio.bytes, meta, deps.audioTtlSeconds);
+      // Counted before the answer can end (the job completes, the stream's end), so usage read after it includes it; never fails the job.
       await deps.usage.countSpeech(job.data.keyId, audio.durationSeconds ?? 0).catch((e: unknown) => deps.logger.warn("could not count usage", { jobId: requestId, error: String(e) }));
+      if (stream) await stream.end(meta);
       deps.logger.info("speech synthesized", {
         jobId: requestId,
         keyId: job.data.keyId,
