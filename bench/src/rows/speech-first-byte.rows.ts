@@ -1,4 +1,5 @@
 import type { AudioFormat, SpeechRequest, VoiceId } from "@chorus/contracts";
+import { sleep } from "../metrics/clock.js";
 import { median, percentile, round } from "../metrics/stats.js";
 import { makeRow, ratioAtMost, type BenchRow, type Figure } from "../report/bench-row.js";
 import type { BenchStack } from "../stack/bench-stack.js";
@@ -31,6 +32,13 @@ async function post(stack: BenchStack, request: SpeechRequest, whole: boolean): 
   return res;
 }
 
+/**
+ * Each timed request finds the worker idle, as a listener's requests do (one reply heard, then the
+ * next asked for): the worker readies its next eSpeak instance in idle time. Back to back, the
+ * first byte also pays that instance's start-up (~75 ms quiet): see docs/performance.md.
+ */
+const IDLE_BEFORE_REQUEST_MS = 500;
+
 /** One unrecorded request each way, then `runs` of each, alternating which goes first. */
 async function measureFormat(stack: BenchStack, format: AudioFormat, runs: number) {
   const request: SpeechRequest = { text: SPEECH_TEXT, voice: VOICE, speed: 1, format };
@@ -39,7 +47,10 @@ async function measureFormat(stack: BenchStack, format: AudioFormat, runs: numbe
   const streamed: TimedDownload[] = [];
   const whole: TimedDownload[] = [];
   for (let i = 0; i < runs; i++) {
-    for (const asWhole of i % 2 === 0 ? [false, true] : [true, false]) (asWhole ? whole : streamed).push(await post(stack, request, asWhole));
+    for (const asWhole of i % 2 === 0 ? [false, true] : [true, false]) {
+      await sleep(IDLE_BEFORE_REQUEST_MS);
+      (asWhole ? whole : streamed).push(await post(stack, request, asWhole));
+    }
   }
   return { streamed, whole };
 }
@@ -64,7 +75,7 @@ function firstByteRow(format: AudioFormat, runs: number, { streamed, whole }: { 
     baseline,
     target: ratioAtMost(0.35),
     notes: [
-      `${runs} streamed and ${runs} whole request(s) one at a time after one warm-up each, order alternating; medians; TTS_CONCURRENCY ${TTS_CONCURRENCY}; voice ${VOICE}, speed 1`,
+      `${runs} streamed and ${runs} whole request(s) one at a time, each after ${IDLE_BEFORE_REQUEST_MS} ms idle, after one warm-up each, order alternating; medians; TTS_CONCURRENCY ${TTS_CONCURRENCY}; voice ${VOICE}, speed 1`,
       `whole (Prefer: stream=false), request → last byte: p50 ${wholeLast.p50Ms} / p99 ${wholeLast.p99Ms} ms; streamed last byte ${round(baseline.value / wholeLast.value, 2)}× of it; ${streamed[0]?.bytes ?? "?"} bytes streamed / ${whole[0]?.bytes ?? "?"} whole`,
     ],
   });

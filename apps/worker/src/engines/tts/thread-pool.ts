@@ -28,7 +28,10 @@ export class ThreadPool<TPayload, TResult> {
     readonly size: number,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`a thread pool needs a whole number of threads >= 1, not ${size}`);
-    this.piscina = new Piscina({ ...threadModule(script), minThreads: 0, maxThreads: size, idleTimeout: Infinity, concurrentTasksPerWorker: 1 });
+    // atomics "async": an idle thread's event loop keeps turning ("sync" parks it between tasks),
+    // so work a task leaves for the idle time (the next eSpeak instance) gets done then. Tasks here
+    // take tens of ms or more: the microseconds "sync" saves on a hand-over do not count.
+    this.piscina = new Piscina({ ...threadModule(script), minThreads: 0, maxThreads: size, idleTimeout: Infinity, concurrentTasksPerWorker: 1, atomics: "async" });
     // Emitted only for a thread that fails with no task on it: nothing waits for it, the next task gets a new thread.
     this.piscina.on("error", () => undefined);
   }
