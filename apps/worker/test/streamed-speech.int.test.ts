@@ -9,6 +9,7 @@ import { parseOggPages } from "../src/audio/ogg-opus-inspect.test-helpers.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SpeechEngine, SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
 import { describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { startTestGateway } from "../../../test-support/gateway.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
 
 // Eight sentences, ~600 characters: streamed, eSpeak speaks them in two chunks (at most 160, the rest).
@@ -96,9 +97,9 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     control.held = null;
   });
 
-  function speak(body: object, headers: Record<string, string> = {}): Promise<Answer> {
+  function speak(body: object, headers: Record<string, string> = {}, to: Server = server): Promise<Answer> {
     const payload = JSON.stringify(body);
-    const { port } = server.address() as AddressInfo;
+    const { port } = to.address() as AddressInfo;
     const all = { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(payload)), ...headers };
     return new Promise((resolve, reject) => {
       const req = httpRequest({ host: "127.0.0.1", port, path: "/api/audio/full", method: "POST", headers: all }, (res) => {
@@ -251,6 +252,28 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     const retry = await speak({ text: TEXT, voice: "Witch", format: "wav" }, { "Idempotency-Key": "left-early" });
     expect((await retry.ended).complete).toBe(true);
     expect(retry.bytes().equals((await stored(requestId)) as Buffer)).toBe(true);
+  });
+
+  it("when another gateway on the same Redis serves the request, then it streams what the worker publishes just the same", async () => {
+    const other = await startTestGateway(service.gw.prefix); // same prefix: same keys, queue and audio
+
+    const otherServer = other.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => otherServer.once("listening", resolve));
+    try {
+      const answer = await speak({ text: TEXT, voice: "Mage", format: "flac" }, {}, otherServer);
+      const { complete, trailers } = await answer.ended;
+      expect(complete).toBe(true);
+      expect(answer.res.headers["transfer-encoding"]).toBe("chunked");
+      const measured = await measureAudio({ bytes: answer.bytes(), format: "flac", contentType: "audio/flac" } as SynthesizedAudio);
+      expect(measured.loud).toBe(true);
+      expect(measured.durationSeconds).toBeCloseTo(Number(trailers["x-audio-duration"]), 1);
+      // Its reader lets go of its connection once the answer is out, which the client may see first.
+      for (let i = 0; i < 250 && other.deps.speechJobs?.readers.open !== 0; i++) await sleep(20);
+      expect(other.deps.speechJobs?.readers.open).toBe(0);
+    } finally {
+      await new Promise((resolve) => otherServer.close(resolve));
+      await other.close({ keepKeys: true }); // the service's own gateway cleans the prefix up
+    }
   });
 
   it("when a streamed request is served, then speech usage counts its seconds as the trailer states them", async () => {
