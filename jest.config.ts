@@ -39,6 +39,7 @@ const ON_REDIS_CLUSTER = [
   "apps/worker/test/text-generation-flow.int.test.ts",
   "apps/worker/test/text-control.int.test.ts",
   "apps/worker/test/speech-flow.int.test.ts",
+  "apps/worker/test/streamed-speech.int.test.ts",
   "apps/worker/test/speak-on-completion.int.test.ts",
   "apps/worker/test/api-key-usage.int.test.ts",
   "apps/worker/test/webhooks.int.test.ts",

@@ -11,6 +11,7 @@ import { noisyRows } from "./rows/noisy.rows.js";
 import { openAiRows } from "./rows/openai.rows.js";
 import { queueRows } from "./rows/queue.rows.js";
 import type { RowGroup } from "./rows/row-group.js";
+import { speechFirstByteRows } from "./rows/speech-first-byte.rows.js";
 import { speechRows } from "./rows/speech.rows.js";
 import { statusStepRows } from "./rows/status-steps.rows.js";
 import { statusRows } from "./rows/status.rows.js";
@@ -29,6 +30,7 @@ const GROUPS: Record<RowGroupName, RowGroup> = {
   noisy: noisyRows,
   waiting: waitingRows,
   speech: speechRows,
+  "speech-first-byte": speechFirstByteRows,
   generation: generationRows,
   inference: inferenceRows,
   openai: openAiRows,

@@ -41,7 +41,7 @@ export interface BenchOptions {
 }
 
 /** Row groups in the order they run: memory first, its idle figures need untouched processes. */
-export const ROW_GROUP_NAMES = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "generation", "inference", "openai"] as const;
+export const ROW_GROUP_NAMES = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "speech-first-byte", "generation", "inference", "openai"] as const;
 export type RowGroupName = (typeof ROW_GROUP_NAMES)[number];
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--rounds N] [--warmup S]

@@ -32,6 +32,7 @@ import { ReplyDeltas } from "./services/reply-deltas.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
 import { QueueDepth } from "./services/queue-depth.js";
 import { SpeechJobs } from "./services/speech-jobs.service.js";
+import { SpeechStreamReaders } from "./services/speech-stream-readers.js";
 import type { GatewayDeps } from "./app.js";
 import type { GatewayConfig } from "./config.js";
 import { ReplicaWait } from "./services/replica-wait.js";
@@ -164,7 +165,7 @@ function createSpeechDeps(config: GatewayConfig, target: RedisTarget, queueRedis
   return {
     queue,
     audioRedis,
-    jobs: new SpeechJobs(queue, events, new SpeechAudioStore(audioRedis, keys), config.TTS_TIMEOUT_MS),
+    jobs: new SpeechJobs(queue, events, new SpeechAudioStore(audioRedis, keys), new SpeechStreamReaders(audioRedis, keys), config.TTS_TIMEOUT_MS),
     close: async () => {
       // Closing waits for the blocking read to return; after a Redis outage that can take long,
       // so it is bounded and the connection is then cut.

@@ -53,7 +53,8 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
       polls += final.polls;
       await jobFinished(submitted.body.id as string);
     }
-    const spoken = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send({ text: "The witch stirred her cauldron slowly.", format: "wav" });
+    // Whole, for the duration header (streamed speech's usage: streamed-speech.int.test.ts).
+    const spoken = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).set("Prefer", "stream=false").send({ text: "The witch stirred her cauldron slowly.", format: "wav" });
     expect(spoken.status).toBe(200);
 
     const res = await admin(`/admin/keys/${keyId}/usage`);

@@ -96,6 +96,7 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
       const direct = await request(gw.app)
         .post("/api/tts")
         .auth(key, { type: "bearer" })
+        .set("Prefer", "stream=false") // whole, as a spoken reply is made (streamed speech is cut into other chunks)
         .send({ text, voice: defaultVoiceFor("default"), format: "wav" });
       expect(direct.status).toBe(200);
       return Number(direct.headers["content-length"]);

@@ -32,7 +32,22 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
     const res = await speak({ text: TEXT, voice: "Witch", format });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(CONTENT_TYPES[format]);
+    // Streamed by default: chunked, so no Content-Length (see streamed-speech.int.test.ts).
+    expect(res.headers["transfer-encoding"]).toBe("chunked");
+    expect(res.headers["content-length"]).toBeUndefined();
+    const audio = await measured(res, format);
+    expect(audio.durationSeconds).toBeGreaterThan(3);
+    expect(audio.durationSeconds).toBeLessThan(20);
+    expect(audio.loud).toBe(true);
+  });
+
+  it.each(AUDIO_FORMATS)("when %s is asked for with Prefer: stream=false, then it comes whole with Content-Length and decodes as real speech", async (format) => {
+    const res = await speak({ text: TEXT, voice: "Witch", format }).set("Prefer", "stream=false");
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(CONTENT_TYPES[format]);
+    expect(res.headers["preference-applied"]).toBe("stream=false");
     expect(Number(res.headers["content-length"])).toBe((res.body as Buffer).length);
+    expect(Number(res.headers["x-audio-duration"])).toBeGreaterThan(3);
     const audio = await measured(res, format);
     // 21 words at ~175 words per minute: about 7 s; allow a wide margin for voices and pauses.
     expect(audio.durationSeconds).toBeGreaterThan(3);
@@ -50,7 +65,7 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
   it("when delivered, then the audio is gone from Redis", async () => {
     expect((await speak({ text: "Hello there.", format: "pcm" })).status).toBe(200);
     // Deleted once the response has finished, which the client may see first: wait for it (bounded).
-    const stored = async () => [...(await gw.deps.redis.keys(`${gw.prefix}:audio:*`)), ...(await gw.deps.redis.keys(`${gw.prefix}:audio-meta:*`))];
+    const stored = async () => (await Promise.all(["audio", "audio-meta", "audio-stream"].map((kind) => gw.deps.redis.keys(`${gw.prefix}:${kind}:*`)))).flat();
     for (let i = 0; i < 100 && (await stored()).length > 0; i++) await sleep(20);
     expect(await stored()).toEqual([]);
   });

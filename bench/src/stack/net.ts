@@ -39,8 +39,9 @@ export interface TimedDownload {
   headers: Record<string, string | string[] | undefined>;
   /** Bytes of the body as received (the body itself is dropped). */
   bytes: number;
-  /** nowMs() when the request was handed to the socket layer and when the body's last byte arrived. */
+  /** nowMs() when the request was handed to the socket layer, when the body's first and last bytes arrived. */
   sentAt: number;
+  firstByteAt: number;
   lastByteAt: number;
   /** The body as text when the status is not 2xx (an error to show). */
   errorText: string;
@@ -54,12 +55,14 @@ export function timedPost(url: string, headers: Record<string, string>, body: un
     const req = request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, agent }, (res) => {
       const status = res.statusCode ?? 0;
       let bytes = 0;
+      let firstByteAt = Number.NaN;
       let errorText = "";
       res.on("data", (chunk: Buffer) => {
+        if (bytes === 0) firstByteAt = nowMs();
         bytes += chunk.length;
         if (status >= 300 && errorText.length < 2000) errorText += chunk.toString("utf8");
       });
-      res.on("end", () => resolve({ status, headers: res.headers, bytes, sentAt, lastByteAt: nowMs(), errorText }));
+      res.on("end", () => resolve({ status, headers: res.headers, bytes, sentAt, firstByteAt, lastByteAt: nowMs(), errorText }));
       res.on("error", reject);
     });
     req.on("error", reject);

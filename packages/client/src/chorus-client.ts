@@ -112,9 +112,13 @@ export class ChorusClient {
     }
   }
 
-  /** Text to speech: the audio bytes and what the headers say of them. Safe to retry (an Idempotency-Key). */
+  /**
+   * Text to speech: the audio bytes and what the headers say of them. Safe to retry (an Idempotency-Key).
+   * Asks for the whole file (`Prefer: stream=false`): this resolves with all of it anyway, and so
+   * gets its duration in a header (a streamed answer sends it as a trailer, which fetch cannot read).
+   */
   speech(request: SpeechRequest, options: SubmitOptions = {}): Promise<SpeechAudio> {
-    const headers = { "idempotency-key": options.idempotencyKey ?? newIdempotencyKey(), accept: "audio/*" };
+    const headers = { "idempotency-key": options.idempotencyKey ?? newIdempotencyKey(), accept: "audio/*", prefer: "stream=false" };
     return this.transport.request({ method: "POST", path: "/api/audio/full", headers, body: request, signal: options.signal }, speechAudio);
   }
 

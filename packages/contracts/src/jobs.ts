@@ -63,6 +63,12 @@ export interface SynthesizeSpeechJob {
   /** Validated, defaults filled. */
   request: SpeechRequest;
   acceptedAt: number;
+  /**
+   * Publish the audio as it is made (a piece per sentence group) on the request's audio stream, for
+   * a gateway that sends it on at once; absent or false: store it whole (older gateways, and
+   * clients that want Content-Length).
+   */
+  stream?: boolean;
 }
 
 /**

@@ -14,6 +14,7 @@ export * from "./process/command-line.js";
 export * from "./api-keys/cached-api-keys.js";
 export * from "./metrics/metrics.js";
 export * from "./speech-audio/speech-audio-store.js";
+export * from "./speech-audio/speech-audio-stream.js";
 export * from "./webhooks/webhook-outbox.js";
 export * from "./usage/api-key-usage.js";
 export * from "./auth/secret-token.js";

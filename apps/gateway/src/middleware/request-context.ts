@@ -39,6 +39,16 @@ export function setRequestLogger(req: Request, logger: Logger): void {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+const CUT = Symbol("cutByServer");
+
+/**
+ * Marks a response the server is about to cut short after its headers (a streamed answer whose
+ * source failed): it is counted and logged as a 500, its headers' 200 notwithstanding.
+ */
+export function markCutShort(res: Response): void {
+  (res as Response & { [CUT]?: true })[CUT] = true;
+}
+
 /**
  * Gives each request an id (the caller's X-Request-Id when it is sane) and echoes it back. When the
  * response is finished, counts and times it (`http_requests_total`, `http_request_duration_seconds`)
@@ -54,11 +64,15 @@ export function requestContext(logger: Logger, metrics: Pick<GatewayMetrics, "re
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", requestId);
     (req as RequestWithContext)[CONTEXT] = { requestId, base: logger };
-    res.on("finish", () => {
+    // "close" comes after "finish", and also for a response cut short; one listener for both.
+    res.on("close", () => {
+      const cut = (res as Response & { [CUT]?: true })[CUT] === true;
+      if (!res.writableFinished && !cut) return; // the client went away: no answer to count
+      const status = cut ? 500 : res.statusCode;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The route is read only now: the router has matched it by the time the response is finished.
-      metrics.recordHttpRequest(req.method, routeLabel(req), res.statusCode, seconds);
-      if (accessLog) requestLogger(req).http("request", { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 });
+      metrics.recordHttpRequest(req.method, routeLabel(req), status, seconds);
+      if (accessLog) requestLogger(req).http("request", { method: req.method, path: req.path, status, ms: Math.round(seconds * 1e4) / 10, ...(cut ? { cut } : {}) });
     });
     next();
   };

@@ -40,6 +40,14 @@ export const PARAMETERS = {
     schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
     example: "3f0c9a52-6a7e-4c61-9d43-0d2b1e0f7a11",
   },
+  PreferWholeAudio: {
+    name: "Prefer",
+    in: "header",
+    description:
+      "RFC 7240 `stream=false`: the audio whole, once it is made, with `Content-Length` and `X-Audio-Duration` (answered with `Preference-Applied: stream=false`). Without it the audio streams as it is synthesized: chunked, no `Content-Length`, `X-Audio-Duration` as a trailer; a failure after the first byte closes the connection without the last chunk.",
+    schema: { type: "string" },
+    example: "stream=false",
+  },
   LastEventId: {
     name: "Last-Event-ID",
     in: "header",

@@ -15,12 +15,21 @@ export const AUDIO_CONTENT = Object.fromEntries(
 
 const number = (description: string) => ({ description, schema: { type: "number" } }) as const;
 
-/** The audio bytes with the headers describing them (both speech operations answer so). */
-function audioOk() {
-  return limitedOk("The audio bytes.", AUDIO_CONTENT, {
-    "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
-    "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
+/** The audio bytes with the headers describing them; speech streams unless asked not to, a spoken reply is whole. */
+function audioOk(streamed: boolean) {
+  if (!streamed) {
+    return limitedOk("The audio bytes.", AUDIO_CONTENT, {
+      "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
+      "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
+      "X-Sample-Rate": number("Samples per second, when known."),
+    });
+  }
+  return limitedOk("The audio bytes: streamed as they are made (chunked), or whole with `Prefer: stream=false`, on replays and for HTTP/1.0.", AUDIO_CONTENT, {
+    "Content-Length": { description: "Bytes of audio: whole answers only.", schema: { type: "integer" } },
+    "X-Audio-Duration": number("Seconds of audio (3 decimals), when known: a header on whole answers, a trailer on streamed ones."),
     "X-Sample-Rate": number("Samples per second, when known."),
+    Trailer: { description: "`X-Audio-Duration` on streamed answers.", schema: { type: "string" } },
+    "Preference-Applied": { description: "`stream=false` when the whole file was asked for.", schema: { type: "string" } },
   });
 }
 
@@ -30,11 +39,11 @@ function speak(operationId: string, summary: string): Operation {
     summary,
     tags: ["Speech"],
     description:
-      "Synchronous for the client: answers with the audio once a worker has made it (503 if not within the deployment's time limit). With an `Idempotency-Key`, a retry gets the same audio without a second synthesis.",
-    parameters: [parameterRef("IdempotencyKey")],
+      "Synchronous for the client: answers with the audio as a worker makes it, the first bytes after the first sentence (chunked), or whole with `Prefer: stream=false` (503 if not made within the deployment's time limit). With an `Idempotency-Key`, a retry gets the same audio whole without a second synthesis.",
+    parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferWholeAudio")],
     requestBody: { required: true, content: json(schemaRef("SpeechRequest"), { example: { text: "Hello there, traveller.", voice: "Witch", speed: 1.1, format: "mp3" } }) },
     responses: {
-      "200": audioOk(),
+      "200": audioOk(true),
       ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503),
     },
   };
@@ -48,7 +57,7 @@ function replyAudio(operationId: string): Operation {
     description:
       "The audio of a completed request that asked for `speak` (the record's `audioUrl`), in the format asked for; as often as needed for SPOKEN_REPLY_TTL_SECONDS after it was spoken (1 h by default; never longer than the record), then 404 `the spoken reply of request ... has expired` while the record stays. Owner only (404 as for the record, and for a request without audio); needs the tts scope; counts against the speech budget.",
     responses: {
-      "200": audioOk(),
+      "200": audioOk(false),
       ...errors(401, 403, 404, 429, 500, 503),
     },
   };

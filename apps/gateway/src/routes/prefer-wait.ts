@@ -9,12 +9,17 @@ export const MAX_WAIT_SECONDS = 60;
  * an unknown or malformed preference is ignored, as the RFC asks.
  */
 export function preferredWaitSeconds(header: string | string[] | undefined): number | null {
-  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
-  for (const preference of values.flatMap((value) => value.split(","))) {
+  for (const preference of preferencesOf(header)) {
     const match = /^\s*wait\s*=\s*(?:(\d+)|"(\d+)")\s*(;|$)/i.exec(preference);
     if (match) return Math.min(Number(match[1] ?? match[2]), MAX_WAIT_SECONDS);
   }
   return null;
+}
+
+/** The preferences of `Prefer` header(s), one string each (name, `=value`, `;` parameters). */
+export function preferencesOf(header: string | string[] | undefined): string[] {
+  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
+  return values.flatMap((value) => value.split(","));
 }
 
 /** Says the wait was honoured, and that the answer depends on the header (for caches). */

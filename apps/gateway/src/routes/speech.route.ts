@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { ApiError, compileValidator, grants, speechRequestSchema, VOICES, type SpeechRequest } from "@chorus/contracts";
 import type { IRouter, NextFunction, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
@@ -7,6 +8,8 @@ import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.
 import type { SpeechJobs } from "../services/speech-jobs.service.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendAudio } from "./send-audio.js";
+import { sendStreamedSpeech } from "./send-audio-stream.js";
+import { streamsSpeech } from "./speech-delivery.js";
 
 const validateSpeechRequest = compileValidator<SpeechRequest>(speechRequestSchema);
 
@@ -23,20 +26,33 @@ export interface SpeechRouteDeps {
   keepSeconds: number;
 }
 
+type SpeechClaim = { requestId: string; fresh: boolean; keep: boolean; release: () => Promise<void> };
+
 /**
  * With an Idempotency-Key, the first request synthesizes and its audio is kept until it expires; a
- * retry with the same body gets those bytes (waiting if the first is still running); a failed first
- * request frees the key so the retry does the work. Returns the audio and whether to keep it.
+ * retry with the same body gets those bytes (waiting if the first is still running); a request whose
+ * synthesis fails frees the key (`release`) so the retry does the work.
  */
-async function speakOnce(deps: SpeechRouteDeps & { speech: SpeechJobs }, keyId: string, request: SpeechRequest, idempotencyKey: string | null) {
-  if (!idempotencyKey) return { speech: await deps.speech.synthesize(keyId, request), keep: false };
+async function claimSpeech(deps: SpeechRouteDeps, keyId: string, request: SpeechRequest, idempotencyKey: string | null): Promise<SpeechClaim> {
+  if (!idempotencyKey) return { requestId: randomUUID(), fresh: true, keep: false, release: () => Promise.resolve() };
   const scopedKey = `speech:${idempotencyKey}`;
   const claim = await deps.idempotency.claim(keyId, scopedKey, request, deps.keepSeconds);
-  if (!claim.fresh) return { speech: await deps.speech.replay(claim.requestId), keep: true };
+  const release = () => deps.idempotency.release(keyId, scopedKey).catch(() => undefined);
+  return { requestId: claim.requestId, fresh: claim.fresh, keep: true, release };
+}
+
+/** Synthesizes and sends the audio as it is made (see sendStreamedSpeech), or whole; a replay is always whole. */
+async function deliver(req: Request, res: Response, speech: SpeechJobs, request: SpeechRequest, claim: SpeechClaim): Promise<string> {
+  const logger = requestLogger(req);
+  const keyId = authenticatedKey(req).id;
+  if (!claim.fresh) return (await sendAudio(res, speech.audio, await speech.replay(claim.requestId), true, logger)) ? "delivered" : "client-gone";
+  const streamed = streamsSpeech(req, res);
   try {
-    return { speech: await deps.speech.synthesize(keyId, request, claim.requestId), keep: true };
+    if (!streamed) return (await sendAudio(res, speech.audio, await speech.synthesize(keyId, request, claim.requestId), claim.keep, logger)) ? "delivered" : "client-gone";
+    const job = await speech.startStreamed(keyId, request, claim.requestId);
+    return await sendStreamedSpeech(res, speech, job, { keep: claim.keep, logger, beforeCut: claim.release });
   } catch (error) {
-    await deps.idempotency.release(keyId, scopedKey).catch(() => undefined);
+    await claim.release();
     throw error;
   }
 }
@@ -45,11 +61,11 @@ function speechHandler(deps: SpeechRouteDeps) {
   return async (req: Request, res: Response) => {
     const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
     const request = validateSpeechRequest(req.body);
-    const speech = deps.speech;
+    const { speech } = deps;
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
-    const { speech: synthesized, keep } = await speakOnce({ ...deps, speech }, authenticatedKey(req).id, request, idempotencyKey);
-    const { meta } = synthesized;
-    if (await sendAudio(res, speech.audio, synthesized, keep, requestLogger(req))) logHttp(req, "speech delivered", { format: meta.format, bytes: meta.byteLength, seconds: meta.durationSeconds });
+    const claim = await claimSpeech(deps, authenticatedKey(req).id, request, idempotencyKey);
+    const outcome = await deliver(req, res, speech, request, claim);
+    logHttp(req, `speech ${outcome}`, { format: request.format, streamed: !res.hasHeader("Content-Length") });
   };
 }
 

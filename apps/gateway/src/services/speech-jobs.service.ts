@@ -3,11 +3,18 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ApiError, JOB_NAMES, SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SpeechRequest, type SynthesizeSpeechJob } from "@chorus/contracts";
 import type { SpeechAudioStore } from "@chorus/platform";
 import type { Queue, QueueEvents } from "bullmq";
+import type { SpeechStreamReaders } from "./speech-stream-readers.js";
 
 /** Audio that is whole in Redis, ready to be streamed: its request id (the key) and its meta. */
 export interface SynthesizedSpeech {
   requestId: string;
   meta: SpeechJobResult;
+}
+
+/** A streamed job, enqueued: its audio arrives on its stream; `finished` settles as synthesize() would. */
+export interface StreamedSpeechJob {
+  requestId: string;
+  finished: Promise<SpeechJobResult>;
 }
 
 /** "REQUEST_REJECTED voice: ..." from the worker: the request asked for what this deployment lacks. */
@@ -20,23 +27,33 @@ function rejectedRequest(reason: string): ApiError | null {
 
 /**
  * Speech is synchronous for the client: enqueue, wait for the worker (bounded); the audio then waits
- * in Redis for the route to stream it (see SpeechAudioStore).
+ * in Redis for the route to stream it (see SpeechAudioStore), or, streamed, goes out as it is made.
  */
 export class SpeechJobs {
   constructor(
     private readonly queue: Queue<SynthesizeSpeechJob>,
     private readonly events: QueueEvents,
     readonly audio: SpeechAudioStore,
+    /** Where streamed jobs' audio is read as it comes. */
+    readonly readers: SpeechStreamReaders,
     private readonly timeoutMs: number,
   ) {}
 
   async synthesize(keyId: string, request: SpeechRequest, requestId: string = randomUUID()): Promise<SynthesizedSpeech> {
-    const job = await this.queue.add(JOB_NAMES.synthesizeSpeech, { requestId, keyId, request, acceptedAt: Date.now() }, { jobId: requestId });
-    try {
-      return { requestId, meta: (await job.waitUntilFinished(this.events, this.timeoutMs)) as SpeechJobResult };
-    } catch (error) {
+    return { requestId, meta: await (await this.start(keyId, request, requestId, false)).finished };
+  }
+
+  /** Enqueues a job that publishes its audio as it is made (read it with SpeechStreamReaders). */
+  startStreamed(keyId: string, request: SpeechRequest, requestId: string = randomUUID()): Promise<StreamedSpeechJob> {
+    return this.start(keyId, request, requestId, true);
+  }
+
+  private async start(keyId: string, request: SpeechRequest, requestId: string, stream: boolean): Promise<StreamedSpeechJob> {
+    const job = await this.queue.add(JOB_NAMES.synthesizeSpeech, { requestId, keyId, request, acceptedAt: Date.now(), ...(stream ? { stream } : {}) }, { jobId: requestId });
+    const finished = (job.waitUntilFinished(this.events, this.timeoutMs) as Promise<SpeechJobResult>).catch(async (error: unknown) => {
       throw await this.failure(requestId, error instanceof Error ? error.message : String(error));
-    }
+    });
+    return { requestId, finished };
   }
 
   /**
@@ -52,7 +69,8 @@ export class SpeechJobs {
     throw new ApiError("SERVICE_UNAVAILABLE", `the first request with this Idempotency-Key did not deliver within ${this.timeoutMs / 1000} s; retry later`);
   }
 
-  private async failure(requestId: string, reason: string): Promise<ApiError> {
+  /** The client's answer to a job that failed with `reason` (a request at fault: 400; too slow: 503; else 500). */
+  async failure(requestId: string, reason: string): Promise<ApiError> {
     const rejected = rejectedRequest(reason);
     if (rejected) return rejected;
     if (/timed out before finishing/.test(reason)) {

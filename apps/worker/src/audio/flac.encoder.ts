@@ -2,6 +2,7 @@ import libflacFactory from "libflacjs";
 import flacUtils from "libflacjs/lib/utils/index.js";
 import type { StreamMetadata } from "libflacjs";
 import type { PcmAudio } from "./pcm-audio.js";
+import type { StreamEncoder } from "./stream-encoder.js";
 
 type Flac = ReturnType<typeof libflacFactory>;
 
@@ -55,4 +56,40 @@ export async function encodeFlac(audio: PcmAudio): Promise<Uint8Array> {
   } finally {
     flac.FLAC__stream_encoder_delete(encoder);
   }
+}
+
+/**
+ * FLAC a piece at a time: STREAMINFO (written first, never patched) says the total samples, frame
+ * sizes and MD5 are unknown (0, as the format allows for a stream), then libFLAC's frames as each
+ * push completes them (a block is 4096 samples; the rest waits), the last ones at finish.
+ */
+export async function createFlacStream(sampleRate: number): Promise<StreamEncoder> {
+  const flac = await loadFlac();
+  const encoder = flac.create_libflac_encoder(sampleRate, 1, 16, COMPRESSION_LEVEL, 0, false, 0);
+  if (encoder === 0) throw new Error(`libFLAC could not create an encoder for ${sampleRate} Hz`);
+  let written: Uint8Array[] = [];
+  const take = (): Uint8Array => {
+    const out = Buffer.concat(written);
+    written = [];
+    return out;
+  };
+  const status = flac.init_encoder_stream(encoder, (data) => void written.push(data.slice()));
+  if (status !== 0) {
+    flac.FLAC__stream_encoder_delete(encoder);
+    throw new Error(`libFLAC encoder init failed (status ${status})`);
+  }
+  return {
+    header: take(),
+    push(samples) {
+      if (!flac.FLAC__stream_encoder_process_interleaved(encoder, Int32Array.from(samples), samples.length)) {
+        throw new Error(`libFLAC encoding failed (state ${flac.FLAC__stream_encoder_get_state(encoder)})`);
+      }
+      return Promise.resolve(take());
+    },
+    finish() {
+      if (!flac.FLAC__stream_encoder_finish(encoder)) throw new Error("libFLAC could not finish the stream");
+      return Promise.resolve(take());
+    },
+    dispose: () => flac.FLAC__stream_encoder_delete(encoder),
+  };
 }

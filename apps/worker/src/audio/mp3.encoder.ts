@@ -1,5 +1,6 @@
 import { createMp3Encoder, type WasmMediaEncoder } from "wasm-media-encoders";
 import { toFloat32, type PcmAudio } from "./pcm-audio.js";
+import type { StreamEncoder } from "./stream-encoder.js";
 
 /** LAME VBR quality (0 best .. 9.999 worst): 4 is LAME's default, transparent for speech. */
 const VBR_QUALITY = 4;
@@ -20,4 +21,20 @@ export async function encodeMp3(audio: PcmAudio): Promise<Uint8Array> {
   out.set(body);
   out.set(tail, body.length);
   return out;
+}
+
+/**
+ * MP3 a piece at a time: LAME's frames as each push completes them, the rest at finish. MP3 is a
+ * run of self-contained frames (LAME writes no Xing header here), so the pieces join as they are.
+ */
+export async function createMp3Stream(sampleRate: number): Promise<StreamEncoder> {
+  encoder ??= createMp3Encoder();
+  const lame = await encoder;
+  lame.configure({ sampleRate, channels: 1, vbrQuality: VBR_QUALITY });
+  return {
+    header: new Uint8Array(0),
+    push: (samples) => Promise.resolve(lame.encode([toFloat32(samples)]).slice()),
+    finish: () => Promise.resolve(lame.finalize().slice()),
+    dispose: () => undefined,
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { splitIntoChunks } from "./sentence-splitter.js";
+import { splitForStreaming, splitIntoChunks } from "./sentence-splitter.js";
 
 const normalize = (text: string): string => text.replace(/\s+/g, " ").trim();
 
@@ -61,5 +61,23 @@ describe("splitIntoChunks", () => {
 
   it("when maxChars is below 1, then it throws", () => {
     expect(() => splitIntoChunks("Hi.", 0)).toThrow(RangeError);
+  });
+});
+
+describe("splitForStreaming", () => {
+  const text = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} has a few words in it.`).join(" ");
+
+  it("when a long text is split, then the first chunk is short, the rest as large as whole speech's, and every word stays in order", () => {
+    const chunks = splitForStreaming(text, 1000, 160);
+    expect(chunks[0]!.length).toBeLessThanOrEqual(160);
+    expect(chunks[0]!.length).toBeGreaterThan(100); // sentences packed up to the limit
+    expect(chunks.slice(1, -1).every((chunk) => chunk.length > 900 && chunk.length <= 1000)).toBe(true);
+    expect(chunks.length).toBe(1 + splitIntoChunks(chunks.slice(1).join(" "), 1000).length);
+    expect(normalize(chunks.join(" "))).toBe(normalize(text));
+    for (const chunk of chunks) expect(chunk).toMatch(/\.$/);
+  });
+
+  it("when the text is one short sentence, then it is one chunk", () => {
+    expect(splitForStreaming("Mind the cauldron.", 1000)).toEqual(["Mind the cauldron."]);
   });
 });

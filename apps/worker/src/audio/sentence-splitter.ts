@@ -53,3 +53,19 @@ function bestCut(window: string): number {
   // Never separate the two halves of a surrogate pair (an emoji, say).
   return hard > 1 && /[\uD800-\uDBFF]/.test(window.charAt(hard - 1)) ? hard - 1 : hard;
 }
+
+/** About one or two sentences: the first chunk of streamed speech, whose audio leaves first. */
+export const FIRST_STREAMED_CHUNK_CHARS = 160;
+
+/**
+ * Chunks for speech sent as it is made: the first about a sentence (at most `firstChars`), so its
+ * audio is ready after one short eSpeak run; the rest as splitIntoChunks cuts it, up to `maxChars`,
+ * since each run costs a fixed start-up (~75 ms quiet, a few hundred on a loaded machine: npm run
+ * bench). The first chunk's audio (~10 s) plays far longer than the rest takes to make, so smaller
+ * later chunks would add runs and no audible gain: 200 words take 2 runs, as whole.
+ */
+export function splitForStreaming(text: string, maxChars: number, firstChars = FIRST_STREAMED_CHUNK_CHARS, locale = "en"): string[] {
+  const [first, ...rest] = splitIntoChunks(text, Math.min(firstChars, maxChars), locale);
+  if (first === undefined) return [];
+  return [first, ...splitIntoChunks(rest.join(" "), maxChars, locale)];
+}

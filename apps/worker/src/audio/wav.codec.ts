@@ -3,29 +3,46 @@ import { int16ToLittleEndianBytes, type PcmAudio } from "./pcm-audio.js";
 // A WAV file is a 44-byte header in front of the samples: a library would add nothing but a dependency.
 const HEADER_BYTES = 44;
 
+/**
+ * The largest size a RIFF field holds: what a WAV written as it is made says for sizes it cannot
+ * know (as ffmpeg writes to a pipe); readers take it as "up to the end of the file".
+ */
+export const UNKNOWN_WAV_SIZE = 0xffffffff;
+
 /** RIFF WAVE, PCM format 1, 16-bit, mono. */
 export function encodeWav(audio: PcmAudio): Uint8Array {
-  const dataBytes = audio.samples.length * 2;
-  const out = new Uint8Array(HEADER_BYTES + dataBytes);
-  const view = new DataView(out.buffer);
+  const out = new Uint8Array(HEADER_BYTES + audio.samples.length * 2);
+  writeWavHeader(out, audio.sampleRate, audio.samples.length * 2);
+  out.set(int16ToLittleEndianBytes(audio.samples), HEADER_BYTES);
+  return out;
+}
+
+/** The header of a WAV whose length is not known yet: both sizes UNKNOWN_WAV_SIZE; the samples follow as they come. */
+export function streamingWavHeader(sampleRate: number): Uint8Array {
+  const header = new Uint8Array(HEADER_BYTES);
+  writeWavHeader(header, sampleRate, null);
+  return header;
+}
+
+/** The 44-byte header at the start of `out`; `dataBytes` null: not known. */
+function writeWavHeader(out: Uint8Array, sampleRate: number, dataBytes: number | null): void {
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const ascii = (offset: number, text: string): void => {
     for (let i = 0; i < text.length; i += 1) out[offset + i] = text.charCodeAt(i);
   };
   ascii(0, "RIFF");
-  view.setUint32(4, 36 + dataBytes, true);
+  view.setUint32(4, dataBytes === null ? UNKNOWN_WAV_SIZE : 36 + dataBytes, true);
   ascii(8, "WAVE");
   ascii(12, "fmt ");
   view.setUint32(16, 16, true); // fmt chunk size
   view.setUint16(20, 1, true); // PCM
   view.setUint16(22, 1, true); // channels
-  view.setUint32(24, audio.sampleRate, true);
-  view.setUint32(28, audio.sampleRate * 2, true); // byte rate
+  view.setUint32(24, sampleRate, true);
+  view.setUint32(28, sampleRate * 2, true); // byte rate
   view.setUint16(32, 2, true); // block align
   view.setUint16(34, 16, true); // bits per sample
   ascii(36, "data");
-  view.setUint32(40, dataBytes, true);
-  out.set(int16ToLittleEndianBytes(audio.samples), HEADER_BYTES);
-  return out;
+  view.setUint32(40, dataBytes ?? UNKNOWN_WAV_SIZE, true);
 }
 
 function fourCc(view: DataView, offset: number): string {

@@ -66,6 +66,12 @@ export interface RedisKeys {
   audio(requestId: string): string;
   /** JSON SpeechJobResult of that audio, written after the audio: its presence means the audio is whole. */
   audioMeta(requestId: string): string;
+  /**
+   * Redis Stream of a streamed speech job: its encoded pieces as they are made, then an end or a
+   * failure entry, for the gateway to read with XREAD BLOCK (same hash tag as the audio: one MULTI
+   * writes a piece to both). Expires with the audio; deleted once delivered.
+   */
+  audioStream(requestId: string): string;
   /** Sorted set: the open streams and waits (status streams, `Prefer: wait`) of one API key, by expiry (ms). */
   openStreamsOfApiKey(keyId: string): string;
   /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
@@ -107,6 +113,7 @@ export function redisKeys(prefix: string): RedisKeys {
     workerSlots: () => `${textQueue}:worker-slots`,
     audio: (requestId) => `${prefix}:audio:{${requestId}}`,
     audioMeta: (requestId) => `${prefix}:audio-meta:{${requestId}}`,
+    audioStream: (requestId) => `${prefix}:audio-stream:{${requestId}}`,
     openStreamsOfApiKey: (keyId) => `${prefix}:open-streams:{${keyId}}`,
     idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:{${keyId}}:${idempotencyKey}`,
     apiKeyUsage: (keyId, day) => `${prefix}:usage:{${keyId}}:${day}`,

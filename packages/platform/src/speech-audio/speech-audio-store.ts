@@ -45,7 +45,8 @@ export class SpeechAudioStore {
     }
   }
 
+  /** The audio, its meta and, for streamed speech, its stream (all one hash tag). */
   async delete(requestId: string): Promise<void> {
-    await this.redis.del(this.keys.audio(requestId), this.keys.audioMeta(requestId));
+    await this.redis.del(this.keys.audio(requestId), this.keys.audioMeta(requestId), this.keys.audioStream(requestId));
   }
 }

@@ -11,7 +11,9 @@ declare module "espeak-ng" {
 
   export interface ESpeakNgOptions {
     /** Command-line arguments: main() runs with them as soon as the module is ready. */
-    arguments: string[];
+    arguments?: string[];
+    /** Get the runtime (and its embedded voice files) ready, but do not run main(). */
+    noInitialRun?: boolean;
     preRun?: ((module: ESpeakNgModule) => void)[];
     print?: (line: string) => void;
     printErr?: (line: string) => void;

@@ -1,9 +1,10 @@
 import { AUDIO_FORMATS, VOICE_IDS, contentTypeFor, type AudioFormat, type SpeechRequest, type VoiceId } from "@chorus/contracts";
-import { splitIntoChunks } from "../../audio/sentence-splitter.js";
+import { splitForStreaming, splitIntoChunks } from "../../audio/sentence-splitter.js";
 import { espeakSettings } from "./espeak-voices.js";
 import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";
 import { siblingModule } from "./module-worker.js";
-import { SpeechEngineError, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
+import { openPieceChannel } from "./espeak.piece-channel.js";
+import { SpeechEngineError, type AudioPieceHandler, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
 import { ThreadCrashedError, ThreadPool, ThreadPoolClosedError } from "./thread-pool.js";
 
 export interface EspeakSpeechEngineOptions {
@@ -43,27 +44,48 @@ export class EspeakSpeechEngine implements SpeechEngine {
     return this.pool.threadCount;
   }
 
-  async synthesize(request: SpeechRequest, signal: AbortSignal): Promise<SynthesizedAudio> {
+  async synthesize(request: SpeechRequest, signal: AbortSignal, onPiece?: AudioPieceHandler): Promise<SynthesizedAudio> {
     const job: EspeakJob = {
-      chunks: splitIntoChunks(request.text, this.maxChunkChars),
+      // Streamed, the first chunk is about a sentence, so that its audio leaves soon.
+      chunks: onPiece ? splitForStreaming(request.text, this.maxChunkChars) : splitIntoChunks(request.text, this.maxChunkChars),
       settings: espeakSettings(request.voice, request.speed),
       format: request.format,
     };
-    let result: EspeakJobResult;
-    try {
-      result = await this.pool.run(job, signal);
-    } catch (error) {
-      if (signal.aborted && error === signal.reason) throw error;
-      throw toSpeechEngineError(error);
-    }
+    const { result, bytes } = onPiece ? await this.runInPieces(job, signal, onPiece) : await this.runWhole(job, signal);
     return {
-      bytes: Buffer.from(result.bytes),
+      bytes,
       format: request.format,
       contentType: contentTypeFor(request.format, result.sampleRate),
       sampleRate: result.sampleRate,
       durationSeconds: result.durationSeconds,
       engine: this.name,
     };
+  }
+
+  private async runWhole(job: EspeakJob, signal: AbortSignal) {
+    try {
+      const result = await this.pool.run(job, signal);
+      return { result, bytes: Buffer.from(result.bytes) };
+    } catch (error) {
+      if (signal.aborted && error === signal.reason) throw error;
+      throw toSpeechEngineError(error);
+    }
+  }
+
+  private async runInPieces(job: EspeakJob, signal: AbortSignal, onPiece: AudioPieceHandler) {
+    const stop = new AbortController();
+    const describe = (sampleRate: number) => ({ contentType: contentTypeFor(job.format, sampleRate), sampleRate });
+    const channel = openPieceChannel(onPiece, describe, stop);
+    try {
+      const [result, pieces] = await Promise.all([this.pool.run({ ...job, pieces: channel.threadEnd }, AbortSignal.any([signal, stop.signal]), [channel.threadEnd]), channel.drained]);
+      return { result, bytes: Buffer.concat(pieces) };
+    } catch (error) {
+      if (stop.signal.aborted) throw stop.signal.reason; // onPiece failed: its error, as it is
+      if (signal.aborted && error === signal.reason) throw error;
+      throw toSpeechEngineError(error);
+    } finally {
+      channel.close();
+    }
   }
 
   close(): Promise<void> {

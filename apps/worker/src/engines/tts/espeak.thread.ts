@@ -2,7 +2,8 @@ import { encodeAudio } from "../../audio/encode-audio.js";
 import { joinWithFades } from "../../audio/join-chunks.js";
 import type { PcmAudio } from "../../audio/pcm-audio.js";
 import { timeStretch } from "../../audio/time-stretch.js";
-import { synthesizeWithEspeak } from "./espeak.synthesizer.js";
+import { speakInPieces } from "./espeak.stream-speaker.js";
+import { prepareSpareInstance, synthesizeWithEspeak } from "./espeak.synthesizer.js";
 import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";
 import { serveTasks, type TaskOutcome } from "./thread-pool.protocol.js";
 
@@ -32,10 +33,17 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
 }
 
 async function run(job: EspeakJob): Promise<TaskOutcome<EspeakJobResult>> {
-  const audio = await speak(job);
-  const bytes = ownBuffer(await encodeAudio(audio, job.format));
-  const result = { bytes, sampleRate: audio.sampleRate, durationSeconds: audio.samples.length / audio.sampleRate };
-  return { result, transfer: [bytes] };
+  try {
+    if (job.pieces) return { result: await speakInPieces({ ...job, pieces: job.pieces }) };
+    const audio = await speak(job);
+    const bytes = ownBuffer(await encodeAudio(audio, job.format));
+    const result = { bytes, sampleRate: audio.sampleRate, durationSeconds: audio.samples.length / audio.sampleRate };
+    return { result, transfer: [bytes] };
+  } finally {
+    // Once this task's answer is on its way (setImmediate runs after piscina has posted it), get
+    // the next synthesis's eSpeak instance ready while the thread is otherwise idle.
+    setImmediate(prepareSpareInstance);
+  }
 }
 
 export default serveTasks(run);

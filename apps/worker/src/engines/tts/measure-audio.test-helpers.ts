@@ -15,6 +15,9 @@ export interface MeasuredAudio {
 /** -36 dBFS: speech sits around -20, silence (and eSpeak's pauses) at 0. */
 const LOUD_RMS = 500;
 
+/** What RIFF size fields hold when the size was not known: 2^32 - 1. */
+const UNKNOWN_SIZE = 0xffffffff;
+
 function check(condition: boolean, what: string): void {
   if (!condition) throw new Error(`malformed audio: ${what}`);
 }
@@ -34,7 +37,9 @@ export async function measureAudio(audio: SynthesizedAudio): Promise<MeasuredAud
     case "wav": {
       const wav = inspectWav(bytes);
       check(wav.format === 1 && wav.channels === 1 && wav.bitsPerSample === 16, "WAV that is not 16-bit mono PCM");
-      check(wav.byteRate === wav.sampleRate * 2 && wav.riffSize === bytes.length - 8, "inconsistent WAV header");
+      // A WAV written as it was made says both sizes are unknown (the largest value), not wrong ones.
+      const streamed = wav.riffSize === UNKNOWN_SIZE && wav.dataBytes === UNKNOWN_SIZE;
+      check(wav.byteRate === wav.sampleRate * 2 && (streamed || wav.riffSize === bytes.length - 8), "inconsistent WAV header");
       return { sampleRate: wav.sampleRate, durationSeconds: wav.durationSeconds, loud: rms(wav.samples) > LOUD_RMS };
     }
     case "pcm": {
@@ -47,8 +52,9 @@ export async function measureAudio(audio: SynthesizedAudio): Promise<MeasuredAud
       const info = inspectFlac(bytes);
       check(info.channels === 1 && info.bitsPerSample === 16, "FLAC that is not 16-bit mono");
       const samples = await decodeFlac(bytes);
-      check(samples.length === info.totalSamples, "FLAC sample count differs from STREAMINFO");
-      return { sampleRate: info.sampleRate, durationSeconds: info.durationSeconds, loud: rms(samples) > LOUD_RMS };
+      // 0: a stream written as it was made, whose length STREAMINFO could not know.
+      check(info.totalSamples === 0 || samples.length === info.totalSamples, "FLAC sample count differs from STREAMINFO");
+      return { sampleRate: info.sampleRate, durationSeconds: samples.length / info.sampleRate, loud: rms(samples) > LOUD_RMS };
     }
     case "opus": {
       const info = inspectOggOpus(bytes);

@@ -5,7 +5,7 @@ import type OpenAI from "openai";
 import type { SpeechCreateParams } from "openai/resources/audio/speech";
 import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";
 import { speechServerError } from "./openai-compatible.speech-errors.js";
-import { SpeechEngineError, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
+import { SpeechEngineError, type AudioPieceHandler, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
 
 export interface OpenAiCompatibleSpeechEngineOptions {
   /** The server (`http://host:8880`) or its API root (`http://host:8880/v1`). */
@@ -70,14 +70,17 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
     this.client = createUpstreamClient(options);
   }
 
-  async synthesize(request: SpeechRequest, signal: AbortSignal): Promise<SynthesizedAudio> {
+  /** The server's answer is checked whole before anything is handed on: `onPiece` gets it as one piece. */
+  async synthesize(request: SpeechRequest, signal: AbortSignal, onPiece?: AudioPieceHandler): Promise<SynthesizedAudio> {
     if (this.closing.signal.aborted) throw new SpeechEngineError("CLOSED", "the speech engine is closed", false);
     if (signal.aborted) throw signal.reason;
     const voice = this.serverVoice(request.voice);
     this.checkFormat(request.format);
     const bytes = await this.fetchAudio({ model: this.options.model, input: request.text, voice, speed: request.speed, response_format: request.format }, signal);
     this.checkContainer(bytes, request.format);
-    return this.describe(bytes, request.format);
+    const audio = this.describe(bytes, request.format);
+    await onPiece?.(bytes, audio);
+    return audio;
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,15 @@ export interface SynthesizedAudio {
   engine: string;
 }
 
+/** What a client must know before the first piece: the headers of a streamed answer. */
+export interface AudioPieceInfo {
+  contentType: string;
+  sampleRate: number | null;
+}
+
+/** Takes one piece of audio being made (see SpeechEngine.synthesize). */
+export type AudioPieceHandler = (piece: Buffer, info: AudioPieceInfo) => Promise<void>;
+
 /**
  * A text-to-speech engine: eSpeak NG in worker threads, or a remote OpenAI-compatible server.
  * Requests arrive validated (defaults filled, see speechRequestSchema in @chorus/contracts).
@@ -28,8 +37,13 @@ export interface SpeechEngine {
   /**
    * Resolves with the audio in `request.format`. Aborting `signal` rejects with the signal's
    * reason and stops the work; failures reject with a SpeechEngineError.
+   *
+   * With `onPiece`, the audio is also handed over as it is made, in order, each call awaited before
+   * the next: the pieces, concatenated, are `bytes` (a file of the format from its first byte, see
+   * docs/speech.md). An engine that cannot make audio in pieces hands it over as one. A rejecting
+   * `onPiece` stops the work and rejects the synthesis with its error.
    */
-  synthesize(request: SpeechRequest, signal: AbortSignal): Promise<SynthesizedAudio>;
+  synthesize(request: SpeechRequest, signal: AbortSignal, onPiece?: AudioPieceHandler): Promise<SynthesizedAudio>;
   /** Stops all work and frees threads or connections; later calls reject. */
   close(): Promise<void>;
 }

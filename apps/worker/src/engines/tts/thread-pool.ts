@@ -1,3 +1,4 @@
+import type { MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { threadModule } from "./module-worker.js";
 import type { TaskReply } from "./thread-pool.protocol.js";
@@ -27,7 +28,10 @@ export class ThreadPool<TPayload, TResult> {
     readonly size: number,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`a thread pool needs a whole number of threads >= 1, not ${size}`);
-    this.piscina = new Piscina({ ...threadModule(script), minThreads: 0, maxThreads: size, idleTimeout: Infinity, concurrentTasksPerWorker: 1 });
+    // atomics "async": an idle thread's event loop keeps turning ("sync" parks it between tasks),
+    // so work a task leaves for the idle time (the next eSpeak instance) gets done then. Tasks here
+    // take tens of ms or more: the microseconds "sync" saves on a hand-over do not count.
+    this.piscina = new Piscina({ ...threadModule(script), minThreads: 0, maxThreads: size, idleTimeout: Infinity, concurrentTasksPerWorker: 1, atomics: "async" });
     // Emitted only for a thread that fails with no task on it: nothing waits for it, the next task gets a new thread.
     this.piscina.on("error", () => undefined);
   }
@@ -37,12 +41,13 @@ export class ThreadPool<TPayload, TResult> {
     return this.piscina.threads.length;
   }
 
-  async run(payload: TPayload, signal: AbortSignal): Promise<TResult> {
+  /** `transfer`: objects in the payload to move to the thread rather than copy (a MessagePort must be). */
+  async run(payload: TPayload, signal: AbortSignal, transfer: readonly MessagePort[] = []): Promise<TResult> {
     if (this.closed) throw new ThreadPoolClosedError("the thread pool is closed");
     signal.throwIfAborted();
     let reply: TaskReply<TResult>;
     try {
-      reply = await this.piscina.run(payload, { signal });
+      reply = await this.piscina.run(payload, transfer.length > 0 ? { signal, transferList: [...transfer] } : { signal });
     } catch (error) {
       if (signal.aborted) throw signal.reason; // piscina wraps it in an AbortError
       if (this.closed) throw new ThreadPoolClosedError("the thread pool was closed", { cause: error });
