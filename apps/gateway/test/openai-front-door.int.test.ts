@@ -263,6 +263,24 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
       expect(bytes.length).toBeGreaterThan(22050 * 2 * 0.3);
     });
 
+    it("when speech is asked for, then it is streamed as it is made (chunked), and whole with Prefer: stream=false, the same audio", async () => {
+      const body = { model: "tts-1", voice: "alloy", input: "Mind the cauldron. It is hot. The cat sleeps by the fire.", response_format: "wav" };
+      const ask = (prefer?: string) =>
+        fetch(`${baseURL}/audio/speech`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...(prefer ? { prefer } : {}) },
+          body: JSON.stringify(body),
+        });
+      const streamed = await ask();
+      expect([streamed.status, streamed.headers.get("content-length"), streamed.headers.get("transfer-encoding")]).toEqual([200, null, "chunked"]);
+      const whole = await ask("stream=false");
+      expect([whole.status, whole.headers.get("preference-applied")]).toEqual([200, "stream=false"]);
+      const [streamedBytes, wholeBytes] = [Buffer.from(await streamed.arrayBuffer()), Buffer.from(await whole.arrayBuffer())];
+      expect(Number(whole.headers.get("content-length"))).toBe(wholeBytes.length);
+      // The same samples: a streamed WAV's header says "length unknown", a whole one's gives it.
+      expect(streamedBytes.subarray(44)).toEqual(wholeBytes.subarray(44));
+    });
+
     it("when aac is asked for, then BadRequestError naming response_format", async () => {
       const error = await client.audio.speech.create({ model: "tts-1", voice: "alloy", input: "Hi.", response_format: "aac" }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);

@@ -26,7 +26,10 @@ export interface SpeechRouteDeps {
   keepSeconds: number;
 }
 
-type SpeechClaim = { requestId: string; fresh: boolean; keep: boolean; release: () => Promise<void> };
+export type SpeechClaim = { requestId: string; fresh: boolean; keep: boolean; release: () => Promise<void> };
+
+/** A request without an Idempotency-Key: its own id, its audio not kept for retries. */
+export const unclaimedSpeech = (): SpeechClaim => ({ requestId: randomUUID(), fresh: true, keep: false, release: () => Promise.resolve() });
 
 /**
  * With an Idempotency-Key, the first request synthesizes and its audio is kept until it expires; a
@@ -34,7 +37,7 @@ type SpeechClaim = { requestId: string; fresh: boolean; keep: boolean; release: 
  * synthesis fails frees the key (`release`) so the retry does the work.
  */
 async function claimSpeech(deps: SpeechRouteDeps, keyId: string, request: SpeechRequest, idempotencyKey: string | null): Promise<SpeechClaim> {
-  if (!idempotencyKey) return { requestId: randomUUID(), fresh: true, keep: false, release: () => Promise.resolve() };
+  if (!idempotencyKey) return unclaimedSpeech();
   const scopedKey = `speech:${idempotencyKey}`;
   const claim = await deps.idempotency.claim(keyId, scopedKey, request, deps.keepSeconds);
   const release = () => deps.idempotency.release(keyId, scopedKey).catch(() => undefined);
@@ -42,7 +45,7 @@ async function claimSpeech(deps: SpeechRouteDeps, keyId: string, request: Speech
 }
 
 /** Synthesizes and sends the audio as it is made (see sendStreamedSpeech), or whole; a replay is always whole. */
-async function deliver(req: Request, res: Response, speech: SpeechJobs, request: SpeechRequest, claim: SpeechClaim): Promise<string> {
+export async function deliverSpeech(req: Request, res: Response, speech: SpeechJobs, request: SpeechRequest, claim: SpeechClaim): Promise<string> {
   const logger = requestLogger(req);
   const keyId = authenticatedKey(req).id;
   if (!claim.fresh) return (await sendAudio(res, speech.audio, await speech.replay(claim.requestId), true, logger)) ? "delivered" : "client-gone";
@@ -64,7 +67,7 @@ function speechHandler(deps: SpeechRouteDeps) {
     const { speech } = deps;
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
     const claim = await claimSpeech(deps, authenticatedKey(req).id, request, idempotencyKey);
-    const outcome = await deliver(req, res, speech, request, claim);
+    const outcome = await deliverSpeech(req, res, speech, request, claim);
     logHttp(req, `speech ${outcome}`, { format: request.format, streamed: !res.hasHeader("Content-Length") });
   };
 }
