@@ -12,7 +12,7 @@ import type { BenchResults } from "../src/report/results-file.js";
  * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "generation", "inference", "openai"];
+const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "speech-first-byte", "generation", "inference", "openai"];
 
 interface RunResult {
   code: number | null;
@@ -103,6 +103,7 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "noisy")).toHaveLength(1);
     expect(groups.filter((g) => g === "waiting")).toHaveLength(2);
     expect(groups.filter((g) => g === "speech")).toHaveLength(1);
+    expect(groups.filter((g) => g === "speech-first-byte")).toHaveLength(1); // --quick: wav only
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
     // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn (vs its first turn
     // and vs the engine alone), burst (2), affinity.
@@ -129,7 +130,7 @@ describe("npm run bench -- --quick", () => {
       else expect(typeof row.pass).toBe("boolean");
     }
     const withTarget = results.rows.filter((row) => row.target !== null).map((row) => row.group);
-    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "noisy", "waiting", "inference", "inference", "openai", "openai"]);
+    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "noisy", "waiting", "speech-first-byte", "inference", "inference", "openai", "openai"]);
   });
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
