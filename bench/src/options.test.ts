@@ -61,7 +61,20 @@ describe("parseBenchOptions", () => {
   });
 
   it("when --rows lists row groups, then only those run, in the bench's own order; an unknown one is a usage error", () => {
-    expect(parseBenchOptions([], "/repo").rowGroups).toEqual(["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "speech-first-byte", "generation", "inference", "openai"]);
+    expect(parseBenchOptions([], "/repo").rowGroups).toEqual([
+      "memory",
+      "submit",
+      "status",
+      "status-steps",
+      "queue",
+      "noisy",
+      "waiting",
+      "speech",
+      "speech-first-byte",
+      "generation",
+      "inference",
+      "openai",
+    ]);
     expect(parseBenchOptions(["--rows", "status-steps,status"], "/repo").rowGroups).toEqual(["status", "status-steps"]);
     expect(parseBenchOptions(["--rows", "status, submit"], "/repo").rowGroups).toEqual(["submit", "status"]);
     expect(() => parseBenchOptions(["--rows", "submit,latency"])).toThrow(/--rows .* got 'submit,latency'/);
