@@ -57,7 +57,7 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
   --out FILE        JSON results (default bench-results/latest.json)
   --quick           smoke-test scale: every row, a few seconds in all
   --profile DIR     run the gateway with --cpu-prof, profile written to DIR at the end
-  --model FILE      GGUF model for the worker (default: the shared stories260K fixture)
+  --model FILE      GGUF model for the worker (default: fixtures/models/stories260K-chatml.gguf)
   --formats LIST    speech formats, comma-separated (default mp3,wav,opus,flac,pcm; --quick: wav)
   --speech-runs N   speech requests per format and side, median reported (default 5; --quick: 1)
   --generations N   generation jobs per side, median reported (default 5; --quick: 1)
