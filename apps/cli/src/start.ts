@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -71,7 +72,9 @@ const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir
 say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
 const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
 if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
-const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };
+/** This run's id: its gateways and workers answer it on their probes, so the waits below know their own. */
+const instanceId = randomUUID();
+const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty", INSTANCE_ID: instanceId };
 /**
  * llama.cpp threads per worker: the cores split between the workers this launcher starts (more
  * threads than cores stall every decode step; see docs/engines.md), unless LLM_THREADS is set.
@@ -109,6 +112,16 @@ const gatewayChildren: Child[] = [];
 for (let i = 0; i < gateways; i++) gatewayChildren.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
 const children = [...gatewayChildren, ...workerChildren.map((w) => w.child)];
 
+/** A bind address as a client on this machine reaches it: every interface (or unset, loopback) through 127.0.0.1. */
+function reachableHost(bind: string | undefined): string {
+  if (!bind || bindsEverywhere(bind)) return "127.0.0.1";
+  return bind.includes(":") ? `[${bind}]` : bind;
+}
+
+function bindsEverywhere(bind: string | undefined): boolean {
+  return bind === "0.0.0.0" || bind === "::";
+}
+
 let stopping: Promise<never> | undefined;
 /**
  * Gateways first (no new jobs are taken), then workers (they finish or hand back theirs), then the
@@ -145,17 +158,30 @@ for (const child of children) {
 }
 
 // The worker's health port opens once its model is loaded; its /readyz answers 200 once it takes jobs.
-const workerHost = !process.env.WORKER_HTTP_HOST || ["0.0.0.0", "::"].includes(process.env.WORKER_HTTP_HOST) ? "127.0.0.1" : process.env.WORKER_HTTP_HOST;
-const ready = await waitUntilReady(
+const gatewayHost = reachableHost(process.env.HOST);
+const workerHost = reachableHost(process.env.WORKER_HTTP_HOST);
+const readiness = await waitUntilReady(
   [
-    ...gatewayChildren.map((child, i) => ({ child, url: `http://127.0.0.1:${basePort + i}/healthz`, meanwhile: "starting" })),
-    ...workerChildren.map(({ child, port }) => ({ child, url: `http://${workerHost}:${port}/readyz`, meanwhile: "downloading or loading its model: see its log above" })),
+    ...gatewayChildren.map((child, i) => ({ child, url: `http://${gatewayHost}:${basePort + i}/healthz`, meanwhile: "starting", portSetting: "PORT" })),
+    ...workerChildren.map(({ child, port }) => ({
+      child,
+      url: `http://${workerHost}:${port}/readyz`,
+      meanwhile: "downloading or loading its model: see its log above",
+      portSetting: "WORKER_HTTP_PORT",
+    })),
   ],
+  instanceId,
   say,
 );
-if (ready && !stopping) {
-  for (let i = 0; i < gateways; i++) say(`gateway listening on http://127.0.0.1:${basePort + i}`);
+if (!readiness.ready && readiness.foreign && !stopping) {
+  const { child, url, portSetting } = readiness.foreign;
+  say(`${url} answers, but not as the ${child.label} this npm start started: another program holds that port. Stop it, or set ${portSetting} to a free port`);
+  void shutdown(1);
+}
+if (readiness.ready && !stopping) {
+  const where = bindsEverywhere(process.env.HOST) ? " (every network interface: HOST=0.0.0.0)" : "";
+  for (let i = 0; i < gateways; i++) say(`gateway listening on http://${gatewayHost}:${basePort + i}${where}`);
   say(`ready: ${workers} worker(s) take jobs`);
   say("create a key:  KEY=$(npm run --silent keys -- create --name demo --rotate)   then see README 'Quick start'. Ctrl-C stops everything.");
-  say(`playground:    open http://127.0.0.1:${basePort}/ in a browser and paste the key`);
+  say(`playground:    open http://${gatewayHost}:${basePort}/ in a browser and paste the key`);
 }

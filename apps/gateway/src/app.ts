@@ -92,6 +92,8 @@ export interface GatewayDeps {
   adminToken: string | undefined;
   /** Every BullMQ queue the gateway feeds, for the queues dashboard. */
   queues: Queue[];
+  /** INSTANCE_ID: answered in the probes' X-Chorus-Instance header (npm start checks it is its own gateway). */
+  instanceId?: string | undefined;
 }
 
 /** Every Redis connection the gateway holds: start-up, /readyz and the 503 mapping check them all. */
@@ -152,7 +154,7 @@ export function buildApp(deps: GatewayDeps): Express {
   addTextRoutes(app, textDeps, { authenticate: authenticated, limit: text, speechLimit: tts });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: tts });
   addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
-  addHealthRoutes(app, redisConnections(deps));
+  addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);
   addDocsRoutes(app);

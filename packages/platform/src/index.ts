@@ -11,6 +11,7 @@ export * from "./queues.js";
 export * from "./process/shutdown.js";
 export * from "./process/launcher.js";
 export * from "./process/command-line.js";
+export * from "./process/listen.js";
 export * from "./api-keys/cached-api-keys.js";
 export * from "./metrics/metrics.js";
 export * from "./speech-audio/speech-audio-store.js";
