@@ -3,15 +3,16 @@ import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { parseCommandLine } from "@chorus/platform";
+import { COMMON_ENV, parseCommandLine, redactRedisUrl } from "@chorus/platform";
 import { startChild, stopChildren, type Child } from "./local/child-processes.js";
-import { clearLocalRedis } from "./local/local-state.js";
+import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
+import { sharedPrefixRefusal, workersAlreadyOnPrefix } from "./local/shared-prefix.js";
 import { waitUntilReady } from "./local/readiness.js";
 import { chooseRedis, defaultRedisDataDir } from "./local/redis-choice.js";
 import { freePort, portOrFree } from "./local/redis-server.js";
 
 /** `npm start`: the whole local service (the usage says what it does). */
-const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data DIR|none] [--private-redis]]
+const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data DIR|none] [--private-redis] [--share-prefix]]
 
 The whole local service: Redis (REDIS_URL, else 127.0.0.1:6379, else a private redis-server), then N
 gateways (PORT, PORT+1, ...) and M workers (health ports WORKER_HTTP_PORT+i, by default 9100+i or a
@@ -27,6 +28,9 @@ The gateways and workers read their settings from the environment
                        ${defaultRedisDataDir()})
   --private-redis      start a private redis-server even when REDIS_URL is set or a Redis answers
                        on 127.0.0.1:6379
+  --share-prefix       start even when workers of another deployment already serve REDIS_PREFIX
+                       (default chorus) on that Redis; without it npm start refuses, since the two
+                       would share jobs and API keys
   -h, --help           this text`;
 const { values } = parseCommandLine(USAGE, (args) =>
   parseArgs({
@@ -36,6 +40,7 @@ const { values } = parseCommandLine(USAGE, (args) =>
       workers: { type: "string", default: "1" },
       "redis-data": { type: "string", default: process.env.CHORUS_REDIS_DATA || defaultRedisDataDir() },
       "private-redis": { type: "boolean", default: false },
+      "share-prefix": { type: "boolean", default: false },
     },
   }),
 );
@@ -69,7 +74,21 @@ const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir
   say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
-say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
+const prefix = process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default;
+say(`Redis: ${redactRedisUrl(redis.url)}, key prefix '${prefix}' (REDIS_PREFIX)`);
+if (redis.owned) saveLocalRedis({ redisUrl: redis.url, prefix });
+else await refuseSharedPrefix(redis.url);
+/** Another deployment's workers on this Redis and prefix would take our jobs (and we theirs): refuse unless asked to share. */
+async function refuseSharedPrefix(url: string): Promise<void> {
+  const others = await workersAlreadyOnPrefix(url, prefix);
+  if (!others) return;
+  if (values["share-prefix"]) {
+    say(`joining ${others} live worker(s) already on key prefix '${prefix}' (--share-prefix)`);
+    return;
+  }
+  process.stderr.write(`npm start: ${sharedPrefixRefusal(url, prefix, others)}\n`);
+  process.exit(2);
+}
 const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
 if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
 /** This run's id: its gateways and workers answer it on their probes, so the waits below know their own. */
