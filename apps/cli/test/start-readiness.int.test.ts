@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../src/local/redis-server.js";
-import { quickServiceEnv, runInOwnGroup, START_SCRIPT } from "../../../test-support/local-service.js";
+import { quickServiceEnv, runInOwnGroup, START_SCRIPT, waitForText } from "../../../test-support/local-service.js";
 import { closedPort } from "../../../test-support/ports.js";
 
 /**
@@ -47,6 +47,24 @@ describe("npm start when another program holds the gateway's port", () => {
       expect(run.output()).not.toMatch(/\[start\] (ready|gateway listening|create a key|playground)/);
     } finally {
       foreign.close();
+    }
+  });
+});
+
+describe("npm start's addresses", () => {
+  it("when HOST and WORKER_HTTP_HOST are not set, then the gateway and the worker's health port bind loopback only, as their logs say", async () => {
+    const port = await freePort();
+    const run = runInOwnGroup(process.execPath, [START_SCRIPT, "--private-redis"], { ...quickServiceEnv(dir, port), CHORUS_REDIS_DATA: "none" });
+    try {
+      await waitForText(run, /\[start\] ready/);
+      // The apps' own lines, written from server.address(): the address really bound.
+      expect(run.output()).toContain(`gateway listening on http://127.0.0.1:${port} `);
+      expect(run.output()).toMatch(/worker health server listening on http:\/\/127\.0\.0\.1:\d+ /);
+      expect(run.output()).not.toMatch(/listening on http:\/\/(0\.0\.0\.0|\[::\])/);
+      expect(run.output()).toContain(`[start] gateway listening on http://127.0.0.1:${port}\n`);
+    } finally {
+      process.kill(-run.child.pid!, "SIGINT");
+      await run.exited;
     }
   });
 });
