@@ -69,15 +69,6 @@ function ensureLlamaBuild(): void {
   if (result.status !== 0) say("continuing without llama.cpp built for this machine: generation runs 1.5-4x slower (npm run llama:build -- --help)");
 }
 
-ensureLlamaBuild();
-const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir: values["redis-data"] }, say).catch((error: unknown) => {
-  say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
-const prefix = process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default;
-say(`Redis: ${redactRedisUrl(redis.url)}, key prefix '${prefix}' (REDIS_PREFIX)`);
-if (redis.owned) saveLocalRedis({ redisUrl: redis.url, prefix });
-else await refuseSharedPrefix(redis.url);
 /** Another deployment's workers on this Redis and prefix would take our jobs (and we theirs): refuse unless asked to share. */
 async function refuseSharedPrefix(url: string): Promise<void> {
   const others = await workersAlreadyOnPrefix(url, prefix);
@@ -89,6 +80,16 @@ async function refuseSharedPrefix(url: string): Promise<void> {
   process.stderr.write(`npm start: ${sharedPrefixRefusal(url, prefix, others)}\n`);
   process.exit(2);
 }
+
+ensureLlamaBuild();
+const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir: values["redis-data"] }, say).catch((error: unknown) => {
+  say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+const prefix = process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default;
+say(`Redis: ${redactRedisUrl(redis.url)}, key prefix '${prefix}' (REDIS_PREFIX)`);
+if (redis.owned) saveLocalRedis({ redisUrl: redis.url, prefix });
+else await refuseSharedPrefix(redis.url);
 const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
 if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
 /** This run's id: its gateways and workers answer it on their probes, so the waits below know their own. */
