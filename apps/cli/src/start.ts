@@ -81,7 +81,6 @@ async function refuseSharedPrefix(url: string): Promise<void> {
   process.exit(2);
 }
 
-ensureLlamaBuild();
 const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir: values["redis-data"] }, say).catch((error: unknown) => {
   say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
@@ -92,6 +91,8 @@ if (redis.owned) saveLocalRedis({ redisUrl: redis.url, prefix });
 else await refuseSharedPrefix(redis.url);
 const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
 if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
+// After the Redis checks: a refusal comes in seconds, not after a first build of minutes.
+ensureLlamaBuild();
 /** This run's id: its gateways and workers answer it on their probes, so the waits below know their own. */
 const instanceId = randomUUID();
 const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty", INSTANCE_ID: instanceId };
