@@ -16,7 +16,7 @@ const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data D
 
 The whole local service: Redis (REDIS_URL, else 127.0.0.1:6379, else a private redis-server), then N
 gateways (PORT, PORT+1, ...) and M workers (health ports WORKER_HTTP_PORT+i, by default 9100+i or a
-free port) as child processes; llama.cpp is built for this machine first (npm run llama:build).
+free port) as child processes; llama.cpp is built for this machine before they start (npm run llama:build).
 It says "ready" once every gateway and worker is. Ctrl-C stops gateways, workers, then Redis.
 The gateways and workers read their settings from the environment
 (npm run gateway -- --help, npm run worker -- --help).
