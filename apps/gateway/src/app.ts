@@ -24,6 +24,7 @@ import { createRateLimiters } from "./middleware/rate-limit.js";
 import { requestContext } from "./middleware/request-context.js";
 import { addHealthRoutes } from "./routes/health.route.js";
 import { addMetricsRoute } from "./routes/metrics.route.js";
+import { addOpenAiRoutes } from "./openai/openai.routes.js";
 import { addDocsRoutes } from "./openapi/docs.route.js";
 import { addOpenApiRoute } from "./openapi/openapi.route.js";
 import { addPlaygroundRoutes } from "./playground/playground.route.js";
@@ -39,6 +40,7 @@ import type { QueueDepth } from "./services/queue-depth.js";
 import type { FinalStatusWaits } from "./services/final-status-waits.js";
 import type { OpenStreams } from "./services/open-streams.js";
 import type { StatusChanges } from "./services/status-changes.js";
+import type { ReplyDeltas } from "./services/reply-deltas.js";
 import { RequestListing } from "./services/request-listing.js";
 import type { TextJobs } from "./services/text-jobs.service.js";
 
@@ -59,6 +61,8 @@ export interface GatewayDeps {
   finalStatusWaits: FinalStatusWaits;
   /** Open status streams (SSE), told when their record changes. */
   statusChanges: StatusChanges;
+  /** Streamed completions (/v1), handed their replies' growth as the workers publish it. */
+  replyDeltas: ReplyDeltas;
   textJobs: TextJobs;
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
@@ -154,6 +158,8 @@ export function buildApp(deps: GatewayDeps): Express {
   addTextRoutes(app, textDeps, { authenticate: authenticated, limit: text, speechLimit: tts });
   addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: tts });
   addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
+  const chat = { ...textDeps, changes: deps.statusChanges, deltas: deps.replyDeltas };
+  addOpenAiRoutes(app, { chat, speech: deps.speechJobs, connections: redisConnections(deps) }, { authenticate: authenticated, text, tts });
   addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);

@@ -28,6 +28,7 @@ import { RequestCounts } from "./services/request-counts.js";
 import { FinalStatusWaits } from "./services/final-status-waits.js";
 import { OpenStreams } from "./services/open-streams.js";
 import { StatusChanges } from "./services/status-changes.js";
+import { ReplyDeltas } from "./services/reply-deltas.js";
 import { IdempotencyKeys } from "./services/idempotency.js";
 import { QueueDepth } from "./services/queue-depth.js";
 import { SpeechJobs } from "./services/speech-jobs.service.js";
@@ -64,6 +65,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   // and subscribes again after a reconnect, as ioredis does by default.
   const finalStatusWaits = new FinalStatusWaits(createSubscriber(target, logger), keys.statusFinalChannel());
   const statusChanges = new StatusChanges(createSubscriber(target, logger), keys.statusChangedChannel());
+  const replyDeltas = new ReplyDeltas(createSubscriber(target, logger), keys.replyDeltaChannel());
   const apiKeys = new ApiKeyStore(redis, keys);
   const webhookQueue = createWebhookQueue(queueRedis, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
@@ -90,6 +92,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     statuses,
     finalStatusWaits,
     statusChanges,
+    replyDeltas,
     // The record is written (and confirmed) before its job is added, so it may go down the lean,
     // auto-pipelined connection; the job's replicas confirm the record's too (one replication stream).
     textJobs: new TextJobs(
@@ -98,6 +101,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
       redis,
       keys,
       new ReplicaWait(queueRedis, config.REDIS_WAIT_REPLICAS, config.REDIS_WAIT_TIMEOUT_MS),
+      queueRedis,
     ),
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
@@ -128,6 +132,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
       await requestCounts.close();
       finalStatusWaits.close();
       statusChanges.close();
+      replyDeltas.close();
       await speech?.close();
       await textQueue.close();
       await webhookQueue.close();

@@ -1,4 +1,4 @@
-import { characterModelRequestSchema, defaultModelRequestSchema, ERROR_CODES, newApiKeySchema, speechRequestSchema } from "@chorus/contracts";
+import { characterModelRequestSchema, chatCompletionRequestSchema, defaultModelRequestSchema, ERROR_CODES, newApiKeySchema, openAiSpeechSchema, speechRequestSchema } from "@chorus/contracts";
 import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
@@ -82,6 +82,8 @@ describe("GET /openapi.json", () => {
       CharacterModelGenerationRequest: characterModelRequestSchema,
       SpeechRequest: speechRequestSchema,
       NewApiKeyRequest: newApiKeySchema,
+      ChatCompletionRequest: chatCompletionRequestSchema,
+      OpenAiSpeechRequest: openAiSpeechSchema,
     };
     for (const [name, schema] of Object.entries(enforced)) {
       expect(built[name]).toBe(schema);
@@ -93,6 +95,8 @@ describe("GET /openapi.json", () => {
     expect(bodyRef("/api/audio/full")).toBe("#/components/schemas/SpeechRequest");
     expect(bodyRef("/api/tts")).toBe("#/components/schemas/SpeechRequest");
     expect(bodyRef("/admin/keys")).toBe("#/components/schemas/NewApiKeyRequest");
+    expect(bodyRef("/v1/chat/completions")).toBe("#/components/schemas/ChatCompletionRequest");
+    expect(bodyRef("/v1/audio/speech")).toBe("#/components/schemas/OpenAiSpeechRequest");
   });
 
   it("when the app registers a route, then the document has it (but for those left out with a reason)", () => {

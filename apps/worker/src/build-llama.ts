@@ -5,31 +5,49 @@ import { ensureLlamaServerBuild } from "./engines/llm/llama-server.build.js";
 
 /**
  * `npm run llama:build`: builds llama.cpp's llama-server for this machine, which the worker runs as
- * its llama.cpp engine (engines/llm/llama-server.build.ts), and gives node-llama-cpp, the in-process
- * fallback, a llama.cpp built for this machine too (engines/llm/llama-build.ts). Idempotent:
- * seconds when both are already there or cached.
+ * its llama.cpp engine (engines/llm/llama-server.build.ts). node-llama-cpp's binding, the in-process
+ * engine, is built only when asked (--in-process): the worker runs it only where llama-server is not,
+ * and compiling it too doubled a first start. Idempotent: seconds when the builds are there or cached.
  */
-const USAGE = `usage: npm run llama:build [-- --cache DIR]
+const USAGE = `usage: npm run llama:build [-- --cache DIR] [--in-process]
 
-Builds llama.cpp for this CPU from the source node-llama-cpp ships (offline, needs cmake, g++ and
-git): llama-server, which the worker runs as its llama.cpp engine (~10 min on 2 cores), and
-node-llama-cpp's binding for the in-process engine (~6 min), or restores earlier builds from the
-cache. Without them the worker runs llama.cpp in process on node-llama-cpp's prebuilt binary,
-2-4x slower on CPU.
+Builds llama.cpp's llama-server for this CPU from the source node-llama-cpp ships (offline, needs
+cmake, g++ and git; ~10 min on 2 cores, saying how far it is every 30 s), which the worker runs as
+its llama.cpp engine, or restores an earlier build from the cache. One build at a time per cache: a
+second one waits for the first. Stopping this command (or the npm start that runs it) stops the
+compilers too.
 
-  --cache DIR   where builds are kept across clones (default ~/.cache/chorus/llama-builds;
-                env LLAMA_BUILD_CACHE)
-  -h, --help    this text
+  --cache DIR     where builds are kept across clones (default ~/.cache/chorus/llama-builds;
+                  env LLAMA_BUILD_CACHE)
+  --in-process    also build node-llama-cpp's binding for this machine (~6 min), for
+                  LLAMA_RUNTIME=in-process; without it the in-process engine runs node-llama-cpp's
+                  prebuilt binary, 2-4x slower on CPU (a cached build is restored either way)
+  -h, --help      this text
 `;
 
-const { values } = parseCommandLine(USAGE, (args) => parseArgs({ args, options: { cache: { type: "string" } } }));
+const { values } = parseCommandLine(USAGE, (args) => parseArgs({ args, options: { cache: { type: "string" }, "in-process": { type: "boolean", default: false } } }));
 const log = (line: string) => process.stdout.write(`[llama:build] ${line}\n`);
+
+/** Stopped by a signal, or by the launcher going away (a killed npm start must not leave compilers running). */
+function stopSignal(): AbortSignal {
+  const stop = new AbortController();
+  for (const name of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(name, () => stop.abort(new Error(`stopped (${name})`)));
+  const launcher = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid !== launcher) stop.abort(new Error("stopped: the command that started the build has exited"));
+  }, 1000);
+  watch.unref();
+  return stop.signal;
+}
+
 try {
   const cacheRoot = values.cache ?? process.env.LLAMA_BUILD_CACHE;
-  const outcome = await ensureLlamaBuild({ log, ...(cacheRoot ? { cacheRoot } : {}) });
-  if (outcome === "present") log("llama.cpp for this machine is in place");
-  const server = await ensureLlamaServerBuild({ log, ...(cacheRoot ? { cacheRoot } : {}) });
+  const signal = stopSignal();
+  const binding = await ensureLlamaBuild({ log, cacheRoot, build: values["in-process"] });
+  if (binding === "present") log("llama.cpp for the in-process engine is in place");
+  const server = await ensureLlamaServerBuild({ log, cacheRoot, signal });
   if (server.outcome === "present") log(`llama-server for this machine is in place: ${server.path}`);
+  process.exit(0);
 } catch (error) {
   process.stderr.write(`[llama:build] ${(error as Error).message}\n`);
   process.exit(1);

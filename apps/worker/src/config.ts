@@ -1,9 +1,14 @@
-import { availableParallelism, homedir } from "node:os";
+import { availableParallelism, homedir, totalmem } from "node:os";
 import { join } from "node:path";
 import { COMMON_ENV, ConfigError, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
 import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
+
+/** llama-server's own default (8192 MiB), but never more than a quarter of this machine's memory. */
+export function defaultPromptCacheMiB(totalBytes = totalmem()): number {
+  return Math.min(8192, Math.floor(totalBytes / 4 / 2 ** 20));
+}
 
 export const WORKER_ENV = {
   ...COMMON_ENV,
@@ -29,6 +34,13 @@ export const WORKER_ENV = {
   LLAMA_SERVER_BIN: { type: "string", description: "llama: a llama-server binary to run (default: the one npm run llama:build keeps in LLAMA_BUILD_CACHE)" },
   LLAMA_BUILD_CACHE: { type: "string", default: DEFAULT_LLAMA_BUILD_CACHE, description: "where npm run llama:build keeps its builds" },
   LLM_CONTEXT_SIZE: { type: "integer", default: 4096, minimum: 256, description: "context tokens per sequence (clamped to the model's training context)" },
+  LLM_CACHE_RAM_MB: {
+    type: "integer",
+    default: defaultPromptCacheMiB(),
+    minimum: 0,
+    description:
+      "llama-server: host memory (MiB) for prompts kept beyond the slots (its --cache-ram), so a conversation whose slot was taken still skips its prompt; 0: off (default: llama-server's own 8192, or a quarter of this machine's memory if less)",
+  },
   WORKER_CONCURRENCY: { type: "integer", default: 2, minimum: 1, maximum: 64, description: "text jobs one worker runs at once (one context sequence each)" },
   PROGRESS_INTERVAL_MS: { type: "integer", default: 250, minimum: 50, description: "minimum time between progress writes of one job" },
   JOB_TIME_LIMIT_MS: { type: "integer", default: 300000, minimum: 1000, description: "a generation running longer is stopped and reported as an error" },

@@ -19,6 +19,7 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     threads: config.LLM_THREADS,
     sequences: config.WORKER_CONCURRENCY,
     contextSize: config.LLM_CONTEXT_SIZE,
+    promptCacheMiB: config.LLM_CACHE_RAM_MB,
     gpu: config.LLM_GPU === "auto" ? "auto" : false,
     llamaRuntime: config.LLAMA_RUNTIME,
     llamaServerBinary: config.LLAMA_SERVER_BIN ?? findLlamaServer(config.LLAMA_BUILD_CACHE),

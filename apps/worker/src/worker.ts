@@ -43,7 +43,8 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
 }
 
 export function createWorkers(deps: WorkerDeps): Worker[] {
-  const text = new Worker<GenerateTextJob>(QUEUES.text, generateTextProcessor(deps), {
+  const publishReplyDelta = (message: string) => deps.connection.publish(deps.keys.replyDeltaChannel(), message);
+  const text = new Worker<GenerateTextJob>(QUEUES.text, generateTextProcessor({ publishReplyDelta, ...deps }), {
     connection: deps.connection,
     prefix: deps.keys.bullPrefix(QUEUES.text),
     concurrency: deps.concurrency,

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import type { ChatTurn } from "../src/engines/llm/llm-engine.js";
 import { LlamaServerLlmEngine } from "../src/engines/llm/llama-server.llm-engine.js";
 import { LlamaServerProcess, type LlamaServerSettings } from "../src/engines/llm/llama-server.process.js";
 import { describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
@@ -110,6 +111,33 @@ describeWithModel("llama-server run by the worker", () => {
       await engine.close();
       expect(isAlive(pid)).toBe(false);
       expect(isAlive(guard)).toBe(false);
+    }, 60_000);
+
+    /** A's next turn after B took the only slot: the prompt tokens llama-server reused for it. */
+    async function cachedAfterSlotTaken(promptCacheMiB: number): Promise<{ cached: number; earlierPrompt: number }> {
+      const engine = await LlamaServerLlmEngine.start({ ...settings(), slots: 1, promptCacheMiB });
+      const run = async (conversation: ChatTurn[]) => engine.generate({ turns: conversation, sampling, signal: new AbortController().signal, onProgress: () => undefined });
+      try {
+        const first = await run(turns);
+        await run([
+          { role: "system", content: "Poems of the sea only." },
+          { role: "user", content: "Write about a lighthouse keeper and her dog." },
+        ]);
+        const next = await run([...turns, { role: "assistant", content: first.text }, { role: "user", content: "What did the cat find?" }]);
+        return { cached: next.cachedTokens, earlierPrompt: first.promptTokens };
+      } finally {
+        await engine.close();
+      }
+    }
+
+    it("when another conversation took the only slot, then the first one's next turn is still read from the host-memory prompt cache", async () => {
+      const { cached, earlierPrompt } = await cachedAfterSlotTaken(64);
+      expect(cached).toBeGreaterThanOrEqual(earlierPrompt - 1); // the earlier turn's prompt at least
+    }, 60_000);
+
+    it("when the host-memory prompt cache is off (0), then that next turn is read whole", async () => {
+      const { cached, earlierPrompt } = await cachedAfterSlotTaken(0);
+      expect(cached).toBeLessThan(earlierPrompt / 2); // at most the chat template's start, shared with the other conversation
     }, 60_000);
 
     it("when the worker that started it dies by SIGKILL, then llama-server goes too", async () => {

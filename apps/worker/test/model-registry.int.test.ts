@@ -16,6 +16,7 @@ describe("createModelRegistry", () => {
       llamaRuntime: "auto" as const,
       llamaServerBinary: null,
       modelsDir: "/tmp",
+      promptCacheMiB: 0,
       env: {},
       logger: testLogger("worker"),
     };

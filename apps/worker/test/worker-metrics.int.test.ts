@@ -17,7 +17,7 @@ const queues: Queue[] = [];
 async function textProcessor(job: Job<{ kind: string; model: string }>): Promise<unknown> {
   switch (job.data.kind) {
     case "generated":
-      return { tokens: 40, processingTime: 2, model: job.data.model };
+      return { tokens: 40, processingTime: 2, model: job.data.model, promptTokens: 100, cachedTokens: 60 };
     case "cancelled":
       throw new UnrecoverableError("cancelled");
     case "broken":
@@ -86,6 +86,8 @@ describe("instrumentWorkers", () => {
     expect(sample(out, 'generation_duration_seconds_sum{model="Witch"}')).toBe(4);
     expect(sample(out, 'generation_tokens_per_second_bucket{le="20",model="Witch"}')).toBe(2);
     expect(sample(out, 'generation_tokens_per_second_bucket{le="10",model="Witch"}')).toBe(0);
+    expect(sample(out, 'generation_prompt_tokens_total{model="Witch"}')).toBe(200);
+    expect(sample(out, 'generation_cached_prompt_tokens_total{model="Witch"}')).toBe(120);
     // A job that returned nothing is counted but adds no generation figures.
     expect(out).not.toContain('model="Mage"');
 

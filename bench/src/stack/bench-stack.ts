@@ -82,6 +82,9 @@ function serviceEnv(redisUrl: string): NodeJS.ProcessEnv {
 export async function startBenchStack(options: StackOptions): Promise<BenchStack> {
   const privateRedis: PrivateRedis = await startPrivateRedis();
   const redis = new Redis(privateRedis.url, { maxRetriesPerRequest: 1 });
+  // A failed command rejects where it was sent; the connection's own events (reconnecting while the
+  // private Redis stops) would otherwise print ioredis' "Unhandled error event" once per attempt.
+  redis.on("error", () => undefined);
   const services: BenchChild[] = [];
   const stopAll = async (graceMs: number) => {
     await Promise.all(services.map((child) => child.stop(graceMs)));

@@ -16,3 +16,4 @@ export * from "./rate-limits.js";
 export { errorEnvelopeSchema } from "./errors.schema.js";
 export { statusRecordSchema } from "./status-record.schema.js";
 export { MAX_API_KEY_NAME_CHARS, newApiKeySchema, validateNewApiKey, type NewApiKeyRequest } from "./admin/new-api-key.schema.js";
+export * from "./openai/index.js";

@@ -35,7 +35,26 @@ export interface GenerateTextJob {
    * replace the spec's defaults only where the client sent nothing (absent in older jobs).
    */
   clientSampling?: Partial<SamplingParams>;
+  /**
+   * Issue 24: a client streams this reply (POST /v1/chat/completions with `stream`): the worker
+   * publishes its growth as ReplyDelta messages on the reply-delta channel as the engine tells it.
+   */
+  streamReply?: boolean;
 }
+
+/**
+ * What a streamed reply grew by: `text` starts at character `at` of the reply so far (cleaned as
+ * the final reply is). Published on the reply-delta channel, at most every REPLY_DELTA_INTERVAL_MS
+ * per job; pub/sub may drop one, so a consumer takes only a delta that starts where it stands.
+ */
+export interface ReplyDelta {
+  id: string;
+  at: number;
+  text: string;
+}
+
+/** The longest a streamed reply's growth waits in the worker before it is published. */
+export const REPLY_DELTA_INTERVAL_MS = 50;
 
 export interface SynthesizeSpeechJob {
   /** Also the BullMQ job id and the key of the audio in Redis. */

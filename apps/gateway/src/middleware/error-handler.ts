@@ -1,7 +1,7 @@
 import type { RedisClient } from "@chorus/platform";
 import { randomUUID } from "node:crypto";
 import { ApiError, REQUEST_LIMITS } from "@chorus/contracts";
-import type { ErrorRequestHandler, Request } from "express";
+import type { ErrorRequestHandler, Request, Response } from "express";
 import { requestLogger } from "./request-context.js";
 
 /** body-parser's errors carry a `type`; map each to a stable code. */
@@ -48,7 +48,8 @@ function fromClientHttpError(error: { status?: unknown; message?: string }): Api
   return ApiError.invalidParameter("body", "object", "the request body could not be read (is its Content-Encoding right?)");
 }
 
-function toApiError(error: unknown, req: Request, connections: RedisClient[]): ApiError {
+/** Whatever was thrown, as the ApiError the client is told (an unexpected one is logged with an id). */
+export function toApiError(error: unknown, req: Request, connections: RedisClient[]): ApiError {
   if (error instanceof ApiError) return error;
   const fromRequest = typeof error === "object" && error !== null ? (fromBodyParser(error) ?? fromClientHttpError(error)) : null;
   if (fromRequest) return fromRequest;
@@ -69,8 +70,12 @@ export function errorHandler(connections: RedisClient[]): ErrorRequestHandler {
       res.end();
       return;
     }
-    // A 429 of a rate limiter carries the limiter's own Retry-After; a cap's 429 says its own here.
-    if (apiError.code === "SERVICE_UNAVAILABLE" || apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
+    setRetryAfter(res, apiError);
     res.status(apiError.httpStatus).json(apiError.toEnvelope());
   };
+}
+
+/** A 429 of a rate limiter carries the limiter's own Retry-After; a cap's 429, and a 503, say theirs here. */
+export function setRetryAfter(res: Response, apiError: ApiError): void {
+  if (apiError.code === "SERVICE_UNAVAILABLE" || apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
 }

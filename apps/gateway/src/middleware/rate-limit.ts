@@ -35,12 +35,12 @@ export interface RateLimiters {
  * to every master (a node that still misses it answers NOSCRIPT, and the store loads it again).
  */
 function sendCommand(redis: RedisClient): SendCommandClusterFn {
-  return async ({ command: [name = "", ...args] }) => {
+  // Not an async function: every limited request passes here, and each async layer costs a promise.
+  return ({ command: [name = "", ...args] }) => {
     if (redis.isCluster && name.toUpperCase() === "SCRIPT") {
-      const replies = await Promise.all((redis as Cluster).nodes("master").map((node) => node.call(name, ...args)));
-      return replies[0] as RedisReply;
+      return Promise.all((redis as Cluster).nodes("master").map((node) => node.call(name, ...args))).then((replies) => replies[0] as RedisReply);
     }
-    return (await redis.call(name, ...args)) as RedisReply;
+    return redis.call(name, ...args) as Promise<RedisReply>;
   };
 }
 
@@ -96,13 +96,27 @@ function chargeUnits(deps: RateLimitDeps, store: ResilientRedisStore, name: stri
     };
 }
 
+const TEXT_BUDGET_MODEL = Symbol("textBudgetModel");
+
+/**
+ * Names the model whose text budget a request spends where the path does not (POST
+ * /v1/chat/completions carries it in the body): the same budget as POST /api/text/{model}.
+ */
+export function spendTextBudgetOf(req: Request, model: string): void {
+  (req as Request & { [TEXT_BUDGET_MODEL]?: string })[TEXT_BUDGET_MODEL] = model;
+}
+
+function textBudgetModel(req: Request): string {
+  return (req as Request & { [TEXT_BUDGET_MODEL]?: string })[TEXT_BUDGET_MODEL] ?? String(req.params.model);
+}
+
 /** Budgets are per API key and per operation (text per model); a key may override each limit. */
 export function createRateLimiters(deps: RateLimitDeps): RateLimiters {
   const limitFor = (op: keyof OperationLimits) => (req: Request) => authenticatedKey(req).limits[op] ?? deps.limits[op];
   const byKey = (req: Request) => authenticatedKey(req).id;
   const statusStore = redisStore(deps, "status");
   return {
-    text: limiter(deps, "text", limitFor("text"), (req) => `${authenticatedKey(req).id}:${String(req.params.model)}`),
+    text: limiter(deps, "text", limitFor("text"), (req) => `${authenticatedKey(req).id}:${textBudgetModel(req)}`),
     tts: limiter(deps, "tts", limitFor("tts"), byKey),
     status: limiter(deps, "status", limitFor("status"), byKey, statusStore),
     statusUnits: chargeUnits(deps, statusStore, "status"),

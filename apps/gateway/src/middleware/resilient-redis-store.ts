@@ -7,18 +7,19 @@ import { RedisStore } from "rate-limit-redis";
  * if Redis is really down the original error goes on (and becomes a 503).
  */
 export class ResilientRedisStore extends RedisStore {
-  override async increment(key: string) {
-    try {
-      return await super.increment(key);
-    } catch (error) {
-      this.incrementScriptSha = this.loadIncrementScript();
-      this.incrementScriptSha.catch(() => undefined);
-      const reloaded = await this.incrementScriptSha.then(
-        () => true,
-        () => false,
-      );
-      if (!reloaded) throw error;
-      return super.increment(key);
-    }
+  // Not an async function: every limited request passes here, and each async layer costs a promise.
+  override increment(key: string): ReturnType<RedisStore["increment"]> {
+    return super.increment(key).catch((error: unknown) => this.reloadAndRetry(key, error));
+  }
+
+  private async reloadAndRetry(key: string, error: unknown): ReturnType<RedisStore["increment"]> {
+    this.incrementScriptSha = this.loadIncrementScript();
+    this.incrementScriptSha.catch(() => undefined);
+    const reloaded = await this.incrementScriptSha.then(
+      () => true,
+      () => false,
+    );
+    if (!reloaded) throw error;
+    return super.increment(key);
   }
 }

@@ -30,7 +30,7 @@ const voice: Schema = {
  * One of the contract's schemas, the very object (never a copy). The cast only because they are
  * `as const` literals with readonly arrays, which the OpenAPI types do not accept.
  */
-function fromContract(schema: object): Schema {
+export function fromContract(schema: object): Schema {
   return schema as Schema;
 }
 

@@ -6,7 +6,7 @@ import { schemaRef, VOICE_LIST_EXAMPLE } from "./schemas.js";
 import { idParameter } from "./status.paths.js";
 
 /** Each format's audio, as its Content-Type names it (pcm adds `;rate=<Hz>`). */
-const audio = Object.fromEntries(
+export const AUDIO_CONTENT = Object.fromEntries(
   AUDIO_FORMATS.map((format) => [
     AUDIO_FORMAT_INFO[format].contentType,
     { schema: { type: "string", contentMediaType: AUDIO_FORMAT_INFO[format].contentType, description: `\`format: ${format}\`: ${AUDIO_FORMAT_INFO[format].description}.` } },
@@ -17,7 +17,7 @@ const number = (description: string) => ({ description, schema: { type: "number"
 
 /** The audio bytes with the headers describing them (both speech operations answer so). */
 function audioOk() {
-  return limitedOk("The audio bytes.", audio, {
+  return limitedOk("The audio bytes.", AUDIO_CONTENT, {
     "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
     "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
     "X-Sample-Rate": number("Samples per second, when known."),

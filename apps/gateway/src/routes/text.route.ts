@@ -16,24 +16,18 @@ import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { logHttp } from "../middleware/request-context.js";
 import { spendSecondBudget } from "../middleware/second-budget.js";
-import { idempotencyKeyOf, type IdempotencyKeys } from "../services/idempotency.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
-import type { QueueDepth } from "../services/queue-depth.js";
 import { holdingCap, holdStream, type HoldingDeps } from "./holding-caps.js";
 import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
-import type { TextJobs, TextSubmission } from "../services/text-jobs.service.js";
+import type { TextSubmission } from "../services/text-jobs.service.js";
+import { submitOnce, type SubmitDeps } from "./submit-once.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
 import { finalOrLatest } from "./wait-for-final.js";
 
-export interface TextRouteDeps {
-  jobs: TextJobs;
+export interface TextRouteDeps extends SubmitDeps {
   statuses: StatusStore;
   waits: FinalStatusWaits;
-  idempotency: IdempotencyKeys;
-  queueDepth: QueueDepth;
-  /** Text jobs queued, waiting for a retry or running beyond which new submissions get 503 (0: no limit). */
-  maxQueueDepth: number;
   holds: HoldingDeps;
   webhooks: WebhookPolicy;
   /** False where speech is switched off: `speak` is then 503, as the speech endpoint is. */
@@ -47,12 +41,20 @@ export interface WebhookPolicy {
   allowPrivate: boolean;
 }
 
-/** An unknown model is 404; a known one outside the key's scopes is 403. One step, checked in that order. */
+/** An unknown model is 404; a known one outside the key's scopes is 403. One step, checked in that order; returns the model. */
+export function checkTextModelAccess(req: Request, model: string): ModelId {
+  if (!isModelId(model)) throw new ApiError("NOT_FOUND", `unknown model '${model}'; valid model ids: ${MODEL_IDS.join(", ")}`);
+  if (grants(authenticatedKey(req).scopes, { kind: "text", model })) return model;
+  throw new ApiError("FORBIDDEN", `this API key has no access to model '${model}' (scope text:${model})`);
+}
+
 function modelAccess(req: Request, _res: Response, next: NextFunction): void {
-  const model = String(req.params.model);
-  if (!isModelId(model)) return next(new ApiError("NOT_FOUND", `unknown model '${model}'; valid model ids: ${MODEL_IDS.join(", ")}`));
-  if (grants(authenticatedKey(req).scopes, { kind: "text", model })) return next();
-  next(new ApiError("FORBIDDEN", `this API key has no access to model '${model}' (scope text:${model})`));
+  try {
+    checkTextModelAccess(req, String(req.params.model));
+    next();
+  } catch (error) {
+    next(error);
+  }
 }
 
 const WEBHOOKS_OFF =
@@ -68,13 +70,6 @@ function checkFinishOptions(req: Request, request: GenerationRequest, deps: Text
   if (request.speak !== undefined) {
     if (!grants(authenticatedKey(req).scopes, { kind: "tts" })) throw new ApiError("FORBIDDEN", "speak needs text-to-speech access; this API key has no scope tts");
     if (!deps.speechEnabled) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
-  }
-}
-
-function refuseWhenQueueFull(deps: TextRouteDeps): void {
-  const backlog = deps.queueDepth.current;
-  if (deps.maxQueueDepth > 0 && backlog !== null && backlog >= deps.maxQueueDepth) {
-    throw new ApiError("SERVICE_UNAVAILABLE", `the service is at capacity (${backlog} requests queued or running); retry later`, undefined, 5);
   }
 }
 
@@ -100,42 +95,15 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: Text
     const wait = preferredWaitSeconds(req.headers.prefer);
     const release = wait ? await holdStream(req, deps.holds) : () => undefined;
     try {
-      const id = await submitOnce(req, res, deps, submission);
-      if (id === null) return;
+      const { id, replayed } = await submitOnce(req, deps, submission);
+      // A retry with the Idempotency-Key of a request already accepted: its id, as at first.
+      if (replayed) return sendJson(res, 200, { id, tokens: -1 } satisfies SubmitResponse);
       logHttp(req, "text request accepted", { jobId: id, model, messages: request.messages.length });
       await answerSubmit(deps, id, wait, res);
     } finally {
       release();
     }
   });
-}
-
-/**
- * Submits, unless an Idempotency-Key names a request already accepted: then that request's id is
- * answered as at first (and null returned).
- */
-async function submitOnce(req: Request, res: Response, deps: TextRouteDeps, submission: TextSubmission): Promise<string | null> {
-  const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
-  if (!idempotencyKey) {
-    refuseWhenQueueFull(deps);
-    return deps.jobs.submit(submission);
-  }
-  const { keyId, model, request, clientSampling } = submission;
-  const claim = await deps.idempotency.claim(keyId, idempotencyKey, { model, request, clientSampling });
-  if (!claim.fresh) {
-    sendJson(res, 200, { id: claim.requestId, tokens: -1 } satisfies SubmitResponse);
-    return null;
-  }
-  try {
-    refuseWhenQueueFull(deps);
-    return await deps.jobs.submit({ ...submission, requestId: claim.requestId });
-  } catch (error) {
-    // Refused or not stored: the key must not keep pointing at a request that does not exist.
-    // Left open: a duplicate arriving between claim and release gets that id, and an enqueue that
-    // reached Redis but timed out here can be enqueued again by the retry (issue 13).
-    await deps.idempotency.release(keyId, idempotencyKey).catch(() => undefined);
-    throw error;
-  }
 }
 
 /** `{id, tokens: -1}`; with `Prefer: wait=N`, the finished record (with its id) if it finishes within N seconds. */

@@ -1,5 +1,6 @@
 import type { RedisClient } from "@chorus/platform";
 import { ChannelSubscriber } from "./channel-subscriber.js";
+import { ListenersById } from "./listeners-by-id.js";
 
 /** What an open status stream is told: its record changed, or the gateway is shutting down. */
 export interface StatusChangeListener {
@@ -15,12 +16,12 @@ export interface StatusChangeListener {
  * the stream's own re-read when it has been silent a while.
  */
 export class StatusChanges {
-  private readonly listeners = new Map<string, Set<StatusChangeListener>>();
+  private readonly listeners = new ListenersById<StatusChangeListener>();
   private readonly subscriber: ChannelSubscriber;
 
   constructor(connection: RedisClient, channel: string) {
     this.subscriber = new ChannelSubscriber(connection, channel, (requestId) => {
-      for (const listener of this.listeners.get(requestId) ?? []) listener.changed();
+      for (const listener of this.listeners.of(requestId)) listener.changed();
     });
   }
 
@@ -29,26 +30,17 @@ export class StatusChanges {
    * be missed (read the record after it), and never rejects. Returns the way to stop listening.
    */
   listen(requestId: string, listener: StatusChangeListener): { subscribed: Promise<void>; stop: () => void } {
-    const listening = this.listeners.get(requestId) ?? new Set();
-    listening.add(listener);
-    this.listeners.set(requestId, listening);
-    const stop = () => {
-      listening.delete(listener);
-      if (listening.size === 0 && this.listeners.get(requestId) === listening) this.listeners.delete(requestId);
-    };
-    return { subscribed: this.subscriber.subscribed(), stop };
+    return { subscribed: this.subscriber.subscribed(), stop: this.listeners.add(requestId, listener) };
   }
 
   /** Streams listening now (a gauge for metrics and tests). */
   get listening(): number {
-    let count = 0;
-    for (const set of this.listeners.values()) count += set.size;
-    return count;
+    return this.listeners.size;
   }
 
   /** Ends every open stream (each closes its response) and disconnects, so the server can close. */
   close(): void {
-    for (const set of [...this.listeners.values()]) for (const listener of [...set]) listener.closing();
+    for (const listener of this.listeners.all()) listener.closing();
     this.subscriber.close();
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId, type SamplingParams } from "@chorus/contracts";
-import type { RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
+import { corkForThisTick, type RedisKeys, type StatusStore, type RedisClient } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
 
@@ -18,6 +18,8 @@ export interface TextSubmission {
   requestId?: string;
   /** The key's requests in flight (waiting or running) at which a submit is refused (0: no cap). */
   inFlightCap?: number;
+  /** A client streams the reply (/v1 with `stream`): the worker publishes its growth (GenerateTextJob.streamReply). */
+  streamReply?: boolean;
 }
 
 /** 429 naming the cap; Retry-After: about one job's time, when one of the key's requests should finish. */
@@ -36,6 +38,8 @@ export class TextJobs {
     private readonly keys: RedisKeys,
     /** Confirms, on the connection that wrote both, that replicas hold the record and the job. */
     private readonly replicated: ReplicaWait,
+    /** BullMQ's connection: the jobs added in one tick leave in one write (corkForThisTick). */
+    private readonly queueRedis: RedisClient,
   ) {}
 
   /**
@@ -51,11 +55,12 @@ export class TextJobs {
    * handed this id if the key's release is lost in a failover).
    */
   async submit(submission: TextSubmission): Promise<string> {
-    const { keyId, model, request, clientSampling = {}, requestId = randomUUID(), inFlightCap = 0 } = submission;
-    const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now() };
+    const { keyId, model, request, clientSampling = {}, requestId = randomUUID(), inFlightCap = 0, streamReply } = submission;
+    const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now(), ...(streamReply ? { streamReply } : {}) };
     const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook, inFlightCap);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
+    corkForThisTick(this.queueRedis);
     await this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn }).catch((error: unknown) => this.closeUnqueued(requestId, error));
     await this.replicated.confirm();
     return requestId;

@@ -18,6 +18,8 @@ export interface EngineRuntime {
   threads: number;
   sequences: number;
   contextSize: number;
+  /** llama-server's host-memory prompt cache (MiB; 0: off). */
+  promptCacheMiB: number;
   gpu: "auto" | false;
   llamaRuntime: LlamaRuntime;
   /** A llama-server binary for this machine (LLAMA_SERVER_BIN, or `npm run llama:build`'s), or null. */
@@ -34,8 +36,8 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
     return new OpenAiCompatibleLlmEngine({ ...spec, ...(apiKey ? { apiKey } : {}), stop: STOP_SEQUENCES });
   }
   const modelPath = await resolveModel({ model: spec.model, directory: runtime.modelsDir, showProgress: process.stderr.isTTY });
-  const { threads, sequences, contextSize, gpu, logger } = runtime;
-  const settings = { modelPath, threads, sequences, contextSize, gpu, runtime: runtime.llamaRuntime, serverBinary: runtime.llamaServerBinary, logger };
+  const { threads, sequences, contextSize, promptCacheMiB, gpu, logger } = runtime;
+  const settings = { modelPath, threads, sequences, contextSize, promptCacheMiB, gpu, runtime: runtime.llamaRuntime, serverBinary: runtime.llamaServerBinary, logger };
   const loaded = await loadLlamaEngine(settings).catch((error: unknown) => {
     const setting = `LLM_MODEL, or the model of engine "${name}" when MODELS_CONFIG is set`;
     throw new Error(`could not load ${modelPath} as a GGUF model (${setting}): ${error instanceof Error ? error.message : String(error)}`);
@@ -48,9 +50,12 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
 /** What costs llama.cpp 1.5-4x on CPU when missed (docs/engines.md). */
 function warnOfSlowLlama({ runs }: LoadedLlamaEngine, runtime: EngineRuntime): void {
   if (runs === "llama-server") return;
-  const build = "run `npm run llama:build` once (it builds llama-server and llama.cpp for this machine)";
-  if (runtime.llamaRuntime === "auto") runtime.logger.warn(`llama.cpp runs in the worker process, not as llama-server (1.3-2x slower): ${build}`);
-  if (runs === "in-process (prebuilt binary)") runtime.logger.warn(`llama.cpp runs node-llama-cpp's prebuilt binary, 2-4x slower on CPU than one built for this machine: ${build}`);
+  if (runtime.llamaRuntime === "auto")
+    runtime.logger.warn("llama.cpp runs in the worker process, not as llama-server (1.3-2x slower): run `npm run llama:build` once (it builds llama-server for this machine)");
+  if (runs === "in-process (prebuilt binary)") {
+    const build = "run `npm run llama:build -- --in-process` once (it builds node-llama-cpp's binding for this machine)";
+    runtime.logger.warn(`llama.cpp runs node-llama-cpp's prebuilt binary, 2-4x slower on CPU than one built for this machine: ${build}`);
+  }
   if (runtime.env.UV_THREADPOOL_SIZE === undefined) {
     runtime.logger.warn("UV_THREADPOOL_SIZE is not set: start the worker with UV_THREADPOOL_SIZE=1 (as npm start and the image do), or in-process generation runs 1.5-2x slower");
   }

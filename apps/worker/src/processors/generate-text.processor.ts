@@ -1,4 +1,4 @@
-import { CANCELLED_ERROR, type GenerateTextJob, type ModelId } from "@chorus/contracts";
+import { CANCELLED_ERROR, REPLY_DELTA_INTERVAL_MS, type GenerateTextJob, type ModelId } from "@chorus/contracts";
 import type { ApiKeyUsage, Logger, StatusStore } from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
@@ -6,6 +6,8 @@ import { buildChatTurns } from "../prompt/build-chat-turns.js";
 import { trimToContext } from "../prompt/trim-to-context.js";
 import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
+import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-delta-publisher.js";
+import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { JobTimeStats } from "../progress/job-time-stats.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
@@ -28,6 +30,13 @@ export interface GenerateTextDeps {
   replySpeech?: ReplySpeechDeps | null;
   /** Per-key usage: a completed generation's tokens are counted once its record is written. */
   usage: ApiKeyUsage;
+  /** Publishes on the reply-delta channel, for jobs whose client streams the reply (absent: none is published). */
+  publishReplyDelta?: PublishReplyDelta;
+}
+
+/** The publisher of a job whose client streams its reply, else null. */
+function replyDeltas(job: Job<GenerateTextJob>, deps: GenerateTextDeps): ReplyDeltaPublisher | null {
+  return job.data.streamReply && deps.publishReplyDelta ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS) : null;
 }
 
 class TimeLimitExceeded extends Error {}
@@ -43,9 +52,19 @@ function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; cle
   return { signal: signal ? AbortSignal.any([signal, limit.signal]) : limit.signal, clear: () => clearTimeout(timer) };
 }
 
+/** What a text job returns to BullMQ: the worker's metrics read it (worker-metrics.ts). */
+export interface GenerationResult {
+  tokens: number;
+  processingTime: number;
+  model: string;
+  promptTokens: number;
+  /** Of the prompt's tokens, those the engine reused from its cache. */
+  cachedTokens: number;
+}
+
 /** Generates one reply, streaming progress into the status record, and stores the result. */
 export function generateTextProcessor(deps: GenerateTextDeps) {
-  return async (job: Job<GenerateTextJob>, _token?: string, signal?: AbortSignal): Promise<{ tokens: number; processingTime: number; model: string } | undefined> => {
+  return async (job: Job<GenerateTextJob>, _token?: string, signal?: AbortSignal): Promise<GenerationResult | undefined> => {
     const { requestId, model, request } = job.data;
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
@@ -74,11 +93,17 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply))) recordFinal.abort(new Error(CANCELLED_ERROR));
     };
     const reporter = new ProgressReporter(estimator, writeProgress, deps.progressIntervalMs);
+    const deltas = replyDeltas(job, deps);
     const stop = timeLimit(deps.jobTimeLimitMs, signal ? AbortSignal.any([signal, recordFinal.signal]) : recordFinal.signal);
 
     log.info("generation started", { queuedMs: startedAt - job.data.acceptedAt, engine: engine.name, droppedMessages });
     try {
-      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress: ({ tokens, text }) => reporter.onTokens(tokens, text) });
+      const onProgress = ({ tokens, text }: GenerationProgress) => {
+        reporter.onTokens(tokens, text);
+        if (text !== undefined) deltas?.onText(text);
+      };
+      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress });
+      deltas?.stop();
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = cleanReply(result.text);
@@ -97,11 +122,12 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       deps.replyLengths.record(model, result.tokens);
       deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });
-      return { tokens: result.tokens, processingTime, model };
+      return { tokens: result.tokens, processingTime, model, promptTokens, cachedTokens };
     } catch (error) {
       throw stop.signal.aborted ? abortFailure(stop.signal) : error;
     } finally {
       stop.clear();
+      deltas?.stop();
     }
   };
 }

@@ -26,6 +26,18 @@ function request(overrides: Partial<GenerationRequest> = {}): GenerationRequest 
 
 const closing = (botName: string) => `\nAlways answer as ${botName}, in character, replying to User's latest message.`;
 
+describe("systemPrompt of a /v1/chat/completions request (issue 24)", () => {
+  it("when the request names no bot, then the character's own name is used", () => {
+    const { botName: _omitted, ...unnamed } = request();
+    expect(systemPrompt(unnamed, witch)).toBe(`You are Morwenna. Morwenna brews nettle tea for User.${closing("Morwenna")}`);
+  });
+
+  it("when the request carries instructions, then they follow the character's persona, which stays", () => {
+    const prompt = systemPrompt(request({ instructions: "Answer in rhyme, {{user}}." }), witch);
+    expect(prompt).toBe(`You are Morwenna. Morwenna brews nettle tea for User.\nAnswer in rhyme, User.${closing("Morwenna")}`);
+  });
+});
+
 describe("buildChatTurns", () => {
   it("when a conversation is built, then the system turn comes first and You/Bot map to user/assistant in order", () => {
     const turns = buildChatTurns(request(), witch);

@@ -11,14 +11,16 @@ export function expandMacros(text: string, botName: string): string {
 }
 
 /**
- * The request's persona (or the character's default one) and bot name, with the character's
- * built-in traits, which stay whatever persona a request brings.
+ * The request's persona (or the character's default one) and bot name (or the character's), with
+ * the character's built-in traits, which stay whatever persona a request brings, and then the
+ * instructions of a /v1 request's system messages: they add to the persona, never replace it.
  */
 export function systemPrompt(request: GenerationRequest, character: Character): string {
-  const botName = request.botName;
+  const botName = request.botName ?? character.botName;
   const persona = expandMacros(request.persona?.trim() || character.persona, botName);
   const traits = character.traits.length > 0 ? `\n${botName} is ${character.traits.join("; ")}.` : "";
-  return `You are ${botName}. ${persona}${traits}\nAlways answer as ${botName}, in character, replying to ${USER_NAME}'s latest message.`;
+  const instructions = request.instructions ? `\n${expandMacros(request.instructions, botName)}` : "";
+  return `You are ${botName}. ${persona}${traits}${instructions}\nAlways answer as ${botName}, in character, replying to ${USER_NAME}'s latest message.`;
 }
 
 function toTurn(message: Message): ChatTurn {

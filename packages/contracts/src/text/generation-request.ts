@@ -38,7 +38,13 @@ export interface SpeakOptions {
 export interface GenerationRequest {
   messages: Message[];
   persona?: string;
-  botName: string;
+  /** Always set by the native API; absent (from /v1/chat/completions) the character's own name is used. */
+  botName?: string;
+  /**
+   * Only from /v1/chat/completions (issue 24): its system and developer messages, added to the
+   * system turn after the persona, which they never replace. Not a field of the native body.
+   */
+  instructions?: string;
   samplingParams: SamplingParams;
   /** Extension (issue 16): where the final record is delivered, signed. */
   webhook?: string;

@@ -29,6 +29,8 @@ describe("createMetrics", () => {
     metrics.recordJob("text-generation", "completed");
     metrics.recordJob("text-generation", "cancelled");
     metrics.recordGeneration("Witch", 120, 4);
+    metrics.recordPromptCache("Witch", 400, 300);
+    metrics.recordPromptCache("Witch", 100, 0);
     metrics.recordSpeech("mp3", 2.5, 0.3);
     metrics.recordSpeech("wav", null, null);
     const text = await metrics.render();
@@ -38,6 +40,8 @@ describe("createMetrics", () => {
     expect(sample(text, 'generation_tokens_per_second_bucket{le="20",model="Witch"}')).toBe(0);
     expect(sample(text, 'generation_tokens_per_second_bucket{le="50",model="Witch"}')).toBe(1);
     expect(sample(text, 'generation_duration_seconds_sum{model="Witch"}')).toBe(4);
+    expect(sample(text, 'generation_prompt_tokens_total{model="Witch"}')).toBe(500);
+    expect(sample(text, 'generation_cached_prompt_tokens_total{model="Witch"}')).toBe(300);
     expect(sample(text, 'speech_audio_seconds_total{format="mp3"}')).toBe(2.5);
     expect(sample(text, 'speech_synthesis_duration_seconds_count{format="mp3"}')).toBe(1);
     // An unknown duration is left out, not counted as zero.

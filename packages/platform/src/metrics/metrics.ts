@@ -39,6 +39,8 @@ export interface WorkerMetrics extends ServiceMetrics {
   recordJob(queue: string, outcome: JobOutcome): void;
   /** One finished generation: tokens generated and the seconds the worker spent on it. */
   recordGeneration(model: string, tokens: number, seconds: number): void;
+  /** One finished generation's prompt: tokens read, and of those the ones the engine reused from its cache. */
+  recordPromptCache(model: string, promptTokens: number, cachedTokens: number): void;
   /** One finished synthesis; unknown durations (null) are left out rather than counted as 0. */
   recordSpeech(format: string, audioSeconds: number | null, synthesisSeconds: number | null): void;
   /** One webhook attempt's outcome: delivered, retried, or why the delivery ended (gone, refused, failed, expired). */
@@ -117,6 +119,13 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
     buckets: GENERATION_BUCKETS,
     registers,
   });
+  const promptTokens = new Counter({ name: "generation_prompt_tokens_total", help: "Prompt tokens of finished generations, by model", labelNames: model, registers });
+  const cachedTokens = new Counter({
+    name: "generation_cached_prompt_tokens_total",
+    help: "Prompt tokens the engine reused from its cache instead of reading them, by model (cache hit share: this / generation_prompt_tokens_total)",
+    labelNames: model,
+    registers,
+  });
   const audio = new Counter({ name: "speech_audio_seconds_total", help: "Seconds of audio synthesized, by format", labelNames: format, registers });
   const synthesis = new Histogram({
     name: "speech_synthesis_duration_seconds",
@@ -140,6 +149,10 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
       tokens.inc({ model: name }, count);
       generation.observe({ model: name }, seconds);
       if (seconds > 0) tokenRate.observe({ model: name }, count / seconds);
+    },
+    recordPromptCache: (name, prompt, cached) => {
+      promptTokens.inc({ model: name }, prompt);
+      cachedTokens.inc({ model: name }, cached);
     },
     recordSpeech: (name, audioSeconds, synthesisSeconds) => {
       if (audioSeconds !== null) audio.inc({ format: name }, audioSeconds);

@@ -27,6 +27,8 @@ export interface RedisKeys {
   statusFinalChannel(): string;
   /** Pub/sub channel on which the id of every request whose record changes (start, progress, finish) is published. */
   statusChangedChannel(): string;
+  /** Pub/sub channel on which workers publish the growth of replies a client streams (issue 24: ReplyDelta). */
+  replyDeltaChannel(): string;
   /** Hash: model id -> average reply length in tokens, learned by the workers. */
   replyLengthStats(): string;
   /** Counter handing each accepted text job its ticket: the order of the waiting set below. */
@@ -89,6 +91,7 @@ export function redisKeys(prefix: string): RedisKeys {
     cancelChannel: () => `${prefix}:cancel`,
     statusFinalChannel: () => `${prefix}:status-final`,
     statusChangedChannel: () => `${prefix}:status-changed`,
+    replyDeltaChannel: () => `${prefix}:reply-delta`,
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
     textJobTickets: () => `${textQueue}:tickets`,
     textJobsWaiting: () => `${textQueue}:waiting`,

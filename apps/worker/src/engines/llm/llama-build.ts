@@ -16,12 +16,14 @@ import { fileURLToPath } from "node:url";
  * A build takes ~6 min on 2 cores, so it is kept in a cache outside the checkout (keyed by the
  * node-llama-cpp version and the CPU) and copied into node_modules by every later `npm ci` clone.
  */
-export type LlamaBuildOutcome = "present" | "restored" | "built";
+export type LlamaBuildOutcome = "present" | "restored" | "built" | "absent";
 
 export interface LlamaBuildOptions {
   /** Where finished builds are kept across clones; default ~/.cache/chorus/llama-builds. */
-  cacheRoot?: string;
+  cacheRoot?: string | undefined;
   log: (line: string) => void;
+  /** False: only restore a cached build, never compile one ("absent" when there is none). Default true. */
+  build?: boolean;
 }
 
 /** The folder node-llama-cpp gives a CPU-only build for this platform (it names it from the build options). */
@@ -80,6 +82,7 @@ export async function ensureLlamaBuild(options: LlamaBuildOptions): Promise<Llam
     options.log(`llama.cpp: using the build for this machine from ${cached}`);
     return "restored";
   }
+  if (options.build === false) return "absent";
   const missing = missingBuildTools();
   if (missing.length > 0) throw new Error(`building llama.cpp for this machine needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`);
   options.log("llama.cpp: building it for this machine from the source node-llama-cpp ships (once; ~6 min on 2 cores)...");

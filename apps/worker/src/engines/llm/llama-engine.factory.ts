@@ -19,6 +19,8 @@ export interface LlamaEngineSettings {
   sequences: number;
   /** Context tokens per slot (clamped to the model's training context). */
   contextSize: number;
+  /** llama-server only: MiB of host memory for prompts kept beyond the slots (0: off; default: llama-server's own). */
+  promptCacheMiB?: number;
   gpu: "auto" | false;
   runtime: LlamaRuntime;
   /** A llama-server binary for this machine, or null when there is none. */
@@ -33,12 +35,13 @@ export interface LoadedLlamaEngine {
 }
 
 export async function loadLlamaEngine(settings: LlamaEngineSettings): Promise<LoadedLlamaEngine> {
-  const { modelPath, threads, sequences, contextSize, gpu, serverBinary } = settings;
+  const { modelPath, threads, sequences, contextSize, promptCacheMiB, gpu, serverBinary } = settings;
   if (settings.runtime === "server" && !serverBinary) {
     throw new Error("LLAMA_RUNTIME=server needs a llama-server: run `npm run llama:build` once, or set LLAMA_SERVER_BIN to one");
   }
   if (settings.runtime !== "in-process" && serverBinary) {
-    const engine = await LlamaServerLlmEngine.start({ binary: serverBinary, modelPath, threads, slots: sequences, contextPerSlot: contextSize, gpu, logger: settings.logger });
+    const server = { binary: serverBinary, modelPath, threads, slots: sequences, contextPerSlot: contextSize, promptCacheMiB, gpu, logger: settings.logger };
+    const engine = await LlamaServerLlmEngine.start(server);
     return { engine, runs: "llama-server" };
   }
   const engine = await LlamaLlmEngine.load({ modelPath, threads, sequences, contextSize, gpu });

@@ -1,8 +1,9 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, rename, rm } from "node:fs/promises";
 import { availableParallelism, homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { removeAbandonedScratch, withBuildLock } from "./build-lock.js";
+import { progressLog, runBuildStep } from "./build-steps.js";
 import { buildKey, missingBuildTools, nodeLlamaCppDir } from "./llama-build.js";
 
 /**
@@ -43,31 +44,59 @@ export function llamaSourceBundle(): string {
 }
 
 /** What a build of llama-server needs and this machine lacks (empty when it can be built). */
-export function missingForLlamaServerBuild(): string[] {
+export function missingForLlamaServerBuild(env: NodeJS.ProcessEnv = process.env): string[] {
   const bundle = llamaSourceBundle();
-  return [...missingBuildTools(), ...(existsSync(bundle) ? [] : [`node-llama-cpp's llama.cpp source (${bundle})`])];
+  return [...missingBuildTools(env), ...(existsSync(bundle) ? [] : [`node-llama-cpp's llama.cpp source (${bundle})`])];
 }
 
 export interface LlamaServerBuildOptions {
-  cacheRoot?: string;
+  cacheRoot?: string | undefined;
   log: (line: string) => void;
+  /** Stops the build (its compilers too), removes what it made and rejects. */
+  signal?: AbortSignal | undefined;
+  /** How often the build says how far it is (default 30 s). */
+  progressIntervalMs?: number | undefined;
+  /** The environment the toolchain is found in and runs in; default this process's. */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
-/** Builds llama-server for this machine unless the cache has it; returns its path. */
+/**
+ * Builds llama-server for this machine unless the cache has it; returns its path. One build at a
+ * time per cache: a second caller waits for the first and takes its binary.
+ */
 export async function ensureLlamaServerBuild(options: LlamaServerBuildOptions): Promise<{ path: string; outcome: "present" | "built" }> {
   const cacheRoot = options.cacheRoot ?? DEFAULT_LLAMA_BUILD_CACHE;
   const path = llamaServerPath(cacheRoot);
   if (existsSync(path)) return { path, outcome: "present" };
-  const missing = missingForLlamaServerBuild();
+  const missing = missingForLlamaServerBuild(options.env);
   if (missing.length > 0) throw new Error(`building llama-server needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`);
-  options.log("llama-server: building it for this machine from the source node-llama-cpp ships (once; ~10 min on 2 cores)...");
+  await mkdir(cacheRoot, { recursive: true });
+  return withBuildLock(
+    cacheRoot,
+    "llama-server",
+    options.log,
+    async () => {
+      if (existsSync(path)) return { path, outcome: "present" as const }; // built by the one we waited for
+      await removeAbandonedScratch(cacheRoot, "llama-server");
+      await buildInto(path, cacheRoot, options);
+      return { path, outcome: "built" as const };
+    },
+    options.signal,
+  );
+}
+
+async function buildInto(path: string, cacheRoot: string, options: LlamaServerBuildOptions): Promise<void> {
+  const { log, signal, env } = options;
+  log("llama-server: building it for this machine from the source node-llama-cpp ships (once; ~10 min on 2 cores)...");
+  const started = Date.now();
   // Built in a scratch folder beside the cache entry, then renamed: a half-built binary is never found.
   const scratch = join(cacheRoot, `.llama-server.${process.pid}.tmp`);
   await rm(scratch, { recursive: true, force: true });
   try {
-    await run("git", ["clone", "-q", llamaSourceBundle(), join(scratch, "src")]);
-    await run("cmake", ["-S", join(scratch, "src"), "-B", join(scratch, "build"), ...CMAKE_OPTIONS]);
-    await run("cmake", ["--build", join(scratch, "build"), "--target", "llama-server", "-j", String(availableParallelism())]);
+    await runBuildStep("git", ["clone", "-q", llamaSourceBundle(), join(scratch, "src")], { signal, env });
+    await runBuildStep("cmake", ["-S", join(scratch, "src"), "-B", join(scratch, "build"), ...CMAKE_OPTIONS], { signal, env });
+    const onProgress = progressLog("llama-server", log, options.progressIntervalMs ?? 30_000);
+    await runBuildStep("cmake", ["--build", join(scratch, "build"), "--target", "llama-server", "-j", String(availableParallelism())], { signal, onProgress, env });
     await mkdir(join(scratch, "out"));
     await copyFile(join(scratch, "build", "bin", "llama-server"), join(scratch, "out", "llama-server"));
     await rm(dirname(path), { recursive: true, force: true });
@@ -75,19 +104,5 @@ export async function ensureLlamaServerBuild(options: LlamaServerBuildOptions): 
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  options.log(`llama-server: built; kept in ${path}`);
-  return { path, outcome: "built" };
-}
-
-/** Runs a build step; its output is shown only when it fails (the last 8 KB). */
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000));
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${String(code)}:\n${output}`))));
-  });
+  log(`llama-server: built in ${Math.round((Date.now() - started) / 60_000)} min; kept in ${path}`);
 }

@@ -12,6 +12,11 @@ export interface LlamaServerSettings {
   slots: number;
   /** Context tokens per slot (llama-server caps it at the model's training context). */
   contextPerSlot: number;
+  /**
+   * MiB of host memory for prompts kept beyond the slots (--cache-ram): a conversation whose slot
+   * another took is restored from there instead of read again. 0: off; unset: llama-server's default.
+   */
+  promptCacheMiB?: number | undefined;
   gpu: "auto" | false;
   logger: Logger;
   /** Longest wait for the model to load (a large model on a slow disk takes a while). */
@@ -101,11 +106,12 @@ export class LlamaServerProcess {
   }
 
   private args(): string[] {
-    const { modelPath, threads, slots, contextPerSlot, gpu } = this.settings;
+    const { modelPath, threads, slots, contextPerSlot, promptCacheMiB, gpu } = this.settings;
     const args = ["-m", modelPath, "-t", String(threads), "-tb", String(threads), "-np", String(slots), "-c", String(contextPerSlot * slots)];
     // The slots share nothing: each holds its own conversation's cache (as in the in-process engine).
     args.push("--no-kv-unified", "--host", "127.0.0.1", "--port", String(this.port), "--no-webui");
     if (gpu === false) args.push("--n-gpu-layers", "0");
+    if (promptCacheMiB !== undefined) args.push("--cache-ram", String(promptCacheMiB));
     return args;
   }
 

@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from "@jest/globals";
+import type { ReplyDelta } from "@chorus/contracts";
+import { ReplyDeltaPublisher } from "./reply-delta-publisher.js";
+
+const INTERVAL = 50;
+
+describe("ReplyDeltaPublisher", () => {
+  let published: ReplyDelta[];
+  let publisher: ReplyDeltaPublisher;
+  /** Settles the publish in flight (a microtask turn for its .finally). */
+  const settle = () => Promise.resolve().then(() => Promise.resolve());
+
+  beforeEach(() => {
+    jest.useFakeTimers();
+    published = [];
+    publisher = new ReplyDeltaPublisher(
+      "r1",
+      async (message) => published.push(JSON.parse(message) as ReplyDelta),
+      INTERVAL,
+      () => jest.now(),
+    );
+  });
+  afterEach(() => {
+    publisher.stop();
+    jest.useRealTimers();
+  });
+
+  it("when the first text comes, then it is published at once, cleaned as the reply will be", () => {
+    publisher.onText("  Once upon");
+    expect(published).toEqual([{ id: "r1", at: 0, text: "Once upon" }]);
+  });
+
+  it("when texts come faster than the interval, then the latest goes out once, where the last delta ended", async () => {
+    publisher.onText("Once");
+    await settle();
+    publisher.onText("Once upon");
+    publisher.onText("Once upon a");
+    publisher.onText("Once upon a time");
+    expect(published).toHaveLength(1);
+    jest.advanceTimersByTime(INTERVAL);
+    expect(published).toEqual([
+      { id: "r1", at: 0, text: "Once" },
+      { id: "r1", at: 4, text: " upon a time" },
+    ]);
+  });
+
+  it("when a publish is in flight, then the next waits for it and then carries the latest text", async () => {
+    let release: () => void = () => undefined;
+    const held: string[] = [];
+    const slow = new ReplyDeltaPublisher(
+      "r2",
+      (message) => new Promise((resolve) => ((release = () => resolve(undefined)), held.push(message))),
+      INTERVAL,
+      () => jest.now(),
+    );
+    slow.onText("One");
+    jest.advanceTimersByTime(INTERVAL * 3);
+    slow.onText("One two");
+    expect(held).toHaveLength(1);
+    release();
+    await settle();
+    expect(held.map((m) => JSON.parse(m) as ReplyDelta)).toEqual([
+      { id: "r2", at: 0, text: "One" },
+      { id: "r2", at: 3, text: " two" },
+    ]);
+    slow.stop();
+  });
+
+  it("when the text ends in the start of a stop sequence, then that part waits, and a stop sequence is never published", async () => {
+    publisher.onText("Hello\nYo");
+    await settle();
+    jest.advanceTimersByTime(INTERVAL);
+    publisher.onText("Hello\nYou: and more");
+    jest.advanceTimersByTime(INTERVAL);
+    expect(published).toEqual([{ id: "r1", at: 0, text: "Hello" }]);
+  });
+
+  it("when stopped, then a pending text is never published", async () => {
+    publisher.onText("One");
+    await settle();
+    publisher.onText("One two");
+    publisher.stop();
+    jest.advanceTimersByTime(INTERVAL * 2);
+    expect(published).toEqual([{ id: "r1", at: 0, text: "One" }]);
+  });
+});

@@ -1,0 +1,60 @@
+import type { ReplyDelta } from "@chorus/contracts";
+import { cleanPartialReply } from "../engines/llm/stop-sequences.js";
+
+/** Publishes one message on the reply-delta channel. */
+export type PublishReplyDelta = (message: string) => Promise<unknown>;
+
+/**
+ * The growth of one streamed reply, published as ReplyDelta messages: the engine's text so far is
+ * cleaned as the final reply will be (cleanPartialReply), and what it adds to what was published
+ * goes out at most once per `intervalMs` (the latest text then, so a fast engine's tokens come in
+ * small batches), never two publishes in flight. A text that does not extend the published one
+ * (the start of a stop sequence held back, then dropped) waits for the next.
+ */
+export class ReplyDeltaPublisher {
+  private published = "";
+  private latest = "";
+  private lastPublishMs = Number.NEGATIVE_INFINITY;
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight = false;
+  private stopped = false;
+
+  constructor(
+    private readonly requestId: string,
+    private readonly publish: PublishReplyDelta,
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  onText(raw: string): void {
+    this.latest = raw;
+    if (this.timer || this.inFlight || this.stopped) return;
+    const wait = this.lastPublishMs + this.intervalMs - this.now();
+    if (wait <= 0) this.send();
+    else this.timer = setTimeout(() => this.send(), wait);
+  }
+
+  /** No more publishes: the final record carries the whole reply. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private send(): void {
+    this.timer = null;
+    if (this.stopped) return;
+    const text = cleanPartialReply(this.latest);
+    if (text.length <= this.published.length || !text.startsWith(this.published)) return;
+    const delta: ReplyDelta = { id: this.requestId, at: this.published.length, text: text.slice(this.published.length) };
+    this.published = text;
+    this.lastPublishMs = this.now();
+    this.inFlight = true;
+    this.publish(JSON.stringify(delta))
+      .catch(() => undefined) // a lost delta is made up for by the record's partialReply and the final reply
+      .finally(() => {
+        this.inFlight = false;
+        if (cleanPartialReply(this.latest) !== this.published) this.onText(this.latest);
+      });
+  }
+}

@@ -1,0 +1,88 @@
+import { REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
+
+/** OpenAI sends `null` for "not set" as readily as leaving a field out: every optional field takes it. */
+const orNull = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, "null"] }) as const;
+
+const textPart = {
+  type: "object",
+  additionalProperties: false,
+  required: ["type", "text"],
+  properties: { type: { type: "string", enum: ["text"] }, text: { type: "string", maxLength: L.maxMessageChars } },
+} as const;
+
+/**
+ * One message: system/developer/user/assistant, content as a string or an array of text parts
+ * (images, audio and files are refused by the part's `type`). Tool and function messages are refused
+ * by `role`; an assistant's `tool_calls` as an unknown field.
+ */
+const message = {
+  type: "object",
+  additionalProperties: false,
+  required: ["role", "content"],
+  properties: {
+    role: { type: "string", enum: ["system", "developer", "user", "assistant"] },
+    content: {
+      anyOf: [
+        { type: "string", maxLength: L.maxMessageChars },
+        { type: "array", minItems: 1, maxItems: 100, items: textPart },
+      ],
+    },
+    name: { type: "string", maxLength: L.maxIdChars },
+  },
+} as const;
+
+/** Fields OpenAI defines that this service accepts only at their neutral value (see NEUTRAL_ONLY_FIELDS). */
+const ANY = {} as const;
+
+/**
+ * The body of POST /v1/chat/completions. Fields mapped onto the text job are checked here with the
+ * native bounds; fields ignored or accepted only at a neutral value take any JSON here and are
+ * checked by mapChatCompletionRequest, which names why a value is refused. Any other field is
+ * refused, as OpenAI refuses an unknown argument.
+ */
+export const chatCompletionRequestSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["model", "messages"],
+  properties: {
+    model: { type: "string", minLength: 1, maxLength: 100 },
+    messages: { type: "array", minItems: 1, maxItems: L.maxMessages, items: message },
+    max_tokens: orNull({ type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max }),
+    max_completion_tokens: orNull({ type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max }),
+    // OpenAI's range is 0-2; below the service's lowest temperature the request is sampled at that one.
+    temperature: orNull({ type: "number", minimum: 0, maximum: S.temperature.max }),
+    top_p: orNull({ type: "number", exclusiveMinimum: S.topP.exclusiveMin, maximum: S.topP.max }),
+    seed: orNull({ type: "integer", minimum: S.seed.min, maximum: S.seed.max }),
+    stream: orNull({ type: "boolean" }),
+    stream_options: {
+      type: ["object", "null"],
+      additionalProperties: false,
+      properties: { include_usage: orNull({ type: "boolean" }), include_obfuscation: orNull({ type: "boolean" }) },
+    },
+    n: ANY,
+    stop: ANY,
+    presence_penalty: ANY,
+    frequency_penalty: ANY,
+    logit_bias: ANY,
+    logprobs: ANY,
+    top_logprobs: ANY,
+    tools: ANY,
+    tool_choice: ANY,
+    parallel_tool_calls: ANY,
+    functions: ANY,
+    function_call: ANY,
+    response_format: ANY,
+    modalities: ANY,
+    audio: ANY,
+    prediction: ANY,
+    reasoning_effort: ANY,
+    web_search_options: ANY,
+    user: ANY,
+    metadata: ANY,
+    store: ANY,
+    service_tier: ANY,
+    safety_identifier: ANY,
+    prompt_cache_key: ANY,
+    verbosity: ANY,
+  },
+} as const;

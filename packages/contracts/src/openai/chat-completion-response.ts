@@ -1,0 +1,57 @@
+import type { StatusRecord } from "../status-record.js";
+import type { ChatCompletion, ChatCompletionChunk, CompletionUsage, FinishReason } from "./openai-shapes.js";
+
+/** What every object of one completion shares: its id (naming the request), model and creation time. */
+export interface CompletionIdentity {
+  requestId: string;
+  model: string;
+  /** Unix seconds: when the request was accepted. */
+  created: number;
+}
+
+/** `chatcmpl-<request id>`: the client can also follow the request under GET /api/v2/status/{id}. */
+export const completionId = (requestId: string): string => `chatcmpl-${requestId}`;
+
+/** The usage of a completed record; cached tokens are part of the prompt tokens, as OpenAI counts them. */
+export function usageOf(record: StatusRecord): CompletionUsage {
+  const prompt = record.promptTokens ?? 0;
+  const completion = record.tokens ?? 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: record.cachedTokens ?? 0 } };
+}
+
+/** `length` when the reply used all of `maxTokens` (the job's limit), else `stop`. */
+export function finishReasonOf(record: StatusRecord, maxTokens: number): FinishReason {
+  return (record.tokens ?? 0) >= maxTokens ? "length" : "stop";
+}
+
+/** The answer of a request without `stream`, from its completed record. */
+export function chatCompletionOf(identity: CompletionIdentity, record: StatusRecord, maxTokens: number): ChatCompletion {
+  return {
+    id: completionId(identity.requestId),
+    object: "chat.completion",
+    created: identity.created,
+    model: identity.model,
+    choices: [{ index: 0, message: { role: "assistant", content: record.reply ?? "", refusal: null }, finish_reason: finishReasonOf(record, maxTokens), logprobs: null }],
+    usage: usageOf(record),
+  };
+}
+
+/**
+ * One chunk of a streamed completion: a delta, or (with `finishReason`) the last chunk of the choice.
+ * With include_usage every chunk carries `usage: null`, as OpenAI's do, but the usage chunk.
+ */
+export function chatCompletionChunk(identity: CompletionIdentity, delta: { role?: "assistant"; content?: string }, finishReason: FinishReason | null, includeUsage: boolean): ChatCompletionChunk {
+  const chunk: ChatCompletionChunk = {
+    id: completionId(identity.requestId),
+    object: "chat.completion.chunk",
+    created: identity.created,
+    model: identity.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  };
+  return includeUsage ? { ...chunk, usage: null } : chunk;
+}
+
+/** The chunk after the last choice chunk when stream_options.include_usage: no choices, the usage. */
+export function usageChunk(identity: CompletionIdentity, record: StatusRecord): ChatCompletionChunk {
+  return { id: completionId(identity.requestId), object: "chat.completion.chunk", created: identity.created, model: identity.model, choices: [], usage: usageOf(record) };
+}

@@ -1,0 +1,91 @@
+import { ApiError } from "../errors.js";
+import { REQUEST_LIMITS, SAMPLING_BOUNDS } from "../limits.js";
+import type { GenerationRequest, Message, SamplingParams } from "../text/generation-request.js";
+import { compileValidator } from "../validation/validator.js";
+import { chatCompletionRequestSchema } from "./chat-completion-request.schema.js";
+import { NEUTRAL_ONLY_FIELDS } from "./neutral-fields.js";
+import type { ChatCompletionRequest, ChatMessageParam } from "./openai-shapes.js";
+
+const validateChatRequest = compileValidator<ChatCompletionRequest>(chatCompletionRequestSchema);
+
+/** What a chat completion request asks of the text job, and how the client wants the answer. */
+export interface MappedChatRequest {
+  request: GenerationRequest;
+  /** The sampling fields the client set (the worker fills the rest from the model's defaults). */
+  clientSampling: Partial<SamplingParams>;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+const contentOf = (message: ChatMessageParam): string => (typeof message.content === "string" ? message.content : (message.content ?? []).map((part) => part.text).join("\n"));
+
+function refuseNonNeutral(body: ChatCompletionRequest): void {
+  for (const [field, rule] of Object.entries(NEUTRAL_ONLY_FIELDS)) {
+    const value = body[field];
+    if (value !== undefined && value !== null && !rule.accepts(value)) throw ApiError.invalidParameter(field, "neutral value", rule.why);
+  }
+  if (body.stream_options != null && body.stream !== true) {
+    throw ApiError.invalidParameter("stream_options", "null", "stream_options is only allowed when stream is true");
+  }
+}
+
+/**
+ * System and developer messages become `instructions` (added after the model's persona, which they
+ * never replace); user and assistant messages become the conversation (`You` and `Bot`), in order.
+ */
+function mapMessages(messages: ChatMessageParam[]): { messages: Message[]; instructions?: string } {
+  const conversation: Message[] = [];
+  const instructions: string[] = [];
+  messages.forEach((message, at) => {
+    const content = contentOf(message);
+    if (!/\S/.test(content)) throw ApiError.invalidParameter(`messages[${at}].content`, "string", `messages[${at}].content must not be empty or blank`);
+    if (message.role === "system" || message.role === "developer") instructions.push(content.trim());
+    else conversation.push({ role: message.role === "user" ? "You" : "Bot", content, index: conversation.length });
+  });
+  if (conversation.length === 0) throw ApiError.invalidParameter("messages", "array", "messages must hold at least one user or assistant message");
+  const joined = instructions.join("\n\n");
+  if (joined.length > REQUEST_LIMITS.maxPersonaChars) {
+    throw ApiError.invalidParameter("messages", "array", `system and developer messages may hold at most ${REQUEST_LIMITS.maxPersonaChars} characters together`);
+  }
+  return joined ? { messages: conversation, instructions: joined } : { messages: conversation };
+}
+
+/** The sampling fields the client set, in the job's terms. */
+function sentSampling(body: ChatCompletionRequest): Partial<SamplingParams> {
+  const { max_tokens, max_completion_tokens, temperature, top_p, seed } = body;
+  if (max_tokens != null && max_completion_tokens != null && max_tokens !== max_completion_tokens) {
+    throw ApiError.invalidParameter("max_completion_tokens", "integer", "max_tokens and max_completion_tokens differ; send one of them");
+  }
+  const sent: Partial<SamplingParams> = {};
+  const maxTokens = max_completion_tokens ?? max_tokens;
+  if (maxTokens != null) sent.max_tokens = maxTokens;
+  // OpenAI allows 0 (greedy); the service samples no lower than its minimum, which is nearly greedy.
+  if (temperature != null) sent.temperature = Math.max(temperature, SAMPLING_BOUNDS.temperature.min);
+  if (top_p != null) sent.top_p = top_p;
+  if (seed != null) sent.seed = seed;
+  return sent;
+}
+
+/** Tool and function results are said to be unsupported as such, before the schema finds their fields unknown. */
+function refuseToolMessages(body: unknown): void {
+  const messages = (body as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return;
+  const at = messages.findIndex((message: { role?: unknown } | null) => message?.role === "tool" || message?.role === "function");
+  if (at >= 0) throw ApiError.invalidParameter(`messages[${at}].role`, "string", "tool and function messages are not supported: the models here do not call functions");
+}
+
+/** Validates an OpenAI chat completion body (400s name the field) and maps it onto the text job. */
+export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
+  refuseToolMessages(body);
+  const chat = validateChatRequest(body);
+  refuseNonNeutral(chat);
+  const clientSampling = sentSampling(chat);
+  const samplingParams: SamplingParams = {
+    max_tokens: SAMPLING_BOUNDS.maxTokens.default,
+    temperature: SAMPLING_BOUNDS.temperature.default,
+    top_p: SAMPLING_BOUNDS.topP.default,
+    ...clientSampling,
+  };
+  const request: GenerationRequest = { ...mapMessages(chat.messages), samplingParams };
+  return { request, clientSampling, stream: chat.stream === true, includeUsage: chat.stream_options?.include_usage === true };
+}

@@ -1,0 +1,79 @@
+/**
+ * The wire shapes of the OpenAI-compatible front door (`/v1`, issue 24), as the official SDKs send
+ * and read them: only the fields this service reads or writes.
+ */
+
+export type ChatRole = "system" | "developer" | "user" | "assistant";
+
+export interface ChatTextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ChatMessageParam {
+  role: ChatRole;
+  content: string | ChatTextPart[] | null;
+  name?: string;
+}
+
+/** A request body after the schema (chat-completion-request.schema.ts): `model` and `messages` present. */
+export interface ChatCompletionRequest {
+  model: string;
+  messages: ChatMessageParam[];
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  seed?: number | null;
+  stream?: boolean | null;
+  stream_options?: { include_usage?: boolean | null } | null;
+  [refusedOrIgnored: string]: unknown;
+}
+
+export type FinishReason = "stop" | "length";
+
+export interface CompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+}
+
+export interface ChatCompletion {
+  /** `chatcmpl-<request id>`: the same request under GET /api/v2/status/{id}. */
+  id: string;
+  object: "chat.completion";
+  created: number;
+  model: string;
+  choices: [{ index: 0; message: { role: "assistant"; content: string; refusal: null }; finish_reason: FinishReason; logprobs: null }];
+  usage: CompletionUsage;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: "chat.completion.chunk";
+  created: number;
+  model: string;
+  /** Empty in the usage chunk (stream_options.include_usage). */
+  choices: { index: 0; delta: { role?: "assistant"; content?: string }; finish_reason: FinishReason | null; logprobs: null }[];
+  /** Only in the usage chunk, and there not null. */
+  usage?: CompletionUsage | null;
+}
+
+export interface OpenAiModel {
+  id: string;
+  object: "model";
+  /** Unix seconds. */
+  created: number;
+  owned_by: string;
+}
+
+export interface OpenAiModelList {
+  object: "list";
+  data: OpenAiModel[];
+}
+
+/** OpenAI's error envelope: what the SDKs read into their typed errors. */
+export interface OpenAiErrorEnvelope {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
