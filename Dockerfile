@@ -96,7 +96,7 @@ COPY --from=build /app/apps/worker/dist apps/worker/dist
 # The character catalog is read from ../../characters/ relative to apps/worker/dist/characters/.
 COPY --from=build /app/apps/worker/characters apps/worker/characters
 # UV_THREADPOOL_SIZE as in apps/cli/src/local/app-command.ts (APP_ENV: llama.cpp's threads stay warm).
-ENV MODELS_DIR=/home/node/.cache/chorus/models WORKER_HTTP_PORT=9100 UV_THREADPOOL_SIZE=1 \
+ENV MODELS_DIR=/home/node/.cache/chorus/models WORKER_HTTP_HOST=0.0.0.0 WORKER_HTTP_PORT=9100 UV_THREADPOOL_SIZE=1 \
     LLAMA_SERVER_BIN=/usr/local/bin/llama-server
 EXPOSE 9100
 # Created as node, so a fresh named volume mounted here starts out owned by node.

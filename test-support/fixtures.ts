@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Response } from "superagent";
 
-/** The shared fixture models sit in ../shared/models beside the repository (CI has the same layout). */
-export const FIXTURE_MODEL = fileURLToPath(new URL("../../shared/models/stories260K-chatml.gguf", import.meta.url));
+/** The fixture model is in the repository (fixtures/models, MIT: see its README). */
+export const FIXTURE_MODEL = fileURLToPath(new URL("../fixtures/models/stories260K-chatml.gguf", import.meta.url));
 
 /** A describe that skips, saying why, when the fixture model is missing: never a silent pass. */
 export function describeWithModel(name: string, body: () => void): void {

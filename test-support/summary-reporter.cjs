@@ -2,11 +2,22 @@
 // log reader understands, as the very last line of `npm test`: CI reads the last line. Jest always
 // adds its own summary reporter after the configured ones, so a separate reporter could not print
 // after it; this one is that summary (jest.config.ts lists no "default" or "summary").
+// Before it, every test skipped for a reason (its name says "[SKIPPED: why]" or "(skipped: why)")
+// is listed by name: jest's non-verbose report shows only a count.
 const { SummaryReporter } = require(require.resolve("@jest/reporters", { paths: [require.resolve("jest")] }));
+
+const SAYS_WHY = /\[SKIPPED:|\(skipped:/;
+
+/** Full names of the skipped tests whose names say why (tests left out by -t or --selectProjects do not). */
+function skippedWithReasons(results) {
+  const names = results.testResults.flatMap((file) => file.testResults.filter((test) => test.status === "pending" || test.status === "todo").map((test) => test.fullName));
+  return [...new Set(names.filter((name) => SAYS_WHY.test(name)))];
+}
 
 class LastLineSummaryReporter extends SummaryReporter {
   async onRunComplete(contexts, results) {
     await super.onRunComplete(contexts, results);
+    for (const name of skippedWithReasons(results)) process.stdout.write(`skipped: ${name}\n`);
     const { numPassedTests: passed, numFailedTests: failed, numPendingTests: skipped, numTodoTests: todo } = results;
     process.stdout.write(`\njest: ${passed} passed, ${failed} failed, ${skipped + todo} skipped\n`);
   }

@@ -57,7 +57,7 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
   --out FILE        JSON results (default bench-results/latest.json)
   --quick           smoke-test scale: every row, a few seconds in all
   --profile DIR     run the gateway with --cpu-prof, profile written to DIR at the end
-  --model FILE      GGUF model for the worker (default: the shared stories260K fixture)
+  --model FILE      GGUF model for the worker (default: fixtures/models/stories260K-chatml.gguf)
   --formats LIST    speech formats, comma-separated (default mp3,wav,opus,flac,pcm; --quick: wav)
   --speech-runs N   speech requests per format and side, median reported (default 5; --quick: 1)
   --generations N   generation jobs per side, median reported (default 5; --quick: 1)
@@ -66,8 +66,9 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
                     (default: the cores available; --quick: 1)
   --larger-model    also measure generation on a larger model shape made offline (default; --quick: off)
   --no-larger-model skip it (generation rows; the inference rows use it unless --quick)
-  --anchor A        inference rows: llama-server (default; built once into ~/.cache/chorus/llama-server
-                    from node-llama-cpp's bundled llama.cpp, needs cmake and g++) or none (--quick: none)
+  --anchor A        inference rows: llama-server (default; the one npm run llama:build makes, in
+                    ~/.cache/chorus/llama-builds/<version>-<cpu>-server/ or LLAMA_BUILD_CACHE, built
+                    there first if missing: needs cmake and g++) or none (--quick: none)
   --rows LIST       row groups to measure, comma-separated (default: all of ${ROW_GROUP_NAMES.join(",")})`;
 
 export class UsageError extends Error {}

@@ -17,4 +17,4 @@ export function autocannonCli(): string {
 }
 
 /** The tiny real model the tests use; the bench's worker loads it, and the generation rows measure it. */
-export const DEFAULT_BENCH_MODEL = fromHere("../../../shared/models/stories260K-chatml.gguf");
+export const DEFAULT_BENCH_MODEL = fromHere("../../fixtures/models/stories260K-chatml.gguf");

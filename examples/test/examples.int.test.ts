@@ -19,6 +19,16 @@ function pythonRequestsProblem(): string | null {
   }
 }
 
+/** Whether `jq` runs: the curl example reads JSON with it, and CI installs it (.ci/run). */
+function jqProblem(): string | null {
+  try {
+    execFileSync("jq", ["--version"], { stdio: "pipe" });
+    return null;
+  } catch (error) {
+    return `jq does not run (install it: apt-get install jq): ${String(error)}`;
+  }
+}
+
 /** The commands each example is run with (the TypeScript one as `npm run build` compiled it). */
 const EXAMPLES: [string, string, string[]][] = [
   ["typescript", process.execPath, [examples("typescript/dist/generate.js")]],
@@ -41,6 +51,10 @@ describeWithModel("the examples against a live gateway and worker", () => {
 
   it("when the machine runs the Python example, then python3 has requests", () => {
     expect(pythonRequestsProblem()).toBeNull();
+  });
+
+  it("when the machine runs the curl example, then jq runs", () => {
+    expect(jqProblem()).toBeNull();
   });
 
   it.each(EXAMPLES)(

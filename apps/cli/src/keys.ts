@@ -11,7 +11,9 @@ const USAGE = `usage: npm run keys -- COMMAND
           inflight: text requests waiting or running; streams: open status streams and waits
   list    every key, with column headers
   revoke ID | revoke --name NAME
-          ID only ever matches an id; a name is revoked only with --name
+          ID only ever matches an id; a name is revoked only with --name;
+          a key already revoked (by id, or the last key that held NAME) is said so, exit 0
+exit codes: 0 done, 2 a usage error or no such key, 1 Redis could not be used
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
 Redis: REDIS_URL, REDIS_SENTINELS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_NODES (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
 
@@ -67,29 +69,58 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
     }
   } else if (command === "revoke" && (target === undefined) !== (values.name === undefined)) {
     // Never both ways at once: a key may be named like another key's id.
-    const record = target !== undefined ? await store.revokeById(target).catch(withNameHint) : await store.revokeByName(values.name as string);
-    process.stderr.write(`revoked ${record.id} (${record.name})\n`);
+    await (target !== undefined ? revokeById(store, target) : revokeByName(store, values.name as string));
   } else {
-    throw new UsageError(USAGE);
+    throw new UsageError(`${whatWasWrong(command, target)}\n\n${USAGE}`);
   }
 }
 
-/** The service's Redis settings; with none of them, the Redis a running `npm start` uses. */
-function redisTarget(env: NodeJS.ProcessEnv): RedisTarget {
+function whatWasWrong(command: string | undefined, target: string | undefined): string {
+  if (command === undefined) return "no command given";
+  if (command === "revoke") return target === undefined ? "revoke needs an ID or --name NAME" : "revoke takes an ID or --name NAME, not both";
+  return `unknown command '${command}'`;
+}
+
+/** Revoking twice changes nothing and is not an error: said as such, by id and by name alike. */
+async function revokeById(store: ApiKeyStore, id: string): Promise<void> {
+  const existing = await store.get(id);
+  if (existing?.revoked) return void process.stderr.write(`${existing.id} (${existing.name}) was already revoked\n`);
+  const record = await store.revokeById(id).catch(withNameHint);
+  process.stderr.write(`revoked ${record.id} (${record.name})\n`);
+}
+
+async function revokeByName(store: ApiKeyStore, name: string): Promise<void> {
+  const record = await store.revokeByName(name).catch(async (error: unknown) => {
+    const newest = (await store.list()).filter((k) => k.name === name).at(-1); // list() is oldest first
+    if (!(error instanceof ApiKeyError) || !newest?.revoked) throw error;
+    process.stderr.write(`${newest.id} (${name}) was already revoked; no active key holds that name\n`);
+    return null;
+  });
+  if (record) process.stderr.write(`revoked ${record.id} (${record.name})\n`);
+}
+
+/**
+ * The service's Redis settings; with none of them, the private Redis (and key prefix) of a running
+ * `npm start` of this checkout, else 127.0.0.1:6379. REDIS_PREFIX set always wins.
+ */
+function redisTarget(env: NodeJS.ProcessEnv): { target: RedisTarget; prefix: string } {
   const settings = Object.fromEntries(Object.entries(env).filter(([name, value]) => name.startsWith("REDIS_") && value !== ""));
   const target = redisTargetOf(settings);
-  return "url" in target && !settings.REDIS_URL ? { url: runningLocalRedis() || DEFAULT_REDIS_URL } : target;
+  const prefix = settings.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default;
+  if (!("url" in target) || settings.REDIS_URL) return { target, prefix };
+  const local = runningLocalRedis();
+  return local ? { target: { url: local.redisUrl }, prefix: settings.REDIS_PREFIX || local.prefix } : { target: { url: DEFAULT_REDIS_URL }, prefix };
 }
 
 const commandLine = parseCommandLine(USAGE, parseCommand);
-const commandLineTarget = loadOrExit(() => redisTarget(process.env));
+const { target: commandLineTarget, prefix } = loadOrExit(() => redisTarget(process.env));
 const redis = createWorkerRedis(commandLineTarget, { maxRetriesPerRequest: 1, retryStrategy: () => null });
 let connectionError: Error | undefined;
 redis.on("error", (error: Error) => {
   connectionError = error; // said once, with the command's failure, rather than logged as it happens
 });
 try {
-  await run(new ApiKeyStore(redis, redisKeys(process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default)), commandLine);
+  await run(new ApiKeyStore(redis, redisKeys(prefix)), commandLine);
 } catch (error) {
   // ApiError: the key store refused the input (the same bounds as the admin API's).
   const known = error instanceof UsageError || error instanceof ApiKeyError || error instanceof ApiError;

@@ -1,20 +1,22 @@
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { parseCommandLine } from "@chorus/platform";
+import { COMMON_ENV, parseCommandLine, redactRedisUrl } from "@chorus/platform";
 import { startChild, stopChildren, type Child } from "./local/child-processes.js";
-import { clearLocalRedis } from "./local/local-state.js";
+import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
+import { sharedPrefixRefusal, workersAlreadyOnPrefix } from "./local/shared-prefix.js";
 import { waitUntilReady } from "./local/readiness.js";
 import { chooseRedis, defaultRedisDataDir } from "./local/redis-choice.js";
 import { freePort, portOrFree } from "./local/redis-server.js";
 
 /** `npm start`: the whole local service (the usage says what it does). */
-const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data DIR|none] [--private-redis]]
+const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data DIR|none] [--private-redis] [--share-prefix]]
 
 The whole local service: Redis (REDIS_URL, else 127.0.0.1:6379, else a private redis-server), then N
 gateways (PORT, PORT+1, ...) and M workers (health ports WORKER_HTTP_PORT+i, by default 9100+i or a
-free port) as child processes; llama.cpp is built for this machine first (npm run llama:build).
+free port) as child processes; llama.cpp is built for this machine before they start (npm run llama:build).
 It says "ready" once every gateway and worker is. Ctrl-C stops gateways, workers, then Redis.
 The gateways and workers read their settings from the environment
 (npm run gateway -- --help, npm run worker -- --help).
@@ -26,6 +28,9 @@ The gateways and workers read their settings from the environment
                        ${defaultRedisDataDir()})
   --private-redis      start a private redis-server even when REDIS_URL is set or a Redis answers
                        on 127.0.0.1:6379
+  --share-prefix       start even when workers of another deployment already serve REDIS_PREFIX
+                       (default chorus) on that Redis; without it npm start refuses, since the two
+                       would share jobs and API keys
   -h, --help           this text`;
 const { values } = parseCommandLine(USAGE, (args) =>
   parseArgs({
@@ -35,6 +40,7 @@ const { values } = parseCommandLine(USAGE, (args) =>
       workers: { type: "string", default: "1" },
       "redis-data": { type: "string", default: process.env.CHORUS_REDIS_DATA || defaultRedisDataDir() },
       "private-redis": { type: "boolean", default: false },
+      "share-prefix": { type: "boolean", default: false },
     },
   }),
 );
@@ -63,15 +69,33 @@ function ensureLlamaBuild(): void {
   if (result.status !== 0) say("continuing without llama.cpp built for this machine: generation runs 1.5-4x slower (npm run llama:build -- --help)");
 }
 
-ensureLlamaBuild();
+/** Another deployment's workers on this Redis and prefix would take our jobs (and we theirs): refuse unless asked to share. */
+async function refuseSharedPrefix(url: string): Promise<void> {
+  const others = await workersAlreadyOnPrefix(url, prefix);
+  if (!others) return;
+  if (values["share-prefix"]) {
+    say(`joining ${others} live worker(s) already on key prefix '${prefix}' (--share-prefix)`);
+    return;
+  }
+  process.stderr.write(`npm start: ${sharedPrefixRefusal(url, prefix, others)}\n`);
+  process.exit(2);
+}
+
 const redis = await chooseRedis({ privateRedis: values["private-redis"], dataDir: values["redis-data"] }, say).catch((error: unknown) => {
   say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
-say(`Redis: ${redis.url.replace(/\/\/[^@]*@/, "//***@")}`);
+const prefix = process.env.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default;
+say(`Redis: ${redactRedisUrl(redis.url)}, key prefix '${prefix}' (REDIS_PREFIX)`);
+if (redis.owned) saveLocalRedis({ redisUrl: redis.url, prefix });
+else await refuseSharedPrefix(redis.url);
 const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
 if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
-const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty" };
+// After the Redis checks: a refusal comes in seconds, not after a first build of minutes.
+ensureLlamaBuild();
+/** This run's id: its gateways and workers answer it on their probes, so the waits below know their own. */
+const instanceId = randomUUID();
+const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty", INSTANCE_ID: instanceId };
 /**
  * llama.cpp threads per worker: the cores split between the workers this launcher starts (more
  * threads than cores stall every decode step; see docs/engines.md), unless LLM_THREADS is set.
@@ -109,6 +133,16 @@ const gatewayChildren: Child[] = [];
 for (let i = 0; i < gateways; i++) gatewayChildren.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
 const children = [...gatewayChildren, ...workerChildren.map((w) => w.child)];
 
+/** A bind address as a client on this machine reaches it: every interface (or unset, loopback) through 127.0.0.1. */
+function reachableHost(bind: string | undefined): string {
+  if (!bind || bindsEverywhere(bind)) return "127.0.0.1";
+  return bind.includes(":") ? `[${bind}]` : bind;
+}
+
+function bindsEverywhere(bind: string | undefined): boolean {
+  return bind === "0.0.0.0" || bind === "::";
+}
+
 let stopping: Promise<never> | undefined;
 /**
  * Gateways first (no new jobs are taken), then workers (they finish or hand back theirs), then the
@@ -145,17 +179,30 @@ for (const child of children) {
 }
 
 // The worker's health port opens once its model is loaded; its /readyz answers 200 once it takes jobs.
-const workerHost = !process.env.WORKER_HTTP_HOST || ["0.0.0.0", "::"].includes(process.env.WORKER_HTTP_HOST) ? "127.0.0.1" : process.env.WORKER_HTTP_HOST;
-const ready = await waitUntilReady(
+const gatewayHost = reachableHost(process.env.HOST);
+const workerHost = reachableHost(process.env.WORKER_HTTP_HOST);
+const readiness = await waitUntilReady(
   [
-    ...gatewayChildren.map((child, i) => ({ child, url: `http://127.0.0.1:${basePort + i}/healthz`, meanwhile: "starting" })),
-    ...workerChildren.map(({ child, port }) => ({ child, url: `http://${workerHost}:${port}/readyz`, meanwhile: "downloading or loading its model: see its log above" })),
+    ...gatewayChildren.map((child, i) => ({ child, url: `http://${gatewayHost}:${basePort + i}/healthz`, meanwhile: "starting", portSetting: "PORT" })),
+    ...workerChildren.map(({ child, port }) => ({
+      child,
+      url: `http://${workerHost}:${port}/readyz`,
+      meanwhile: "downloading or loading its model: see its log above",
+      portSetting: "WORKER_HTTP_PORT",
+    })),
   ],
+  instanceId,
   say,
 );
-if (ready && !stopping) {
-  for (let i = 0; i < gateways; i++) say(`gateway listening on http://127.0.0.1:${basePort + i}`);
+if (!readiness.ready && readiness.foreign && !stopping) {
+  const { child, url, portSetting } = readiness.foreign;
+  say(`${url} answers, but not as the ${child.label} this npm start started: another program holds that port. Stop it, or set ${portSetting} to a free port`);
+  void shutdown(1);
+}
+if (readiness.ready && !stopping) {
+  const where = bindsEverywhere(process.env.HOST) ? " (every network interface: HOST=0.0.0.0)" : "";
+  for (let i = 0; i < gateways; i++) say(`gateway listening on http://${gatewayHost}:${basePort + i}${where}`);
   say(`ready: ${workers} worker(s) take jobs`);
   say("create a key:  KEY=$(npm run --silent keys -- create --name demo --rotate)   then see README 'Quick start'. Ctrl-C stops everything.");
-  say(`playground:    open http://127.0.0.1:${basePort}/ in a browser and paste the key`);
+  say(`playground:    open http://${gatewayHost}:${basePort}/ in a browser and paste the key`);
 }

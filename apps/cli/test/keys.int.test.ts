@@ -140,6 +140,27 @@ describe("npm run keys", () => {
     expect(stateOf("both-ways")).toEqual(["active"]);
   });
 
+  it("when a key already revoked is revoked again, by id or by name, then both say it was already revoked and exit 0", () => {
+    expect(keys("create", "--name", "twice").code).toBe(0);
+    const id = idOf("twice");
+    expect(keys("revoke", id).code).toBe(0);
+
+    expect(keys("revoke", id)).toEqual({ code: 0, stdout: "", stderr: `${id} (twice) was already revoked\n` });
+    expect(keys("revoke", "--name", "twice")).toEqual({ code: 0, stdout: "", stderr: `${id} (twice) was already revoked; no active key holds that name\n` });
+    expect(keys("revoke", "--name", "never-existed")).toMatchObject({ code: 2, stderr: 'keys: no key named "never-existed" that is not revoked\n' });
+  });
+
+  it("when the command is unknown or an option misspelt, then it says what was wrong first, then the usage, exit 2", () => {
+    const unknown = keys("craete", "--name", "x");
+    expect(unknown).toMatchObject({ code: 2, stdout: "" });
+    expect(unknown.stderr.startsWith("keys: unknown command 'craete'\n\nusage: npm run keys")).toBe(true);
+
+    const misspelt = keys("create", "--nam", "x");
+    expect(misspelt).toMatchObject({ code: 2, stdout: "" });
+    expect(misspelt.stderr.startsWith("unknown option --nam (the options are listed below)\n\nusage: npm run keys")).toBe(true);
+    expect(misspelt.stderr).not.toContain("positional");
+  });
+
   it("when a name is out of the admin API's bounds, then the CLI refuses it too, naming the field", () => {
     const refused = keys("create", "--name", "x".repeat(MAX_API_KEY_NAME_CHARS + 1));
     expect(refused).toMatchObject({ code: 2, stdout: "" });

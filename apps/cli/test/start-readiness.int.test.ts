@@ -1,8 +1,10 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../src/local/redis-server.js";
-import { quickServiceEnv, runInOwnGroup, START_SCRIPT } from "../../../test-support/local-service.js";
+import { quickServiceEnv, runInOwnGroup, START_SCRIPT, waitForText } from "../../../test-support/local-service.js";
 import { closedPort } from "../../../test-support/ports.js";
 
 /**
@@ -27,5 +29,42 @@ describe("npm start without a reachable model host", () => {
     expect(run.output()).toContain("Set LLM_MODEL to the path of a local .gguf file");
     expect(run.output()).toContain("[start] worker 1 exited (code 1); stopping the service");
     expect(run.output()).not.toMatch(/\[start\] (ready|gateway listening|create a key|playground)/);
+  });
+});
+
+describe("npm start when another program holds the gateway's port", () => {
+  it("when that program answers /healthz, then npm start says the port is not its gateway's, never says ready, and exits non-zero", async () => {
+    // Another service on the port that answers every probe 200, as a second Chorus or any web app would.
+    const foreign = createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => foreign.listen(0, "127.0.0.1", resolve));
+    const port = (foreign.address() as AddressInfo).port;
+    try {
+      const run = runInOwnGroup(process.execPath, [START_SCRIPT, "--private-redis"], { ...quickServiceEnv(dir, port), CHORUS_REDIS_DATA: "none" });
+
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`http://127.0.0.1:${port}/healthz answers, but not as the gateway 1 this npm start started`);
+      expect(run.output()).toContain("set PORT to a free port");
+      expect(run.output()).not.toMatch(/\[start\] (ready|gateway listening|create a key|playground)/);
+    } finally {
+      foreign.close();
+    }
+  });
+});
+
+describe("npm start's addresses", () => {
+  it("when HOST and WORKER_HTTP_HOST are not set, then the gateway and the worker's health port bind loopback only, as their logs say", async () => {
+    const port = await freePort();
+    const run = runInOwnGroup(process.execPath, [START_SCRIPT, "--private-redis"], { ...quickServiceEnv(dir, port), CHORUS_REDIS_DATA: "none" });
+    try {
+      await waitForText(run, /\[start\] ready/);
+      // The apps' own lines, written from server.address(): the address really bound.
+      expect(run.output()).toContain(`gateway listening on http://127.0.0.1:${port} `);
+      expect(run.output()).toMatch(/worker health server listening on http:\/\/127\.0\.0\.1:\d+ /);
+      expect(run.output()).not.toMatch(/listening on http:\/\/(0\.0\.0\.0|\[::\])/);
+      expect(run.output()).toContain(`[start] gateway listening on http://127.0.0.1:${port}\n`);
+    } finally {
+      process.kill(-run.child.pid!, "SIGINT");
+      await run.exited;
+    }
   });
 });

@@ -96,6 +96,8 @@ export interface GatewayDeps {
   adminToken: string | undefined;
   /** Every BullMQ queue the gateway feeds, for the queues dashboard. */
   queues: Queue[];
+  /** INSTANCE_ID: answered in the probes' X-Chorus-Instance header (npm start checks it is its own gateway). */
+  instanceId?: string | undefined;
 }
 
 /** Every Redis connection the gateway holds: start-up, /readyz and the 503 mapping check them all. */
@@ -158,7 +160,7 @@ export function buildApp(deps: GatewayDeps): Express {
   addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
   const chat = { ...textDeps, changes: deps.statusChanges, deltas: deps.replyDeltas };
   addOpenAiRoutes(app, { chat, speech: deps.speechJobs, connections: redisConnections(deps) }, { authenticate: authenticated, text, tts });
-  addHealthRoutes(app, redisConnections(deps));
+  addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);
   addDocsRoutes(app);

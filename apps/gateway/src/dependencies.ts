@@ -120,6 +120,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     metrics,
     metricsToken: config.METRICS_TOKEN,
+    instanceId: config.INSTANCE_ID,
     corsOrigins: parseCorsOrigins(config.CORS_ORIGINS),
     // Read by the admin API; requests are added to it by requestCounts, about once a second.
     usage,

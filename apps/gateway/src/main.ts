@@ -7,7 +7,9 @@ import {
   onShutdownSignal,
   parseCommandLine,
   stopWhenLauncherExits,
+  describeListening,
   describeRedisTarget,
+  listenOn,
   redisTargetOf,
   waitUntilReady,
 } from "@chorus/platform";
@@ -35,10 +37,17 @@ const ready = await Promise.all(redisConnections(deps).map((redis) => waitUntilR
 );
 // Keys an earlier release wrote move to today's names before the first request (the workers do it too).
 if (ready) await migrateKeyLayout(deps.redis, config.REDIS_PREFIX, logger);
-const server = createHttpServer(buildApp(deps), config).listen(config.PORT, config.HOST, () => {
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.PORT;
-  logger.info(`gateway listening on http://127.0.0.1:${port}`, { port, redis: describeRedisTarget(redisTargetOf(config)) });
+const server = createHttpServer(buildApp(deps), config);
+const address = await listenOn(server, config.PORT, config.HOST, { port: "PORT", host: "HOST" }).catch((error: unknown) => {
+  // A taken port must stop the process: a gateway that cannot listen serves nobody.
+  logger.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
+logger.info(`gateway listening on ${describeListening(address)}`, {
+  address: address.address,
+  port: address.port,
+  redis: describeRedisTarget(redisTargetOf(config)),
+  prefix: config.REDIS_PREFIX,
 });
 
 onShutdownSignal(logger, 10_000, async () => {

@@ -55,6 +55,7 @@ describe("where the deployment refuses private addresses", () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: "error", error: { code: "INVALID_PARAMETER", details: { parameter: "webhook" } } });
     expect(res.body.error.message).toMatch(/refused/);
+    expect(res.body.error.message).toContain("WEBHOOK_ALLOW_PRIVATE=true");
   });
 
   it.each(["https://hooks.example.com/chorus", "http://172.32.0.1/hook", "http://8.8.8.8/hook", "http://[64:ff9b::8.8.8.8]/hook", "http://[2002:0808:0808::]/hook"])(
@@ -70,6 +71,7 @@ describe("where the deployment refuses private addresses", () => {
       const res = await submitTo(unsigned, await unsigned.createKey(), "https://hooks.example.com/chorus");
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
+      expect(res.body.error.message).toContain('no WEBHOOK_SECRET is configured. Its operator sets one on the gateways and workers, e.g. WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)"');
     } finally {
       await unsigned.close();
     }

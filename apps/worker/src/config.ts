@@ -60,7 +60,11 @@ export const WORKER_ENV = {
   TTS_OPENAI_PCM_SAMPLE_RATE: { type: "integer", default: 24000, minimum: 8000, description: "sample rate of the server's pcm output" },
   TTS_OPENAI_TIMEOUT_MS: { type: "integer", default: 60000, minimum: 1000, description: "speech server request timeout" },
   WORKER_HTTP_PORT: { type: "integer", default: 9100, minimum: 0, maximum: 65535, description: "port of the worker's /healthz, /readyz and /metrics (0: any free port, logged at start)" },
-  WORKER_HTTP_HOST: { type: "string", default: "0.0.0.0", description: "address the worker's health and metrics port binds" },
+  WORKER_HTTP_HOST: {
+    type: "string",
+    default: "127.0.0.1",
+    description: "address the worker's health and metrics port binds: 127.0.0.1 is this machine only; 0.0.0.0 every interface (the Docker image and the manifests set it)",
+  },
   METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
   JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
   WEBHOOK_TIMEOUT_MS: { type: "integer", default: 10000, minimum: 100, description: "a webhook attempt's total deadline: connecting, the answer's headers and its body together" },

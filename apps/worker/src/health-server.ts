@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ApiError } from "@chorus/contracts";
-import { metricsRequestAllowed, type Logger, type WorkerMetrics, type RedisClient } from "@chorus/platform";
+import { describeListening, INSTANCE_HEADER, ListenError, listenOn, metricsRequestAllowed, type Logger, type WorkerMetrics, type RedisClient } from "@chorus/platform";
 import type { Worker } from "bullmq";
 
 export interface HealthServerOptions {
@@ -15,6 +14,8 @@ export interface HealthServerOptions {
   metrics: Pick<WorkerMetrics, "render" | "contentType">;
   /** METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string | undefined;
+  /** INSTANCE_ID: answered in the probes' X-Chorus-Instance header (npm start checks it is its own worker). */
+  instanceId?: string | undefined;
   logger?: Logger;
 }
 
@@ -44,6 +45,7 @@ function readiness(options: HealthServerOptions) {
 async function handle(options: HealthServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
   if (req.method !== "GET" && req.method !== "HEAD") return sendError(res, new ApiError("METHOD_NOT_ALLOWED", `${req.method ?? "?"} is not served here; use GET`));
+  if (options.instanceId) res.setHeader(INSTANCE_HEADER, options.instanceId);
   if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
   if (path === "/readyz") {
     const { ready, body } = readiness(options);
@@ -60,16 +62,12 @@ async function handle(options: HealthServerOptions, req: IncomingMessage, res: S
   sendError(res, new ApiError("NOT_FOUND", `no endpoint ${path ?? ""}; try /healthz, /readyz or /metrics`));
 }
 
-function listen(server: Server, host: string, port: number, logger: Logger | undefined): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      const bound = (server.address() as AddressInfo).port;
-      logger?.info(`worker health server listening on http://${host}:${bound}`, { port: bound });
-      resolve(bound);
-    });
-  });
+const SETTINGS = { port: "WORKER_HTTP_PORT", host: "WORKER_HTTP_HOST" };
+
+async function listen(server: Server, host: string, port: number, logger: Logger | undefined): Promise<number> {
+  const address = await listenOn(server, port, host, SETTINGS);
+  logger?.info(`worker health server listening on ${describeListening(address)}`, { address: address.address, port: address.port });
+  return address.port;
 }
 
 /** The worker's own small HTTP port: probes for orchestrators and /metrics for Prometheus. No Express: three paths. */
@@ -86,8 +84,7 @@ export function createHealthServer(options: HealthServerOptions): HealthServer {
       try {
         return await listen(server, options.host, options.port, options.logger);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-        if (!options.freePortWhenTaken) throw new Error(`port ${options.port} is in use: set WORKER_HTTP_PORT to a free port, or 0 for any free port`);
+        if (!(error instanceof ListenError && error.code === "EADDRINUSE" && options.freePortWhenTaken)) throw error;
         options.logger?.warn(`port ${options.port} is in use (another worker on this host?): taking a free port instead; set WORKER_HTTP_PORT to choose one`);
         return listen(server, options.host, 0, options.logger);
       }

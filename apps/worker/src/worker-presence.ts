@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import { isExpiredWorkerSlotsEntry, workerSlotsEntry, type RedisClient } from "@chorus/platform";
 import { randomUUID } from "node:crypto";
 
 const REFRESH_MS = 10_000;
@@ -32,10 +32,10 @@ export class WorkerPresence {
 
   private async refresh(): Promise<void> {
     const now = Date.now();
-    await this.redis.hset(this.key, this.id, `${this.slots}:${now + TTL_MS}`);
+    await this.redis.hset(this.key, this.id, workerSlotsEntry(this.slots, now + TTL_MS));
     const entries = await this.redis.hgetall(this.key);
     const stale = Object.entries(entries)
-      .filter(([, value]) => Number(value.split(":")[1]) < now)
+      .filter(([, value]) => isExpiredWorkerSlotsEntry(value, now))
       .map(([id]) => id);
     if (stale.length > 0) await this.redis.hdel(this.key, ...stale);
   }

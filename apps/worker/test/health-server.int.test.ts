@@ -1,5 +1,5 @@
 import { QUEUES } from "@chorus/contracts";
-import { createMetrics, createTextQueue, createWorkerRedis, readQueueDepths, redisKeys, waitUntilReady, type RedisClient } from "@chorus/platform";
+import { createMetrics, createTextQueue, INSTANCE_HEADER, createWorkerRedis, readQueueDepths, redisKeys, waitUntilReady, type RedisClient } from "@chorus/platform";
 import { Worker, type Queue } from "bullmq";
 import { testLogger } from "../../../test-support/logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
@@ -97,7 +97,7 @@ describe("worker health server", () => {
     const taken = Number(new URL(base).port);
     const options = { host: "127.0.0.1", port: taken, connection, workers: [worker], metrics: createMetrics("worker") };
     const chosen = createHealthServer(options);
-    await expect(chosen.start()).rejects.toThrow(`port ${taken} is in use: set WORKER_HTTP_PORT to a free port, or 0 for any free port`);
+    await expect(chosen.start()).rejects.toThrow(`cannot listen on 127.0.0.1:${taken}: port ${taken} is already in use by another program; stop it, or set WORKER_HTTP_PORT to a free port`);
     const byDefault = createHealthServer({ ...options, freePortWhenTaken: true });
     try {
       const port = await byDefault.start();
@@ -105,6 +105,17 @@ describe("worker health server", () => {
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     } finally {
       await Promise.all([byDefault.close(), chosen.close()]);
+    }
+  });
+
+  it("when it is given this run's instance id, then /healthz and /readyz answer it in X-Chorus-Instance (npm start knows its own worker)", async () => {
+    const named = createHealthServer({ host: "127.0.0.1", port: 0, connection, workers: [worker], metrics: createMetrics("worker"), instanceId: "run-42" });
+    try {
+      const port = await named.start();
+      for (const path of ["/healthz", "/readyz"]) expect((await fetch(`http://127.0.0.1:${port}${path}`)).headers.get(INSTANCE_HEADER)).toBe("run-42");
+      expect((await get("/healthz")).headers.get(INSTANCE_HEADER)).toBeNull();
+    } finally {
+      await named.close();
     }
   });
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { INSTANCE_HEADER } from "@chorus/platform";
 import { appEnv, appNodeArgs, type AppName } from "./app-command.js";
 
 export interface Child {
@@ -29,19 +30,25 @@ export async function stopChildren(children: Child[], graceMs: number): Promise<
   clearTimeout(timer);
 }
 
-/** True once `url` answers 2xx; false if `child` exits first. */
-export async function waitForHttp(url: string, child: Child): Promise<boolean> {
+/** How a probe of a child's port ended: it answered ready, the child exited, or another program answered. */
+export type ProbeOutcome = "ready" | "exited" | "foreign";
+
+/**
+ * Asks `url` until it answers 2xx with `instanceId` in its X-Chorus-Instance header. An answer
+ * without that header comes from another program holding the port (or another npm start's
+ * service): "foreign" at once, never "ready".
+ */
+export async function waitForHttp(url: string, child: Child, instanceId: string): Promise<ProbeOutcome> {
   let exited = false;
   void child.exited.then(() => (exited = true));
   while (!exited) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return true;
+    const answer = await fetch(url).catch(() => null);
+    if (answer) {
+      await answer.body?.cancel();
+      if (answer.headers.get(INSTANCE_HEADER) !== instanceId) return "foreign";
+      if (answer.ok) return "ready";
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return false;
+  return "exited";
 }

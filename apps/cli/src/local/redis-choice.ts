@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { isAlive, saveLocalRedis } from "./local-state.js";
+import { isAlive } from "./local-state.js";
 import { DEFAULT_REDIS_URL, redisAnswers, startPrivateRedis, type PrivateRedis } from "./redis-server.js";
 
 /**
@@ -77,6 +77,5 @@ export async function chooseRedis(wishes: RedisWishes, say: (line: string) => vo
   if (!wishes.privateRedis && (await redisAnswers(DEFAULT_REDIS_URL))) return { url: DEFAULT_REDIS_URL };
   if (!wishes.privateRedis) say("no Redis on 127.0.0.1:6379 and REDIS_URL is unset: starting a private redis-server (it stops with this process)");
   const owned = await startOwnRedis(wishes.dataDir, say);
-  saveLocalRedis(owned.url);
   return { url: owned.url, owned };
 }

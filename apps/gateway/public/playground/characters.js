@@ -1,7 +1,7 @@
 // The five models and who speaks on each: the worker's own character data files, served by the
 // gateway under /playground/characters/ (one JSON file a model, named by its lower-cased id).
 
-/** The contract's model ids (shared/spec/api.md): `default`, then the four character models. */
+/** The contract's model ids (docs/spec/api.md): `default`, then the four character models. */
 export const MODELS = ["default", "Witch", "Mage", "Succubus", "Lightning"];
 
 /** The character behind `model`: { model, botName, persona, description }. */

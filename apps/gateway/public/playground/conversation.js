@@ -1,6 +1,6 @@
 // One chat with one model: its turns and the request body the API expects for them.
 
-/** Character models need these on every message (shared/spec/api.md); `default` ignores them. */
+/** Character models need these on every message (docs/spec/api.md); `default` ignores them. */
 const USER_ID = "playground";
 
 const newId = () => (globalThis.crypto?.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);

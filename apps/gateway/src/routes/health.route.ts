@@ -1,8 +1,17 @@
-import type { RedisClient } from "@chorus/platform";
+import { INSTANCE_HEADER, type RedisClient } from "@chorus/platform";
 import type { IRouter } from "express";
 
-/** Unauthenticated probes: /healthz says the process serves; /readyz that Redis answers on every connection. */
-export function addHealthRoutes(router: IRouter, connections: RedisClient[]): void {
+/**
+ * Unauthenticated probes: /healthz says the process serves; /readyz that Redis answers on every
+ * connection. Both name the run (`instanceId`, set by npm start) so its launcher knows its own gateway.
+ */
+export function addHealthRoutes(router: IRouter, connections: RedisClient[], instanceId?: string): void {
+  if (instanceId) {
+    router.use(["/healthz", "/readyz"], (_req, res, next) => {
+      res.setHeader(INSTANCE_HEADER, instanceId);
+      next();
+    });
+  }
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

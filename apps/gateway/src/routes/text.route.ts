@@ -57,10 +57,14 @@ function modelAccess(req: Request, _res: Response, next: NextFunction): void {
   }
 }
 
+const WEBHOOKS_OFF =
+  "webhook is not available on this deployment: no WEBHOOK_SECRET is configured. Its operator sets one on the gateways and workers, " +
+  'e.g. WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)" (see docs/api.md, Webhooks)';
+
 /** The submit extensions of issue 16: `webhook` needs signing set up and an allowed host; `speak` the tts scope. */
 function checkFinishOptions(req: Request, request: GenerationRequest, deps: TextRouteDeps): void {
   if (request.webhook !== undefined) {
-    if (!deps.webhooks.enabled) throw ApiError.invalidParameter("webhook", "none", "webhook is not available on this deployment (no WEBHOOK_SECRET is configured)");
+    if (!deps.webhooks.enabled) throw ApiError.invalidParameter("webhook", "none", WEBHOOKS_OFF);
     checkWebhookUrl(request.webhook, deps.webhooks.allowPrivate);
   }
   if (request.speak !== undefined) {

@@ -22,5 +22,5 @@ export function checkWebhookUrl(value: string, allowPrivate: boolean): void {
   // A password in the URL would be logged and stored with the record; signatures authenticate instead.
   if (url.username !== "" || url.password !== "") throw refuse("must not carry a user name or password");
   const refused = allowPrivate ? null : refusedHostReason(url);
-  if (refused) throw refuse(`is refused: ${refused}`);
+  if (refused) throw refuse(`is refused: ${refused} (where receivers are meant to be on this machine or a private network, the deployment sets WEBHOOK_ALLOW_PRIVATE=true)`);
 }

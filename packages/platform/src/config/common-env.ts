@@ -19,6 +19,11 @@ export const COMMON_ENV = {
   REDIS_USERNAME: { type: "string", description: "ACL user on the Redis servers (with REDIS_SENTINELS or REDIS_CLUSTER_NODES; with REDIS_URL it is in the URL)" },
   REDIS_PASSWORD: { type: "string", description: "password of the Redis servers (with REDIS_SENTINELS or REDIS_CLUSTER_NODES; with REDIS_URL it is in the URL)" },
   REDIS_PREFIX: { type: "string", default: "chorus", pattern: "^[A-Za-z0-9_.-]+$", description: "prefix of every Redis key this service writes" },
+  INSTANCE_ID: {
+    type: "string",
+    pattern: "^[A-Za-z0-9-]{1,64}$",
+    description: "set by npm start: a per-run id the probes answer in the X-Chorus-Instance header, so the launcher knows it asks its own process",
+  },
   LOG_LEVEL: { type: "string", default: "info", enum: ["error", "warn", "info", "http", "debug"], description: "winston log level" },
   LOG_FORMAT: { type: "string", default: "json", enum: ["json", "pretty"], description: "json for machines, pretty for people" },
   STATUS_TTL_SECONDS: { type: "integer", default: 86400, minimum: 60, description: "how long status records (and replies) are kept" },
