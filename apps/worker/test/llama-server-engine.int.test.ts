@@ -74,6 +74,43 @@ describeWithModel("llama-server run by the worker", () => {
       }
     }, 60_000);
 
+    it("when a job streams its text, then each token's text is reported as it comes, and the reply is the one not streamed gives", async () => {
+      const engine = await LlamaServerLlmEngine.start(settings());
+      try {
+        const long = { ...sampling, maxTokens: 48 };
+        const whole = await engine.generate({ turns, sampling: long, signal: new AbortController().signal, onProgress: () => undefined });
+        const texts: string[] = [];
+        const onProgress = ({ text }: { text?: string }) => void (text !== undefined && texts.push(text));
+        const streamed = await engine.generate({ turns, sampling: long, signal: new AbortController().signal, onProgress, streamText: true });
+        expect(streamed).toEqual({ ...whole, cachedTokens: expect.any(Number) }); // same seed, same reply and counts
+        expect(streamed.tokens).toBeGreaterThan(20);
+        expect(texts.length).toBeGreaterThanOrEqual(streamed.tokens / 2); // about one report a token, not one a poll
+        texts.forEach((text, i) => expect(text.startsWith(texts[i - 1] ?? "")).toBe(true));
+        expect(streamed.text.startsWith(texts.at(-1) ?? "")).toBe(true);
+      } finally {
+        await engine.close();
+      }
+    }, 60_000);
+
+    it("when llama-server is killed in the middle of a streamed reply, then the reply is made again on the restarted server", async () => {
+      const engine = await LlamaServerLlmEngine.start(settings());
+      const before = serverPidOf(serverOf(engine).pid);
+      let killed = false;
+      try {
+        const onProgress = () => {
+          if (killed) return;
+          killed = true;
+          process.kill(before, "SIGKILL");
+        };
+        const result = await engine.generate({ turns, sampling: { ...sampling, maxTokens: 900 }, signal: new AbortController().signal, onProgress, streamText: true });
+        expect(killed).toBe(true);
+        expect(result.tokens).toBeGreaterThan(0);
+        expect(serverPidOf(serverOf(engine).pid)).not.toBe(before);
+      } finally {
+        await engine.close();
+      }
+    }, 60_000);
+
     it("when the engine is closed while llama-server is being restarted, then it is not started again", async () => {
       const engine = await LlamaServerLlmEngine.start(settings());
       const server = serverOf(engine);

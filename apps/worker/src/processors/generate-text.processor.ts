@@ -102,7 +102,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         reporter.onTokens(tokens, text);
         if (text !== undefined) deltas?.onText(text);
       };
-      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress });
+      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress, ...(deltas ? { streamText: true } : {}) });
       deltas?.stop();
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;

@@ -5,6 +5,7 @@ import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.pro
 import { SlotMonitor } from "./llama-server.slot-monitor.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";
 import { STOP_SEQUENCES } from "./stop-sequences.js";
+import { completionEvents, type StreamedCompletionEvent } from "./llama-server.stream.js";
 
 /** How often running jobs' progress is read from the server (one request for every slot). */
 const PROGRESS_POLL_MS = 100;
@@ -40,6 +41,9 @@ const CONNECTION_LOST = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR
 /** The server cannot be reached (it may be restarting after a crash): worth another try. */
 class ServerUnreachable extends Error {}
 
+/** The server answered with an error: the job's failure, not worth another try. */
+class ServerAnswered extends Error {}
+
 /** Tokens reported to the job so far: never more than maxTokens, never fewer than before. */
 class ProgressCount {
   reported = 0;
@@ -61,7 +65,8 @@ class ProgressCount {
  * it with `id_slot`), so a conversation's next turn reads only what is new. The prompt is rendered
  * with the GGUF's chat template and tokenized in the worker (ChatPrompt) and sent as tokens, so the
  * count is exactly what the server reads; the reply comes in one answer, and progress is read from
- * GET /slots (SlotMonitor).
+ * GET /slots (SlotMonitor) ten times a second. A job whose client reads the reply as it grows
+ * (`streamText`) has the answer streamed instead, token by token.
  */
 export class LlamaServerLlmEngine implements LlmEngine {
   readonly name = "llama.cpp (llama-server)";
@@ -137,9 +142,9 @@ export class LlamaServerLlmEngine implements LlmEngine {
     const prompt = this.promptTokens(input.turns);
     const { slot } = await this.pool.acquire(prompt, input.signal);
     const previous = slot.lastReply;
-    const unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) => progress.report(tokens, text === previous ? undefined : text));
+    const unwatch = input.streamText ? () => undefined : this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) => progress.report(tokens, text === previous ? undefined : text));
     try {
-      const result = await this.complete(slot, prompt, input);
+      const result = input.streamText ? await this.completeStreamed(slot, prompt, input, progress) : await this.complete(slot, prompt, input);
       slot.lastReply = result.text;
       return result;
     } finally {
@@ -159,38 +164,70 @@ export class LlamaServerLlmEngine implements LlmEngine {
     return this.last.tokens;
   }
 
-  /** The prompt goes as the tokens already counted (ChatPrompt), to the native /completion endpoint. */
-  private async complete(slot: ServerSlot, prompt: number[], input: GenerationInput): Promise<GenerationResult> {
+  /** The native /completion request: the prompt as the tokens already counted (ChatPrompt), pinned to the slot. */
+  private completionBody(slot: ServerSlot, prompt: number[], input: GenerationInput) {
     const { maxTokens, temperature, topP, seed } = input.sampling;
-    const body = { prompt, n_predict: maxTokens, temperature, top_p: topP, seed, stop: STOP_SEQUENCES, id_slot: slot.id, cache_prompt: true, response_fields: COMPLETION_FIELDS };
-    const answer = await this.post<Completion>("/completion", body, input.signal);
-    return {
-      text: answer.content ?? "",
-      tokens: answer.tokens_predicted ?? 0,
-      promptTokens: answer.tokens_evaluated ?? 0,
-      cachedTokens: answer.timings?.cache_n ?? 0,
-    };
+    return { prompt, n_predict: maxTokens, temperature, top_p: topP, seed, stop: STOP_SEQUENCES, id_slot: slot.id, cache_prompt: true, response_fields: COMPLETION_FIELDS };
   }
 
-  /** POSTs JSON and reads the JSON answer; an abort rejects with the signal's reason. */
-  private async post<T>(path: string, body: object, signal: AbortSignal): Promise<T> {
-    let response: Response;
-    let text: string;
+  private async complete(slot: ServerSlot, prompt: number[], input: GenerationInput): Promise<GenerationResult> {
+    const answer = await this.call(input.signal, async () => {
+      const response = await this.send("/completion", this.completionBody(slot, prompt, input), input.signal);
+      return JSON.parse(await response.text()) as Completion;
+    });
+    return resultOf(answer.content ?? "", answer);
+  }
+
+  /** The same request streamed: each token's text is reported as it comes (held-back stop sequences excepted). */
+  private async completeStreamed(slot: ServerSlot, prompt: number[], input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
+    return this.call(input.signal, async () => {
+      // `stop` kept in the last event's fields: it is how that event is told from the tokens' events.
+      const body = { ...this.completionBody(slot, prompt, input), stream: true, response_fields: [...COMPLETION_FIELDS, "stop"] };
+      const response = await this.send("/completion", body, input.signal);
+      if (!response.body) throw new ServerAnswered("llama-server's streamed answer had no body");
+      let text = "";
+      let last: StreamedCompletionEvent = {};
+      for await (const event of completionEvents(response.body)) {
+        last = event;
+        if (event.stop) break;
+        text += event.content ?? "";
+        progress.report(event.tokens_predicted ?? 0, text);
+      }
+      if (!last.stop) throw new ServerUnreachable("llama-server's streamed answer ended before its last event");
+      return resultOf(text, last);
+    });
+  }
+
+  /** POSTs JSON; an answer that is not a success is the job's failure, its message shown. */
+  private async send(path: string, body: object, signal: AbortSignal): Promise<Response> {
+    const response = await fetch(`${this.server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
+    if (!response.ok) throw new ServerAnswered(`llama-server answered ${response.status}: ${errorMessage(await response.text())}`);
+    return response;
+  }
+
+  /**
+   * Runs a request and the reading of its answer; an abort rejects with the signal's reason. Only a
+   * connection that failed (while sending or reading) means the server is gone (it is then
+   * restarted): anything else, such as fetch's own 300 s wait for the answer's headers, is the job's
+   * failure, said as it is.
+   */
+  private async call<T>(signal: AbortSignal, request: () => Promise<T>): Promise<T> {
     try {
-      response = await fetch(`${this.server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
-      text = await response.text();
+      return await request();
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (error instanceof ServerAnswered || error instanceof ServerUnreachable) throw error;
       const code = (error as { cause?: { code?: string } }).cause?.code ?? "";
       const why = `${error instanceof Error ? error.message : String(error)}${code ? ` (${code})` : ""}`;
-      // Only a connection that failed means the server is gone (it is then restarted): anything else,
-      // such as fetch's own 300 s wait for the answer's headers, is the job's failure, said as it is.
       if (CONNECTION_LOST.has(code)) throw new ServerUnreachable(`llama-server could not be reached: ${why}`, { cause: error });
       throw new Error(`llama-server request failed: ${why}`, { cause: error });
     }
-    if (!response.ok) throw new Error(`llama-server answered ${response.status}: ${errorMessage(text)}`);
-    return JSON.parse(text) as T;
   }
+}
+
+/** An answer's counts, whole or the last streamed event's. */
+function resultOf(text: string, answer: Completion): GenerationResult {
+  return { text, tokens: answer.tokens_predicted ?? 0, promptTokens: answer.tokens_evaluated ?? 0, cachedTokens: answer.timings?.cache_n ?? 0 };
 }
 
 /** llama-server's error envelope is OpenAI's: `{error: {message}}`; anything else is shown as sent. */

@@ -27,6 +27,11 @@ export interface GenerationInput {
   signal: AbortSignal;
   /** Called as tokens stream; callers throttle their own writes. */
   onProgress: (progress: GenerationProgress) => void;
+  /**
+   * A client reads the reply as it grows: report each token's text as soon as the engine has it, even
+   * at some cost to the decode rate (llama-server then streams its answer instead of being polled).
+   */
+  streamText?: boolean;
 }
 
 export interface GenerationResult {
