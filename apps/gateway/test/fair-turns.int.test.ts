@@ -132,8 +132,9 @@ describeWithModel("fair turns with the real worker", () => {
     const flood = [];
     for (let i = 0; i < 30; i++) flood.push(await submit(noisy));
     await firstStart; // the worker is busy
-    const single = await submit(quiet);
+    // Counted before the submit: the quiet request's turn is next, so it may start before its POST's answer is read.
     const startedBefore = started.length;
+    const single = await submit(quiet);
     await untilFinal(quiet, [single]);
     await untilFinal(noisy, flood);
     const floodStartedBetween = started.indexOf(single) - startedBefore;
