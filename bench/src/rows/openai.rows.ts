@@ -8,7 +8,7 @@ import type { BenchStack } from "../stack/bench-stack.js";
 import type { BenchChild } from "../stack/child-processes.js";
 import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
 import { startRealWorker } from "../stack/workers.js";
-import { buildChatTurns, loadCharacterCatalog } from "../worker-dist/llm-engine.js";
+import { buildChatTurns, loadCharacterCatalog, sseJsonEvents } from "../worker-dist/llm-engine.js";
 import { apiBody, conversation, rotate, SAMPLING, viaService, type InferenceRequest } from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 
@@ -29,28 +29,18 @@ interface ChatTiming {
   tokens: number;
 }
 
-/** One SSE event's data lines joined, or null for a comment or keep-alive. */
-function eventData(event: string): string | null {
-  const lines = event.split("\n").filter((line) => line.startsWith("data:"));
-  return lines.length === 0 ? null : lines.map((line) => line.slice(5).trimStart()).join("\n");
+interface ChatChunk {
+  choices?: Array<{ delta?: { content?: string } }>;
+  usage?: { completion_tokens?: number };
 }
 
 /** Reads an OpenAI chat stream: when its first content arrived and the usage it ended with. */
 async function readChatStream(body: ReadableStream<Uint8Array>, sentAt: number): Promise<ChatTiming> {
-  const decoder = new TextDecoder();
-  let buffer = "";
   let firstDeltaMs = Number.NaN;
   let tokens = Number.NaN;
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true }).replaceAll("\r\n", "\n");
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const data = eventData(buffer.slice(0, end));
-      buffer = buffer.slice(end + 2);
-      if (data === null || data === "[DONE]") continue;
-      const parsed = JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }>; usage?: { completion_tokens?: number } };
-      if (Number.isNaN(firstDeltaMs) && parsed.choices?.[0]?.delta?.content) firstDeltaMs = nowMs() - sentAt;
-      if (parsed.usage?.completion_tokens !== undefined) tokens = parsed.usage.completion_tokens;
-    }
+  for await (const chunk of sseJsonEvents<ChatChunk>(body)) {
+    if (Number.isNaN(firstDeltaMs) && chunk.choices?.[0]?.delta?.content) firstDeltaMs = nowMs() - sentAt;
+    if (chunk.usage?.completion_tokens !== undefined) tokens = chunk.usage.completion_tokens;
   }
   return { firstDeltaMs, ms: nowMs() - sentAt, tokens };
 }

@@ -5,6 +5,7 @@
  */
 export { loadCharacterCatalog } from "../../../apps/worker/dist/characters/character-catalog.js";
 export { ensureLlamaServerBuild, findLlamaServer, llamaSourceBundle, missingForLlamaServerBuild } from "../../../apps/worker/dist/engines/llm/llama-server.build.js";
+export { sseJsonEvents } from "../../../apps/worker/dist/engines/llm/llama-server.stream.js";
 export { LLAMA_RUNTIMES, loadLlamaEngine } from "../../../apps/worker/dist/engines/llm/llama-engine.factory.js";
 export { resolveSampling } from "../../../apps/worker/dist/processors/sampling.js";
 export { buildChatTurns } from "../../../apps/worker/dist/prompt/build-chat-turns.js";

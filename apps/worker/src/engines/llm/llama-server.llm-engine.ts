@@ -5,7 +5,7 @@ import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.pro
 import { SlotMonitor } from "./llama-server.slot-monitor.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";
 import { STOP_SEQUENCES } from "./stop-sequences.js";
-import { completionEvents, type StreamedCompletionEvent } from "./llama-server.stream.js";
+import { sseJsonEvents, type StreamedCompletionEvent } from "./llama-server.stream.js";
 
 /** How often running jobs' progress is read from the server (one request for every slot). */
 const PROGRESS_POLL_MS = 100;
@@ -187,7 +187,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
       if (!response.body) throw new ServerAnswered("llama-server's streamed answer had no body");
       let text = "";
       let last: StreamedCompletionEvent = {};
-      for await (const event of completionEvents(response.body)) {
+      for await (const event of sseJsonEvents<StreamedCompletionEvent>(response.body)) {
         last = event;
         if (event.stop) break;
         text += event.content ?? "";

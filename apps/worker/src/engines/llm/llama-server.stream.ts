@@ -11,8 +11,11 @@ export interface StreamedCompletionEvent {
   timings?: { cache_n?: number };
 }
 
-/** Each event's JSON, in order, from the answer's body. */
-export async function* completionEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<StreamedCompletionEvent> {
+/**
+ * Each Server-Sent Event's `data:` JSON, in order, from a streamed answer's body: comments, empty
+ * events and OpenAI's end marker (`data: [DONE]`) are skipped.
+ */
+export async function* sseJsonEvents<T>(body: AsyncIterable<Uint8Array>): AsyncGenerator<T> {
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of body) {
@@ -25,7 +28,7 @@ export async function* completionEvents(body: AsyncIterable<Uint8Array>): AsyncG
         .map((line) => line.slice(5).trimStart())
         .join("\n");
       buffer = buffer.slice(end + 2);
-      if (data !== "") yield JSON.parse(data) as StreamedCompletionEvent;
+      if (data !== "" && data !== "[DONE]") yield JSON.parse(data) as T;
     }
   }
 }
