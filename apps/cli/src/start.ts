@@ -1,13 +1,12 @@
-import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { COMMON_ENV, parseCommandLine, redactRedisUrl } from "@chorus/platform";
 import { startChild, stopChildren, type Child } from "./local/child-processes.js";
+import { buildLlamaServerFirst, buildLlamaServerMeanwhile, planLlamaServerBuild, type BackgroundBuild } from "./local/llama-server-build.js";
 import { clearLocalRedis, saveLocalRedis } from "./local/local-state.js";
 import { sharedPrefixRefusal, workersAlreadyOnPrefix } from "./local/shared-prefix.js";
-import { waitUntilReady } from "./local/readiness.js";
+import { waitUntilReady, type ReadinessProbe } from "./local/readiness.js";
 import { chooseRedis, defaultRedisDataDir } from "./local/redis-choice.js";
 import { freePort, portOrFree } from "./local/redis-server.js";
 
@@ -16,7 +15,9 @@ const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data D
 
 The whole local service: Redis (REDIS_URL, else 127.0.0.1:6379, else a private redis-server), then N
 gateways (PORT, PORT+1, ...) and M workers (health ports WORKER_HTTP_PORT+i, by default 9100+i or a
-free port) as child processes; llama.cpp is built for this machine before they start (npm run llama:build).
+free port) as child processes. Where llama.cpp's llama-server is not yet built for this machine
+(npm run llama:build), the workers start on node-llama-cpp's prebuilt binary while it builds at low
+priority, then restart onto it one at a time.
 It says "ready" once every gateway and worker is. Ctrl-C stops gateways, workers, then Redis.
 The gateways and workers read their settings from the environment
 (npm run gateway -- --help, npm run worker -- --help).
@@ -61,12 +62,19 @@ if (servedApart) {
   process.exit(2);
 }
 
-/** The worker's llama.cpp engine is 2-4x faster with a build for this machine: make sure one is there. */
-function ensureLlamaBuild(): void {
-  if (process.env.LLM_ENGINE === "openai-compatible" && !process.env.MODELS_CONFIG) return;
-  const script = fileURLToPath(new URL("../../worker/dist/build-llama.js", import.meta.url));
-  const result = spawnSync(process.execPath, [script], { stdio: "inherit" });
-  if (result.status !== 0) say("continuing without llama.cpp built for this machine: generation runs 1.5-4x slower (npm run llama:build -- --help)");
+/**
+ * The worker's llama.cpp engine is 1.5-4x faster as llama-server built for this machine: built
+ * before the workers start only when they need it to start (LLAMA_RUNTIME=server); else the workers
+ * start on node-llama-cpp's prebuilt binary and it is built meanwhile (local/llama-server-build.ts).
+ */
+function startLlamaServerBuild(): BackgroundBuild | undefined {
+  const plan = planLlamaServerBuild(process.env);
+  if (plan === "first" && !buildLlamaServerFirst(process.env)) say("llama-server could not be built: LLAMA_RUNTIME=server workers cannot start (npm run llama:build -- --help)");
+  if (plan !== "meanwhile") return undefined;
+  say(
+    "llama-server is not built for this machine yet: the workers start now on node-llama-cpp's prebuilt binary (1.5-4x slower), and llama-server builds meanwhile at low CPU priority (~10 min on 2 cores); then each worker restarts onto it",
+  );
+  return buildLlamaServerMeanwhile(process.env);
 }
 
 /** Another deployment's workers on this Redis and prefix would take our jobs (and we theirs): refuse unless asked to share. */
@@ -92,7 +100,7 @@ else await refuseSharedPrefix(redis.url);
 const dataChosen = process.env.CHORUS_REDIS_DATA || process.argv.some((arg) => arg.startsWith("--redis-data"));
 if (!redis.owned && dataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
 // After the Redis checks: a refusal comes in seconds, not after a first build of minutes.
-ensureLlamaBuild();
+const llamaServerBuild = startLlamaServerBuild();
 /** This run's id: its gateways and workers answer it on their probes, so the waits below know their own. */
 const instanceId = randomUUID();
 const env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty", INSTANCE_ID: instanceId };
@@ -124,14 +132,14 @@ async function workerPort(i: number): Promise<number> {
 }
 
 const threads = llamaThreads();
+const startWorker = (i: number, port: number) => startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port) });
 const workerChildren: { child: Child; port: number }[] = [];
 for (let i = 0; i < workers; i++) {
   const port = await workerPort(i);
-  workerChildren.push({ child: startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port) }), port });
+  workerChildren.push({ child: startWorker(i, port), port });
 }
 const gatewayChildren: Child[] = [];
 for (let i = 0; i < gateways; i++) gatewayChildren.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
-const children = [...gatewayChildren, ...workerChildren.map((w) => w.child)];
 
 /** A bind address as a client on this machine reaches it: every interface (or unset, loopback) through 127.0.0.1. */
 function reachableHost(bind: string | undefined): string {
@@ -151,6 +159,7 @@ let stopping: Promise<never> | undefined;
  */
 function shutdown(code: number): Promise<never> {
   stopping ??= (async () => {
+    await llamaServerBuild?.stop();
     await stopChildren(gatewayChildren, 15_000);
     await stopChildren(
       workerChildren.map((w) => w.child),
@@ -170,27 +179,28 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     void shutdown(0);
   });
 }
-for (const child of children) {
+/** Workers stopped on purpose, to restart onto llama-server: their exit does not stop the service. */
+const restarting = new Set<Child>();
+function stopServiceWhenExits(child: Child): void {
   void child.exited.then((code) => {
-    if (stopping) return;
+    if (stopping || restarting.has(child)) return;
     say(`${child.label} exited (code ${String(code)}); stopping the service`);
     void shutdown(code || 1);
   });
 }
+[...gatewayChildren, ...workerChildren.map((w) => w.child)].forEach(stopServiceWhenExits);
 
 // The worker's health port opens once its model is loaded; its /readyz answers 200 once it takes jobs.
 const gatewayHost = reachableHost(process.env.HOST);
 const workerHost = reachableHost(process.env.WORKER_HTTP_HOST);
+const workerProbe = ({ child, port }: { child: Child; port: number }): ReadinessProbe => ({
+  child,
+  url: `http://${workerHost}:${port}/readyz`,
+  meanwhile: "downloading or loading its model: see its log above",
+  portSetting: "WORKER_HTTP_PORT",
+});
 const readiness = await waitUntilReady(
-  [
-    ...gatewayChildren.map((child, i) => ({ child, url: `http://${gatewayHost}:${basePort + i}/healthz`, meanwhile: "starting", portSetting: "PORT" })),
-    ...workerChildren.map(({ child, port }) => ({
-      child,
-      url: `http://${workerHost}:${port}/readyz`,
-      meanwhile: "downloading or loading its model: see its log above",
-      portSetting: "WORKER_HTTP_PORT",
-    })),
-  ],
+  [...gatewayChildren.map((child, i) => ({ child, url: `http://${gatewayHost}:${basePort + i}/healthz`, meanwhile: "starting", portSetting: "PORT" })), ...workerChildren.map(workerProbe)],
   instanceId,
   say,
 );
@@ -206,3 +216,27 @@ if (readiness.ready && !stopping) {
   say("create a key:  KEY=$(npm run --silent keys -- create --name demo --rotate)   then see README 'Quick start'. Ctrl-C stops everything.");
   say(`playground:    open http://${gatewayHost}:${basePort}/ in a browser and paste the key`);
 }
+
+/**
+ * Once llama-server is built, each worker in turn stops as on Ctrl-C (its running jobs finish, or
+ * go back to the queue) and starts again, now on llama-server. One at a time: the others keep
+ * taking jobs, and what waits meanwhile stays queued.
+ */
+async function restartWorkersOntoLlamaServer(build: BackgroundBuild): Promise<void> {
+  if (!(await build.built)) {
+    if (!stopping) say("llama-server was not built (see [llama:build] above): the workers go on with node-llama-cpp's prebuilt binary");
+    return;
+  }
+  for (let i = 0; i < workerChildren.length && !stopping; i++) {
+    const { child, port } = workerChildren[i]!;
+    say(`llama-server is built: restarting ${child.label} onto it`);
+    restarting.add(child);
+    await stopChildren([child], 35_000);
+    if (stopping) return;
+    const next = { child: startWorker(i, port), port };
+    workerChildren[i] = next;
+    stopServiceWhenExits(next.child);
+    if ((await waitUntilReady([workerProbe(next)], instanceId, say)).ready) say(`${next.child.label} runs llama-server`);
+  }
+}
+if (readiness.ready && llamaServerBuild) await restartWorkersOntoLlamaServer(llamaServerBuild);

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureLlamaServerBuild, llamaServerPath } from "../src/engines/llm/llama-server.build.js";
 import { isAlive, waitUntilGone } from "../../../test-support/process-tree.js";
+import { standInToolsPath } from "../../../test-support/stand-in-tools.js";
 
 /**
  * How `npm run llama:build` runs llama-server's build: one at a time per cache, saying how far it
@@ -32,16 +33,8 @@ let cache: string;
 let builds: string;
 
 function toolchain(stepSeconds: number): NodeJS.ProcessEnv {
-  const tools = join(dir, "tools");
-  mkdirSync(tools, { recursive: true });
-  for (const [name, script] of [
-    ["git", FAKE_GIT],
-    ["cmake", FAKE_CMAKE],
-  ] as const) {
-    writeFileSync(join(tools, name), script);
-    chmodSync(join(tools, name), 0o755);
-  }
-  return { ...process.env, PATH: `${tools}:${process.env.PATH ?? ""}`, FAKE_BUILDS: builds, FAKE_STEP_SECONDS: String(stepSeconds) };
+  const PATH = standInToolsPath(dir, { git: FAKE_GIT, cmake: FAKE_CMAKE });
+  return { ...process.env, PATH, FAKE_BUILDS: builds, FAKE_STEP_SECONDS: String(stepSeconds) };
 }
 
 /** The pids the stand-in cmake wrote: its own, then its "compiler"'s, one pair a build. */

@@ -1,0 +1,66 @@
+import { spawn, spawnSync } from "node:child_process";
+import { setPriority } from "node:os";
+import { fileURLToPath } from "node:url";
+
+/**
+ * How `npm start` gets llama.cpp's llama-server for this machine. Compiling it takes ~10 minutes on
+ * 2 cores, and a first start used to wait for that before any worker ran. With LLAMA_RUNTIME=auto
+ * (the default) a worker runs node-llama-cpp's prebuilt binary when there is no llama-server, so
+ * the launcher starts the workers at once and builds llama-server beside them, at the lowest CPU
+ * priority (generation keeps the cores); once it is built, the workers restart onto it one by one.
+ * A first start is ready in about the time `npm ci` and the TypeScript build take, and a model
+ * that cannot be had is reported in seconds, not after the build.
+ */
+const BUILD_SCRIPT = fileURLToPath(new URL("../../../worker/dist/build-llama.js", import.meta.url));
+/** build-llama.js --check's exit code when there is no llama-server for this machine yet. */
+const ABSENT = 3;
+
+/**
+ * not-needed: no worker runs llama.cpp's server (an OpenAI-compatible engine only, the in-process
+ * runtime, or the operator's own LLAMA_SERVER_BIN); present: built or restored before; first: the
+ * workers need it to start (LLAMA_RUNTIME=server); meanwhile: build it while the workers run in process.
+ */
+export type LlamaServerPlan = "not-needed" | "present" | "first" | "meanwhile";
+
+export function planLlamaServerBuild(env: NodeJS.ProcessEnv): LlamaServerPlan {
+  if (env.LLM_ENGINE === "openai-compatible" && !env.MODELS_CONFIG) return "not-needed";
+  if (env.LLAMA_RUNTIME === "in-process" || env.LLAMA_SERVER_BIN) return "not-needed";
+  const check = spawnSync(process.execPath, [BUILD_SCRIPT, "--check"], { env, stdio: "inherit" });
+  if (check.status === 0) return "present";
+  if (check.status !== ABSENT) return "first"; // the check itself failed: the build says why
+  return env.LLAMA_RUNTIME === "server" ? "first" : "meanwhile";
+}
+
+/** Builds (or restores) llama-server before anything starts; false when it could not be built. */
+export function buildLlamaServerFirst(env: NodeJS.ProcessEnv): boolean {
+  return spawnSync(process.execPath, [BUILD_SCRIPT], { env, stdio: "inherit" }).status === 0;
+}
+
+export interface BackgroundBuild {
+  /** True once llama-server is built; false when the build failed or was stopped. */
+  built: Promise<boolean>;
+  /** Stops the build (build-llama stops its compilers and removes what it made). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds llama-server in a child process at the lowest CPU priority, its progress lines in this
+ * terminal. The child is in the launcher's process group, so a terminal's Ctrl-C stops it too, and
+ * it stops itself when the launcher goes away (build-llama watches its parent).
+ */
+export function buildLlamaServerMeanwhile(env: NodeJS.ProcessEnv): BackgroundBuild {
+  const child = spawn(process.execPath, [BUILD_SCRIPT], { env, stdio: ["ignore", "inherit", "inherit"] });
+  // Niceness is inherited by what it starts (git, cmake, the compilers).
+  if (child.pid !== undefined) setPriority(child.pid, 19);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.once("error", () => resolve(null));
+  });
+  return {
+    built: exited.then((code) => code === 0),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
