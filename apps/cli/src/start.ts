@@ -132,7 +132,10 @@ async function workerPort(i: number): Promise<number> {
 }
 
 const threads = llamaThreads();
-const startWorker = (i: number, port: number) => startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port) });
+/** A worker started while llama-server builds says so instead of telling the user to build it (LLAMA_SERVER_BUILDING). */
+let llamaServerBuilding = llamaServerBuild !== undefined;
+const startWorker = (i: number, port: number) =>
+  startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port), ...(llamaServerBuilding ? { LLAMA_SERVER_BUILDING: "1" } : {}) });
 const workerChildren: { child: Child; port: number }[] = [];
 for (let i = 0; i < workers; i++) {
   const port = await workerPort(i);
@@ -223,7 +226,9 @@ if (readiness.ready && !stopping) {
  * taking jobs, and what waits meanwhile stays queued.
  */
 async function restartWorkersOntoLlamaServer(build: BackgroundBuild): Promise<void> {
-  if (!(await build.built)) {
+  const built = await build.built;
+  llamaServerBuilding = false;
+  if (!built) {
     if (!stopping) say("llama-server was not built (see [llama:build] above): the workers go on with node-llama-cpp's prebuilt binary");
     return;
   }

@@ -111,6 +111,9 @@ describeWithServer("npm start before llama-server is built for this machine", ()
     const service = await startService();
     expect(service.run.output()).toContain("llama-server builds meanwhile at low CPU priority");
     expect(service.run.output()).toContain("in-process (prebuilt binary)");
+    // The worker says it runs so meanwhile, not that the user should build what is being built.
+    expect(service.run.output()).toContain("while npm start builds llama-server for this machine");
+    expect(service.run.output()).not.toContain("npm run llama:build");
     expect(isAlive(compilerPid())).toBe(true); // still building while the service is ready
     expect(niceness(compilerPid())).toBe(19); // the compilers yield the cores to generation
     const key = await createKey();

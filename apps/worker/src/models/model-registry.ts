@@ -50,6 +50,11 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
 /** What costs llama.cpp 1.5-4x on CPU when missed (docs/engines.md). */
 function warnOfSlowLlama({ runs }: LoadedLlamaEngine, runtime: EngineRuntime): void {
   if (runs === "llama-server") return;
+  if (runtime.llamaRuntime === "auto" && runtime.env.LLAMA_SERVER_BUILDING === "1") {
+    // Set by npm start, which builds llama-server beside this worker and then restarts it (apps/cli/src/local/llama-server-build.ts).
+    runtime.logger.info("llama.cpp runs node-llama-cpp's prebuilt binary (slower) while npm start builds llama-server for this machine; this worker restarts onto it once built");
+    return;
+  }
   if (runtime.llamaRuntime === "auto")
     runtime.logger.warn("llama.cpp runs in the worker process, not as llama-server (1.3-2x slower): run `npm run llama:build` once (it builds llama-server for this machine)");
   if (runs === "in-process (prebuilt binary)") {
