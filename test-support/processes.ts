@@ -13,7 +13,8 @@ export function startApp(app: "gateway" | "worker", env: Record<string, string>)
   let output = "";
   // The compiled entry points (`npm test` builds first), with the Node flags they run with in production.
   const child = spawn(process.execPath, appNodeArgs(app), {
-    env: { PATH: process.env.PATH ?? "", LLM_MODEL: FIXTURE_MODEL, LOG_LEVEL: "info", LOG_FORMAT: "json", WORKER_HTTP_PORT: "0", ...env },
+    // One llama.cpp thread, as in every test (TEST_LLAMA_THREADS in worker.ts says why).
+    env: { PATH: process.env.PATH ?? "", LLM_MODEL: FIXTURE_MODEL, LLM_THREADS: "1", LOG_LEVEL: "info", LOG_FORMAT: "json", WORKER_HTTP_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

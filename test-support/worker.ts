@@ -23,9 +23,17 @@ export interface TestWorker {
 /** The llama-server the worker would run (`npm run llama:build` makes it; CI runs that), or null. */
 export const LLAMA_SERVER_BINARY = process.env.LLAMA_SERVER_BIN ?? findLlamaServer(process.env.LLAMA_BUILD_CACHE);
 
+/**
+ * llama.cpp threads in tests: one. Two threads meet at a barrier every decode step, so on a busy
+ * 2-core machine each step waits until both get a core: measured 30 tok/s with two threads against
+ * 596 with one (stories260K, llama-server, 900 tokens, two other processes spinning). Tests check
+ * behaviour, not speed; the bench measures threads.
+ */
+export const TEST_LLAMA_THREADS = 1;
+
 /** The fixture model on a llama.cpp engine; `auto`, as the worker does by default: llama-server when built. */
 export async function loadFixtureEngine(sequences = 2, contextSize = 1024, runtime: LlamaRuntime = "auto"): Promise<LlmEngine> {
-  const settings = { modelPath: FIXTURE_MODEL, threads: 2, sequences, contextSize, gpu: false as const };
+  const settings = { modelPath: FIXTURE_MODEL, threads: TEST_LLAMA_THREADS, sequences, contextSize, gpu: false as const };
   return (await loadLlamaEngine({ ...settings, runtime, serverBinary: LLAMA_SERVER_BINARY, logger: testLogger("llama") })).engine;
 }
 

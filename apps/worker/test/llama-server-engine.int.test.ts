@@ -7,7 +7,7 @@ import { LlamaServerProcess, type LlamaServerSettings } from "../src/engines/llm
 import { describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { childrenOf, isAlive, waitUntilGone } from "../../../test-support/process-tree.js";
-import { LLAMA_SERVER_BINARY } from "../../../test-support/worker.js";
+import { LLAMA_SERVER_BINARY, TEST_LLAMA_THREADS } from "../../../test-support/worker.js";
 
 /**
  * The worker's llama-server as a process: counted prompts match what it reads, it comes back after
@@ -18,7 +18,7 @@ const describeWithServer = LLAMA_SERVER_BINARY ? describe : describe.skip;
 const settings = (): LlamaServerSettings => ({
   binary: LLAMA_SERVER_BINARY ?? "",
   modelPath: FIXTURE_MODEL,
-  threads: 2,
+  threads: TEST_LLAMA_THREADS,
   slots: 2,
   contextPerSlot: 1024,
   gpu: false,

@@ -108,10 +108,9 @@ async function measure(ctx: BenchContext, model: string, llamaServer: string | n
       },
     };
     if (server) {
-      sides.llama = (r) => {
-        const q = request("l", r);
-        return chat(server.url, {}, { messages: turnsOf(q), max_tokens: q.maxTokens, ...SAMPLING, seed: SEED, cache_prompt: true }, true);
-      };
+      const llamaBody = (q: InferenceRequest) => ({ messages: turnsOf(q), max_tokens: q.maxTokens, ...SAMPLING, seed: SEED, cache_prompt: true });
+      sides.llama = (r) => chat(server.url, {}, llamaBody(request("l", r)), true);
+      sides.llamaWhole = (r) => chat(server.url, {}, llamaBody(request("lw", r)), false);
     }
     // One unrecorded round warms every side; then the order rotates each round.
     return rotate(1, sides).then(() => rotate(ctx.options.rounds * 2, sides));
@@ -147,6 +146,16 @@ export const openAiRows: RowGroup = {
           2,
         );
         rows.push(row("openai: streamed chat, time to the first content delta vs llama-server streaming", ttft, anchorTtft, ratioAtMost(1.2), [method]));
+        // What a per-token stream costs llama-server itself, in the same run: the reference for the service's own ratio below.
+        rows.push(
+          row(
+            "openai: llama-server's own streamed chat, tok/s vs not streamed",
+            figure("llama-server's /v1/chat/completions streamed: completion tokens / time to the last chunk", timings.llama.map(rate), "tok/s"),
+            figure("llama-server's /v1/chat/completions whole", (timings.llamaWhole ?? []).map(rate), "tok/s"),
+            null,
+            [method, "no target: the reference for the service's streamed/whole ratio"],
+          ),
+        );
       } else {
         log(`  openai: llama-server row ${"skipped" in anchor ? anchor.skipped : ""}`);
       }
