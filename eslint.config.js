@@ -2,6 +2,7 @@
 import js from "@eslint/js";
 import { defineConfig, globalIgnores } from "eslint/config";
 import globals from "globals";
+import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 export default defineConfig(
@@ -29,6 +30,7 @@ export default defineConfig(
       "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_" }],
     },
   },
+  ...dependencyRules(),
   {
     // The playground's ES modules, which the gateway serves to browsers as they are.
     files: ["apps/gateway/public/**/*.js"],
@@ -41,3 +43,21 @@ export default defineConfig(
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
 );
+
+/**
+ * Each workspace imports only what its own package.json declares (its image installs just that);
+ * its tests may also use the root's devDependencies (jest, supertest...). Code outside the workspaces
+ * (test-support, examples' and deploy's tests, tools) is dev tooling: the root's.
+ */
+function dependencyRules() {
+  const workspaces = ["apps/cli", "apps/gateway", "apps/worker", "packages/client", "packages/contracts", "packages/platform", "bench"];
+  const tests = ["**/test/**", "**/*.test.ts", "**/*.test-helpers.ts", "**/*.contract.ts"];
+  const rule = (packageDir, devDependencies) => ({ "import-x/no-extraneous-dependencies": ["error", { packageDir, devDependencies }] });
+  return [
+    { files: ["**/*.ts"], plugins: { "import-x": importX }, rules: rule([import.meta.dirname], true) },
+    ...workspaces.flatMap((dir) => [
+      { files: [`${dir}/**/*.ts`], ignores: tests, rules: rule([`${import.meta.dirname}/${dir}`], false) },
+      { files: tests.map((glob) => `${dir}/${glob}`), rules: rule([`${import.meta.dirname}/${dir}`, import.meta.dirname], true) },
+    ]),
+  ];
+}
