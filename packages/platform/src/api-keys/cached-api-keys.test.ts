@@ -11,14 +11,14 @@ function fakeStore(keys: Record<string, ApiKeyRecord>) {
 
 describe("CachedApiKeys", () => {
   it("when a key is found, then it is served from memory until its time is up, then looked up again", async () => {
-    let now = 0;
+    let now = 5000;
     const { store, lookups } = fakeStore({ ck_a: record("a") });
     const cache = new CachedApiKeys(store, 1000, 10, () => now);
     await cache.findBySecret("ck_a");
-    now = 999;
+    now = 5999;
     expect((await cache.findBySecret("ck_a"))?.id).toBe("a");
     expect(lookups).toEqual(["ck_a"]);
-    now = 1000;
+    now = 6001;
     await cache.findBySecret("ck_a");
     expect(lookups).toEqual(["ck_a", "ck_a"]);
   });
@@ -32,6 +32,14 @@ describe("CachedApiKeys", () => {
     expect(cache.findBySecret("ck_a")).toEqual(record("a"));
   });
 
+  it("when one uncached key is asked for by many requests at once, then the store is read once for all of them", async () => {
+    const { store, lookups } = fakeStore({ ck_a: record("a") });
+    const cache = new CachedApiKeys(store, 1000);
+    const found = await Promise.all([1, 2, 3].map(async () => cache.findBySecret("ck_a")));
+    expect(found.map((r) => r?.id)).toEqual(["a", "a", "a"]);
+    expect(lookups).toEqual(["ck_a"]);
+  });
+
   it("when a key is unknown, then it is not remembered", async () => {
     const { store, lookups } = fakeStore({});
     const cache = new CachedApiKeys(store, 1000);
@@ -40,7 +48,7 @@ describe("CachedApiKeys", () => {
     expect(lookups).toEqual(["ck_x", "ck_x"]);
   });
 
-  it("when the map is full, then the oldest entry makes room", async () => {
+  it("when the map is full, then the least recently used entry makes room", async () => {
     const { store, lookups } = fakeStore({ ck_a: record("a"), ck_b: record("b"), ck_c: record("c") });
     const cache = new CachedApiKeys(store, 60_000, 2);
     for (const secret of ["ck_a", "ck_b", "ck_c", "ck_c", "ck_a"]) await cache.findBySecret(secret);

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { ApiKeyRecord, ApiKeyStore } from "./api-key-store.js";
 
 export interface ApiKeyLookup {
@@ -10,37 +11,40 @@ export interface ApiKeyLookup {
 /**
  * Remembers found keys in this process for `ttlMs`, saving a Redis round trip and a hash on most
  * requests. A revocation therefore takes effect within `ttlMs` everywhere. Unknown keys are not
- * remembered, so random guesses cannot fill the memory; the map is bounded as well.
+ * remembered, so random guesses cannot fill the memory; at most `maxEntries` are, the least recently
+ * used going first. Concurrent lookups of one key that is not cached share one Redis read (a burst of
+ * requests with a new key, or just after its entry expired).
  */
 export class CachedApiKeys implements ApiKeyLookup {
-  private readonly entries = new Map<string, { record: ApiKeyRecord; expiresAt: number }>();
+  private readonly entries: LRUCache<string, ApiKeyRecord> | null;
 
   constructor(
     private readonly store: ApiKeyStore,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    ttlMs: number,
+    maxEntries = 10_000,
+    now: () => number = Date.now,
+  ) {
+    this.entries =
+      ttlMs > 0
+        ? new LRUCache<string, ApiKeyRecord>({
+            max: maxEntries,
+            ttl: ttlMs,
+            perf: { now },
+            ttlResolution: 0, // read the clock on each check: a revocation's ttlMs is the bound, not ttlMs plus a cached tick
+            // A key not found is undefined: lru-cache then keeps nothing.
+            fetchMethod: async (secret) => (await store.findBySecret(secret)) ?? undefined,
+          })
+        : null;
+  }
 
   findBySecret(secret: string): ApiKeyRecord | Promise<ApiKeyRecord | null> {
-    if (this.ttlMs <= 0) return this.store.findBySecret(secret);
-    const cached = this.entries.get(secret);
-    if (cached && cached.expiresAt > this.now()) return cached.record;
-    return this.lookUpAndRemember(secret);
+    if (!this.entries) return this.store.findBySecret(secret);
+    return this.entries.get(secret) ?? this.entries.fetch(secret).then((record) => record ?? null);
   }
 
   forget(keyId: string): void {
+    if (!this.entries) return;
     // A scan of at most maxEntries, on an operator's revocation only.
-    for (const [secret, { record }] of this.entries) if (record.id === keyId) this.entries.delete(secret);
-  }
-
-  private async lookUpAndRemember(secret: string): Promise<ApiKeyRecord | null> {
-    const record = await this.store.findBySecret(secret);
-    this.entries.delete(secret);
-    if (record) {
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(secret, { record, expiresAt: this.now() + this.ttlMs });
-    }
-    return record;
+    for (const [secret, record] of this.entries.entries()) if (record.id === keyId) this.entries.delete(secret);
   }
 }
