@@ -1,7 +1,7 @@
 import { CANCELLED_ERROR, QUEUES } from "@chorus/contracts";
 import type { JobOutcome, WorkerMetrics } from "@chorus/platform";
 import type { Job, Worker } from "bullmq";
-import { isFinalFailure } from "./worker.js";
+import { isFinalFailure } from "./processors/final-failure.js";
 import { failedWebhookOutcome, type WebhookOutcome } from "./webhooks/deliver-webhook.processor.js";
 import type { GenerationResult } from "./processors/generate-text.processor.js";
 

@@ -1,6 +1,7 @@
 import { CANCELLED_ERROR, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
 import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { Worker } from "bullmq";
+import { isFinalFailure } from "./processors/final-failure.js";
 import { failureMessage } from "./records/failure-message.js";
 import { retryFinalWrite } from "./records/retry-final-write.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
@@ -19,11 +20,6 @@ export interface WorkerDeps extends GenerateTextDeps {
   speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
   /** Null or absent where this worker delivers no webhooks (no WEBHOOK_SECRET). */
   webhooks?: Pick<WebhookWorkerDeps, "sender" | "concurrency"> | null;
-}
-
-/** A job that will not be tried again has failed for good: record the reason for the client. */
-export function isFinalFailure(job: Job, error: Error): boolean {
-  return error instanceof UnrecoverableError || error.name === "UnrecoverableError" || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
 function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | null {

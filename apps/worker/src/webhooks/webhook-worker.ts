@@ -1,7 +1,7 @@
 import { QUEUES, type DeliverWebhookJob } from "@chorus/contracts";
 import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
 import { Worker } from "bullmq";
-import { isFinalFailure } from "../worker.js";
+import { isFinalFailure } from "../processors/final-failure.js";
 import { deliverWebhookProcessor, failedWebhookOutcome } from "./deliver-webhook.processor.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
