@@ -1,12 +1,11 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import { ApiKeyUsage, createWorkerRedis, redisKeys, SpeechAudioStore, StatusStore, type RedisTarget } from "@chorus/platform";
+import { ApiKeyUsage, createWorkerRedis, JobTimeStats, redisKeys, SpeechAudioStore, StatusStore, type RedisTarget } from "@chorus/platform";
 import type { Worker } from "bullmq";
 import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
 import { loadLlamaEngine, type LlamaRuntime } from "../apps/worker/src/engines/llm/llama-engine.factory.js";
 import { findLlamaServer } from "../apps/worker/src/engines/llm/llama-server.build.js";
 import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
 import { listenForCancellations } from "../apps/worker/src/cancellation-listener.js";
-import { JobTimeStats } from "../apps/worker/src/progress/job-time-stats.js";
 import { WorkerPresence } from "../apps/worker/src/worker-presence.js";
 import { ReplyLengthStats } from "../apps/worker/src/progress/reply-length-stats.js";
 import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";

@@ -1,4 +1,5 @@
 import type { StatusRecord } from "@chorus/contracts";
+import { JobTimeStats, workerSlotsEntry } from "@chorus/platform";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
@@ -23,8 +24,9 @@ describe("a job waiting in the queue (no worker running)", () => {
 
     // Two live workers with 2 slots in all, jobs taking 2 s on average: the third job starts in the
     // second round, so it is done in ceil(3 / 2) * 2 = 4 s.
-    await gw.deps.redis.hset(gw.deps.keys.textJobStats(), "avgJobSeconds", "2");
-    await gw.deps.redis.hset(gw.deps.keys.workerSlots(), "w1", `1:${Date.now() + 60_000}`, "w2", `1:${Date.now() + 60_000}`, "dead", `8:${Date.now() - 1}`);
+    await new JobTimeStats(gw.deps.redis, gw.deps.keys.textJobStats()).record(2);
+    const [live, gone] = [Date.now() + 60_000, Date.now() - 1];
+    await gw.deps.redis.hset(gw.deps.keys.workerSlots(), "w1", workerSlotsEntry(1, live), "w2", workerSlotsEntry(1, live), "dead", workerSlotsEntry(8, gone));
     expect(await status(ids[2]!)).toEqual({ status: "processing", progress: 0, queuePosition: 2, estimatedTimeRemaining: 4 });
 
     // A cancelled waiting job leaves the queue: the jobs behind it move up.

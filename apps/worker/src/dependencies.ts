@@ -1,11 +1,10 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import { ApiKeyUsage, createWebhookQueue, createWorkerRedis, redisKeys, redisTargetOf, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
+import { ApiKeyUsage, createWebhookQueue, createWorkerRedis, JobTimeStats, redisKeys, redisTargetOf, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import { spokenReplyTtlSeconds, type WorkerConfig } from "./config.js";
 import { loadModelsConfigFile, modelsConfigFromEnv } from "./models/load-models-config.js";
 import { createModelRegistry } from "./models/model-registry.js";
-import { JobTimeStats } from "./progress/job-time-stats.js";
 import { ReplyLengthStats } from "./progress/reply-length-stats.js";
 import { speechEngineConfig } from "./engines/tts/speech-engine.config.js";
 import { createSpeechEngine } from "./engines/tts/speech-engine.factory.js";

@@ -20,5 +20,5 @@ export * from "./webhooks/webhook-outbox.js";
 export * from "./usage/api-key-usage.js";
 export * from "./auth/secret-token.js";
 export * from "./redis/key-layout.js";
-export * from "./redis/worker-slots.js";
+export * from "./status/queue-stats.js";
 export { LAST_TURN, QUEUE_PLACE, type QueueJoin } from "./status/fair-turns.js";

@@ -1,5 +1,5 @@
 import { CANCELLED_ERROR, REPLY_DELTA_INTERVAL_MS, type GenerateTextJob, type ModelId } from "@chorus/contracts";
-import type { ApiKeyUsage, Logger, StatusStore } from "@chorus/platform";
+import type { ApiKeyUsage, JobTimeStats, Logger, StatusStore } from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
 import { buildChatTurns } from "../prompt/build-chat-turns.js";
@@ -8,7 +8,6 @@ import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
 import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-delta-publisher.js";
 import type { GenerationProgress } from "../engines/llm/llm-engine.js";
-import type { JobTimeStats } from "../progress/job-time-stats.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
 import { cleanPartialReply, cleanReply } from "../engines/llm/stop-sequences.js";
@@ -120,7 +119,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         await counted.catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
       }
       deps.replyLengths.record(model, result.tokens);
-      deps.jobTimes.record(processingTime);
+      void deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });
       return { tokens: result.tokens, processingTime, model, promptTokens, cachedTokens };
     } catch (error) {

@@ -1,3 +1,5 @@
+import { AVG_JOB_SECONDS, liveSlotsLua } from "./queue-stats.js";
+
 /**
  * Fair turns between API keys: the text queue's side of a request's life (join, start, leave) and
  * its place in line, in one module.
@@ -44,7 +46,7 @@ export const JOIN_QUEUE = `
 local cap = tonumber(ARGV[4])
 if cap > 0 then
   local held = tonumber(redis.call('HGET', KEYS[5], ARGV[3]) or '0')
-  if held >= cap then return {0, held, redis.call('HGET', KEYS[7], 'avgJobSeconds') or ''} end
+  if held >= cap then return {0, held, redis.call('HGET', KEYS[7], '${AVG_JOB_SECONDS}') or ''} end
 end
 local ticket = redis.call('INCR', KEYS[1])
 local serving = tonumber(redis.call('HGET', KEYS[4], 'serving') or '0')
@@ -95,13 +97,8 @@ end
 export const QUEUE_PLACE = `
 local ahead = redis.call('ZRANK', KEYS[1], ARGV[2])
 if not ahead then return {} end
-local average = redis.call('HGET', KEYS[2], 'avgJobSeconds') or ''
-local slots = 0
-local workers = redis.call('HGETALL', KEYS[3])
-for i = 2, #workers, 2 do
-  local concurrency, expires = string.match(workers[i], '^(%d+):(%d+)$')
-  if concurrency and tonumber(expires) > tonumber(ARGV[1]) then slots = slots + tonumber(concurrency) end
-end
+local average = redis.call('HGET', KEYS[2], '${AVG_JOB_SECONDS}') or ''
+${liveSlotsLua(3, 1)}
 return {ahead, average, slots}
 `;
 
