@@ -26,6 +26,8 @@ export interface OpenAiCompatibleLlmEngineOptions {
   /** The upstream model's context window in tokens (default 8192); used to trim long conversations. */
   contextTokens?: number;
   fetch?: typeof fetch;
+  /** Waits between attempts, ended early by the job's signal (default: a timer; tests pass their own). */
+  waitBeforeRetry?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 }
 
 /** `.../v1` gets `/chat/completions` appended; anything else gets `/v1/chat/completions`. */
@@ -74,6 +76,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   private readonly maxRetries: number;
   private readonly retryPolicy: { baseDelayMs: number; maxDelayMs: number };
   private readonly fetch: typeof fetch;
+  private readonly waitBeforeRetry: (ms: number, signal: AbortSignal) => Promise<unknown>;
   private closed = false;
 
   constructor(private readonly options: OpenAiCompatibleLlmEngineOptions) {
@@ -82,6 +85,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     this.maxRetries = options.maxRetries ?? 2;
     this.retryPolicy = { baseDelayMs: options.retryBaseDelayMs ?? 500, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.waitBeforeRetry = options.waitBeforeRetry ?? ((ms, signal) => sleep(ms, undefined, { signal }));
   }
 
   /** About four characters a token for English text, and a few tokens of template around each turn. */
@@ -103,7 +107,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
           throw withContext(error, attempt + 1, streamed.tokens);
         }
         const delayMs = retryDelayMs(attempt, error.retryAfterMs, this.retryPolicy);
-        await sleep(delayMs, undefined, { signal: input.signal }).catch(() => {
+        await this.waitBeforeRetry(delayMs, input.signal).catch(() => {
           throw input.signal.reason;
         });
       }

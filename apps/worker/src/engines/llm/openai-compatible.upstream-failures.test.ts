@@ -162,18 +162,17 @@ describe("OpenAiCompatibleLlmEngine upstream failures", () => {
     server.enqueue({ kind: "status", status: 503, body: "later", headers: { "retry-after": "60" } });
     const controller = new AbortController();
     const reason = new Error("job cancelled");
-    let answered: () => void = () => undefined;
-    const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
-    const fetchAndTell: typeof fetch = async (url, init) => {
-      const response = await fetch(url, init);
-      answered();
-      return response;
+    // The engine's wait between attempts, seen by the test: it starts, then only the signal ends it.
+    let waiting: (ms: number) => void = () => undefined;
+    const waitStarted = new Promise<number>((resolve) => (waiting = resolve));
+    const waitBeforeRetry = (ms: number, signal: AbortSignal) => {
+      waiting(ms);
+      return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error)));
     };
-    const engine = makeEngine({ maxRetryDelayMs: 60_000, fetch: fetchAndTell });
+    const engine = makeEngine({ maxRetryDelayMs: 60_000, waitBeforeRetry });
     const turns = [{ role: "user" as const, content: "wait for me" }];
     const outcome = engine.generate(input({ turns, signal: controller.signal }));
-    await firstAnswer;
-    await new Promise((resolve) => setTimeout(resolve, 20)); // let it reach the 60 s wait
+    expect(await waitStarted).toBe(60_000); // Retry-After's 60 s, within maxRetryDelayMs
     controller.abort(reason);
     await expect(outcome).rejects.toBe(reason);
     expect(server.requests.filter((r) => r.body.messages?.[0]?.content === "wait for me")).toHaveLength(1);
