@@ -14,10 +14,19 @@ function skippedWithReasons(results) {
   return [...new Set(names.filter((name) => SAYS_WHY.test(name)))];
 }
 
+// CI sets it: a test skipped there (no llama-server, no fixture model) is a test that did not run,
+// not a pass. A developer's machine without a compiler may skip the llama-server tests and stay green.
+const FAIL_ON_SKIPPED = process.env.FAIL_ON_SKIPPED_TESTS === "1";
+
 class LastLineSummaryReporter extends SummaryReporter {
   async onRunComplete(contexts, results) {
     await super.onRunComplete(contexts, results);
-    for (const name of skippedWithReasons(results)) process.stdout.write(`skipped: ${name}\n`);
+    const withReasons = skippedWithReasons(results);
+    for (const name of withReasons) process.stdout.write(`skipped: ${name}\n`);
+    if (FAIL_ON_SKIPPED && withReasons.length > 0) {
+      process.stdout.write(`\nFAIL_ON_SKIPPED_TESTS=1: ${withReasons.length} test(s) skipped, each named above with its reason\n`);
+      process.exitCode = 1; // jest leaves a successful run's exit code alone
+    }
     const { numPassedTests: passed, numFailedTests: failed, numPendingTests: skipped, numTodoTests: todo } = results;
     process.stdout.write(`\njest: ${passed} passed, ${failed} failed, ${skipped + todo} skipped\n`);
   }
