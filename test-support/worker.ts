@@ -10,6 +10,12 @@ import { WorkerPresence } from "../apps/worker/src/worker-presence.js";
 import { ReplyLengthStats } from "../apps/worker/src/progress/reply-length-stats.js";
 import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";
 import { FIXTURE_MODEL } from "./fixtures.js";
+
+// The worker's parts that gateway tests wire in come through here: the gateway's own code and tests
+// never import the worker's sources.
+export type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
+export { EspeakSpeechEngine } from "../apps/worker/src/engines/tts/espeak.speech-engine.js";
+export { synthesizeSpeechProcessor } from "../apps/worker/src/processors/synthesize-speech.processor.js";
 import { testLogger } from "./logger.js";
 import { TEST_REDIS } from "./redis.js";
 

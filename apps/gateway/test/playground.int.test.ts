@@ -1,12 +1,10 @@
 import type { Page } from "playwright-core";
 import request from "supertest";
-import { EspeakSpeechEngine } from "../../worker/src/engines/tts/espeak.speech-engine.js";
-import type { LlmEngine } from "../../worker/src/engines/llm/llm-engine.js";
 import { startBrowserOnGateway, watchedPage, type BrowserOnGateway, type WatchedPage } from "../../../test-support/browser.js";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
-import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { EspeakSpeechEngine, type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 /** What the tests read in the browser (their type-check has no DOM library: the evaluated functions run in the page). */
 interface MediaElement {

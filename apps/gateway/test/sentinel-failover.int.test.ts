@@ -4,12 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import request from "supertest";
-import { freePort, startPrivateRedis, type PrivateRedis } from "../../cli/src/local/redis-server.js";
+import { freePort, startPrivateRedis, type PrivateRedis } from "../../../test-support/private-redis.js";
 import { sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { waitUntilGone } from "../../../test-support/process-tree.js";
-import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
-import type { LlmEngine } from "../../worker/src/engines/llm/llm-engine.js";
+import { type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 /**
  * A master, two replicas and three sentinels, all private. Two replicas, not one: with

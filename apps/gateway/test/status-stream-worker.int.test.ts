@@ -2,12 +2,11 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { StatusRecord } from "@chorus/contracts";
 import request from "supertest";
-import type { LlmEngine } from "../../worker/src/engines/llm/llm-engine.js";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { openStatusStream, type StatusStreamClient } from "../../../test-support/sse.js";
-import { describeEachLlamaRuntime, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { describeEachLlamaRuntime, type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 /** Status streams of jobs the real worker runs on the fixture model: queued, generating, completed. */
 describeWithModel("status stream with the real worker (stories260K-chatml)", () =>
