@@ -133,13 +133,12 @@ async function workerPort(i: number): Promise<number> {
 
 const threads = llamaThreads();
 /** A worker started while llama-server builds says so instead of telling the user to build it (LLAMA_SERVER_BUILDING). */
-let llamaServerBuilding = llamaServerBuild !== undefined;
-const startWorker = (i: number, port: number) =>
+const startWorker = (i: number, port: number, llamaServerBuilding: boolean) =>
   startChild("worker", `worker ${i + 1}`, { ...env, LLM_THREADS: threads, WORKER_HTTP_PORT: String(port), ...(llamaServerBuilding ? { LLAMA_SERVER_BUILDING: "1" } : {}) });
 const workerChildren: { child: Child; port: number }[] = [];
 for (let i = 0; i < workers; i++) {
   const port = await workerPort(i);
-  workerChildren.push({ child: startWorker(i, port), port });
+  workerChildren.push({ child: startWorker(i, port, llamaServerBuild !== undefined), port });
 }
 const gatewayChildren: Child[] = [];
 for (let i = 0; i < gateways; i++) gatewayChildren.push(startChild("gateway", `gateway ${i + 1}`, { ...env, PORT: String(basePort + i) }));
@@ -226,9 +225,7 @@ if (readiness.ready && !stopping) {
  * taking jobs, and what waits meanwhile stays queued.
  */
 async function restartWorkersOntoLlamaServer(build: BackgroundBuild): Promise<void> {
-  const built = await build.built;
-  llamaServerBuilding = false;
-  if (!built) {
+  if (!(await build.built)) {
     if (!stopping) say("llama-server was not built (see [llama:build] above): the workers go on with node-llama-cpp's prebuilt binary");
     return;
   }
@@ -238,7 +235,7 @@ async function restartWorkersOntoLlamaServer(build: BackgroundBuild): Promise<vo
     restarting.add(child);
     await stopChildren([child], 35_000);
     if (stopping) return;
-    const next = { child: startWorker(i, port), port };
+    const next = { child: startWorker(i, port, false), port };
     workerChildren[i] = next;
     stopServiceWhenExits(next.child);
     if ((await waitUntilReady([workerProbe(next)], instanceId, say)).ready) say(`${next.child.label} runs llama-server`);
