@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../src/local/redis-server.js";
-import { defaultRequest, FIXTURE_MODEL, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 import { runInOwnGroup, START_SCRIPT, waitForText, type RunningCommand } from "../../../test-support/local-service.js";
-import { isAlive } from "../../../test-support/process-tree.js";
+import { isAlive, waitUntilGone } from "../../../test-support/process-tree.js";
 import { standInToolsPath } from "../../../test-support/stand-in-tools.js";
 import { LLAMA_SERVER_BINARY } from "../../../test-support/worker.js";
 
@@ -138,8 +138,7 @@ describeWithServer("npm start before llama-server is built for this machine", ()
     const compiler = compilerPid();
     process.kill(-service.run.child.pid!, "SIGINT"); // a terminal's Ctrl-C reaches the whole group
     expect(await service.run.exited).toBe(0);
-    for (let i = 0; i < 100 && isAlive(compiler); i++) await sleep(100); // a hang guard, not a timing
-    expect(isAlive(compiler)).toBe(false);
+    expect(await waitUntilGone(compiler)).toBe(true);
     // No lock, no scratch folder, no llama-server entry.
     expect(readdirSync(join(dir, "llama-builds")).filter((entry) => entry.startsWith(".") || entry.endsWith("-server"))).toEqual([]);
   }, 120_000);
