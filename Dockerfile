@@ -16,6 +16,7 @@ COPY tools/empty-package/package.json tools/empty-package/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/platform/package.json packages/platform/
 COPY packages/client/package.json packages/client/
+COPY packages/local-runtime/package.json packages/local-runtime/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
 COPY apps/cli/package.json apps/cli/
@@ -73,15 +74,15 @@ COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/platform/dist packages/platform/dist
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
 # The playground (GET /): its page as written, the SDK's browser build it talks to the API with,
-# and the worker's character data files it shows.
+# and the characters' data files it shows.
 COPY --from=build /app/apps/gateway/public apps/gateway/public
 COPY --from=build /app/packages/client/dist packages/client/dist
-COPY --from=build /app/apps/worker/characters apps/worker/characters
+COPY --from=build /app/packages/contracts/characters packages/contracts/characters
 # For `docker compose exec gateway node apps/cli/dist/keys.js create --name NAME`.
 COPY --from=build /app/apps/cli/dist apps/cli/dist
 ENV PORT=3000 HOST=0.0.0.0
 EXPOSE 3000
-# Node flags as in apps/cli/src/local/app-command.ts (deploy/test keeps the two in step).
+# Node flags as in packages/local-runtime/src/app-command.ts (deploy/test keeps the two in step).
 CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/main.js"]
 
 FROM runtime AS worker
@@ -95,9 +96,9 @@ COPY --from=worker-deps /app/ ./
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/platform/dist packages/platform/dist
 COPY --from=build /app/apps/worker/dist apps/worker/dist
-# The character catalog is read from ../../characters/ relative to apps/worker/dist/characters/.
-COPY --from=build /app/apps/worker/characters apps/worker/characters
-# UV_THREADPOOL_SIZE as in apps/cli/src/local/app-command.ts (APP_ENV: llama.cpp's threads stay warm).
+# The character catalog: CHARACTERS_DIR in @chorus/contracts, beside its dist/.
+COPY --from=build /app/packages/contracts/characters packages/contracts/characters
+# UV_THREADPOOL_SIZE as in packages/local-runtime/src/app-command.ts (APP_ENV: llama.cpp's threads stay warm).
 ENV MODELS_DIR=/home/node/.cache/chorus/models WORKER_HTTP_HOST=0.0.0.0 WORKER_HTTP_PORT=9100 UV_THREADPOOL_SIZE=1 \
     LLAMA_SERVER_BIN=/usr/local/bin/llama-server
 EXPOSE 9100

@@ -5,6 +5,9 @@ import globals from "globals";
 import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
+/** The npm workspaces (package.json), each with its own dependencies. */
+const WORKSPACES = ["apps/cli", "apps/gateway", "apps/worker", "packages/client", "packages/contracts", "packages/local-runtime", "packages/platform", "bench"];
+
 export default defineConfig(
   globalIgnores(["**/dist/", "**/node_modules/", "bench-results/", "coverage/", ".cache/"]),
   js.configs.recommended,
@@ -63,12 +66,11 @@ export default defineConfig(
  * (test-support, examples' and deploy's tests, tools) is dev tooling: the root's.
  */
 function dependencyRules() {
-  const workspaces = ["apps/cli", "apps/gateway", "apps/worker", "packages/client", "packages/contracts", "packages/platform", "bench"];
   const tests = ["**/test/**", "**/*.test.ts", "**/*.test-helpers.ts", "**/*.contract.ts"];
   const rule = (packageDir, devDependencies) => ({ "import-x/no-extraneous-dependencies": ["error", { packageDir, devDependencies }] });
   return [
     { files: ["**/*.ts"], plugins: { "import-x": importX }, rules: rule([import.meta.dirname], true) },
-    ...workspaces.flatMap((dir) => [
+    ...WORKSPACES.flatMap((dir) => [
       { files: [`${dir}/**/*.ts`], ignores: tests, rules: rule([`${import.meta.dirname}/${dir}`], false) },
       { files: tests.map((glob) => `${dir}/${glob}`), rules: rule([`${import.meta.dirname}/${dir}`, import.meta.dirname], true) },
     ]),
@@ -76,30 +78,19 @@ function dependencyRules() {
 }
 
 /**
- * A workspace's code and tests never reach into another workspace's files by relative path (its
- * src/ or dist/): they import its package by name, or, for tests, test-support. Listed workspaces
- * hold that today; the others are still being moved (issue 27).
+ * No code reaches into another workspace's files by relative path (its src/ or dist/): it imports the
+ * package by name (its package.json `exports` say what it offers), or, for a workspace's tests, goes
+ * through test-support. Holds for the workspaces and for the code between them (test-support, the
+ * deployment and example tests).
  */
 function workspaceBoundaries() {
-  const names = ["cli", "gateway", "worker", "contracts", "platform", "client", "bench"];
-  const holding = ["apps/gateway", "packages/contracts", "packages/platform"];
-  return holding.map((dir) => {
-    const others = names.filter((name) => !dir.endsWith(`/${name}`)).join("|");
-    return {
-      files: [`${dir}/**/*.ts`],
-      rules: {
-        "no-restricted-imports": [
-          "error",
-          {
-            patterns: [
-              {
-                regex: `^(\\.\\./)+(apps/|packages/)?(${others})/(src|dist|test)/`,
-                message: "Another workspace's files: import its package by name, or (tests) go through test-support.",
-              },
-            ],
-          },
-        ],
-      },
-    };
+  const names = ["cli", "gateway", "worker", "contracts", "platform", "client", "local-runtime", "bench"];
+  const message = "Another workspace's files: import its package by name, or (tests) go through test-support.";
+  const restrict = (regex) => ({ "no-restricted-imports": ["error", { patterns: [{ regex, message }] }] });
+  const inWorkspaces = WORKSPACES.map((dir) => {
+    const others = names.filter((name) => !dir.endsWith(`/${name}`) && dir !== name).join("|");
+    return { files: [`${dir}/**/*.ts`], rules: restrict(`^(\\.\\./)+(apps/|packages/)?(${others})/`) };
   });
+  const between = { files: ["test-support/**/*.ts", "deploy/**/*.ts", "examples/**/*.ts"], rules: restrict("^(\\.\\./)+(apps|packages|bench)/") };
+  return [...inWorkspaces, between];
 }

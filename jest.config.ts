@@ -10,7 +10,10 @@ const shared = {
   // Sources import siblings as `./x.js` (NodeNext); map those to the .ts files.
   moduleNameMapper: {
     "^(\\.{1,2}/.*)\\.js$": "$1",
-    "^@chorus/(contracts|platform|client)$": "<rootDir>/packages/$1/src/index.ts",
+    // Workspace packages by name, to their sources (each package.json's `exports`, with src/ for dist/).
+    "^@chorus/(contracts|platform|client|local-runtime)$": "<rootDir>/packages/$1/src/index.ts",
+    "^@chorus/(gateway|worker)$": "<rootDir>/apps/$1/src/index.ts",
+    "^@chorus/(gateway|worker)/(llm|speech|middleware)$": "<rootDir>/apps/$1/src/exports/$2.ts",
   },
   testEnvironment: "node",
   modulePathIgnorePatterns: ["<rootDir>/.*/dist/"],

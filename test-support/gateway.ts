@@ -1,9 +1,7 @@
 import type { KeyLimits } from "@chorus/contracts";
 import { waitUntilReady, type Logger } from "@chorus/platform";
 import type { Express } from "express";
-import { buildApp, redisConnections, type GatewayDeps } from "../apps/gateway/src/app.js";
-import { loadGatewayConfig, type GatewayConfig } from "../apps/gateway/src/config.js";
-import { createGatewayDeps } from "../apps/gateway/src/dependencies.js";
+import { buildApp, createGatewayDeps, type GatewayConfig, type GatewayDeps, loadGatewayConfig, redisConnections } from "@chorus/gateway";
 import { testLogger } from "./logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_ENV } from "./redis.js";
 

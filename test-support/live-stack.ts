@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { WorkerDeps } from "../apps/worker/src/worker.js";
-import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
+import type { WorkerDeps } from "@chorus/worker";
+import type { LlmEngine } from "@chorus/worker/llm";
 import { startTestGateway, type TestGateway } from "./gateway.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "./worker.js";
 

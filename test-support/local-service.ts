@@ -1,11 +1,19 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { startChild, type RunningChild } from "@chorus/local-runtime";
 import { sleep } from "./fixtures.js";
+import { waitForOutput } from "./wait-for.js";
+
+export type { RunningChild } from "@chorus/local-runtime";
 
 export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const START_SCRIPT = fileURLToPath(new URL("../apps/cli/dist/start.js", import.meta.url));
-export const KEYS_SCRIPT = fileURLToPath(new URL("../apps/cli/dist/keys.js", import.meta.url));
+const resolve = createRequire(import.meta.url).resolve;
+/** `npm start`, `npm run keys` and `npm run migrate` without npm: the CLI package's compiled scripts. */
+export const START_SCRIPT = resolve("@chorus/cli/start");
+export const KEYS_SCRIPT = resolve("@chorus/cli/keys");
+export const MIGRATE_SCRIPT = resolve("@chorus/cli/migrate");
 
 /**
  * A worker that needs no model and no llama.cpp build (its engine is a server that is never asked),
@@ -26,27 +34,14 @@ export function quickServiceEnv(tmpDir: string, port: number): Record<string, st
   };
 }
 
-export interface RunningCommand {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Runs `command` in a process group of its own (as a terminal runs a foreground job), output captured. */
-export function runInOwnGroup(command: string, args: string[], env: Record<string, string>): RunningCommand {
-  const child = spawn(command, args, { cwd: REPO_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
+/** Runs `command` in a process group of its own (as a terminal runs a foreground job), output kept. */
+export function runInOwnGroup(command: string, args: string[], env: Record<string, string>): RunningChild {
+  return startChild(command, command, { args, env, cwd: REPO_ROOT, ownGroup: true });
 }
 
 /** Resolves once `pattern` shows in the output (bounded: a hang guard, not a timing). */
-export async function waitForText(run: RunningCommand, pattern: RegExp, timeoutMs = 90_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !pattern.test(run.output()); await sleep(100)) {
-    if (Date.now() > deadline || run.child.exitCode !== null) throw new Error(`never saw ${pattern} in:\n${run.output().slice(-3000)}`);
-  }
+export async function waitForText(run: RunningChild, pattern: RegExp, timeoutMs = 90_000): Promise<void> {
+  await waitForOutput(run, pattern, timeoutMs);
 }
 
 export interface TreeProcess {

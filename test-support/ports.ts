@@ -1,2 +1,2 @@
 /** A loopback port nothing listens on (bound, then released): connections to it are refused. */
-export { freePort as closedPort } from "../apps/cli/src/local/redis-server.js";
+export { freePort as closedPort } from "@chorus/local-runtime";

@@ -1,5 +1,4 @@
-import { EspeakSpeechEngine } from "../apps/worker/src/engines/tts/espeak.speech-engine.js";
-import type { SpeechEngine } from "../apps/worker/src/engines/tts/speech-engine.js";
+import { EspeakSpeechEngine, type SpeechEngine } from "@chorus/worker/speech";
 import { startTestGateway, type TestGateway } from "./gateway.js";
 import { uniquePrefix } from "./redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "./worker.js";

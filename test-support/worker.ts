@@ -1,21 +1,14 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
 import { ApiKeyUsage, createWorkerRedis, JobTimeStats, redisKeys, SpeechAudioStore, StatusStore, type RedisTarget } from "@chorus/platform";
 import type { Worker } from "bullmq";
-import { loadCharacterCatalog } from "../apps/worker/src/characters/character-catalog.js";
-import { loadLlamaEngine, type LlamaRuntime } from "../apps/worker/src/engines/llm/llama-engine.factory.js";
-import { findLlamaServer } from "../apps/worker/src/engines/llm/llama-server.build.js";
-import type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
-import { listenForCancellations } from "../apps/worker/src/cancellation-listener.js";
-import { WorkerPresence } from "../apps/worker/src/worker-presence.js";
-import { ReplyLengthStats } from "../apps/worker/src/progress/reply-length-stats.js";
-import { createWorkers, type WorkerDeps } from "../apps/worker/src/worker.js";
+import { findLlamaServer, type LlamaRuntime, type LlmEngine, loadCharacterCatalog, loadLlamaEngine } from "@chorus/worker/llm";
+import { createWorkers, listenForCancellations, ReplyLengthStats, type WorkerDeps, WorkerPresence } from "@chorus/worker";
 import { FIXTURE_MODEL } from "./fixtures.js";
 
 // The worker's parts that gateway tests wire in come through here: the gateway's own code and tests
 // never import the worker's sources.
-export type { LlmEngine } from "../apps/worker/src/engines/llm/llm-engine.js";
-export { EspeakSpeechEngine } from "../apps/worker/src/engines/tts/espeak.speech-engine.js";
-export { synthesizeSpeechProcessor } from "../apps/worker/src/processors/synthesize-speech.processor.js";
+export type { LlmEngine } from "@chorus/worker/llm";
+export { EspeakSpeechEngine, synthesizeSpeechProcessor } from "@chorus/worker/speech";
 import { testLogger } from "./logger.js";
 import { TEST_REDIS } from "./redis.js";
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "@jest/globals";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { parse as parseYaml } from "yaml";
-import { APP_ENV, APP_NODE_FLAGS, type AppName } from "../../apps/cli/src/local/app-command.js";
+import { APP_ENV, APP_NODE_FLAGS, type AppName } from "@chorus/local-runtime";
 
 // Static checks of the container deployment: no Docker engine needed. docker-compose.yml is read
 // the way compose reads it (YAML, then ${VAR} interpolation from .env) and checked against the
@@ -244,7 +244,7 @@ describe("Dockerfile", () => {
     expect(lines.filter((l) => /^USER\s/.test(l)).at(-1)).toBe("USER node");
     expect(lines).toContain("ENV NODE_ENV=production");
     const cmd = lines.filter((l) => /^CMD\s/.test(l)).at(-1)!;
-    // The app's Node flags as every other launcher passes them (apps/cli/src/local/app-command.ts).
+    // The app's Node flags as every other launcher passes them (APP_NODE_FLAGS in @chorus/local-runtime).
     expect(JSON.parse(cmd.slice(4))).toEqual(["node", ...APP_NODE_FLAGS[name], `apps/${name}/dist/main.js`]);
     for (const [variable, value] of Object.entries(APP_ENV[name as AppName])) expect(lines.join("\n")).toMatch(new RegExp(`^ENV .*\\b${variable}=${value}\\b`, "m"));
   });
@@ -269,13 +269,13 @@ describe("Dockerfile", () => {
     }
   });
 
-  it("when the images are assembled, then the worker keeps characters/ beside dist/ and the gateway carries the keys CLI and the playground's files", () => {
+  it("when the images are assembled, then both carry the characters beside contracts' dist/ and the gateway carries the keys CLI and the playground's files", () => {
     const dests = (target: string) =>
       chain(target)
         .flatMap(copies)
         .map((c) => c.dest);
-    expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "apps/worker/characters"]));
-    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist", "apps/gateway/public", "packages/client/dist", "apps/worker/characters"]));
+    expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "packages/contracts/characters"]));
+    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist", "apps/gateway/public", "packages/client/dist", "packages/contracts/characters"]));
   });
 
   it("when the build stage runs npm run build (tsc -b), then every project the root tsconfig references was copied", () => {

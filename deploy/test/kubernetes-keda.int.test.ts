@@ -5,7 +5,7 @@ import { ScaledObject, TriggerAuthentication } from "@kubernetes-models/keda/ked
 import { QueueKeys, Worker } from "bullmq";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { Secret } from "kubernetes-models/v1";
-import { loadWorkerConfig } from "../../apps/worker/src/config.js";
+import { loadWorkerConfig } from "@chorus/worker";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../test-support/redis.js";
 import { BASE_DIR, containerEnv, kustomize, objectsOf } from "./kubernetes-base.js";
 

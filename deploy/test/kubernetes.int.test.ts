@@ -6,8 +6,8 @@ import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Service, type IContainer } from "kubernetes-models/v1";
-import { GATEWAY_ENV, loadGatewayConfig } from "../../apps/gateway/src/config.js";
-import { loadWorkerConfig, WORKER_ENV } from "../../apps/worker/src/config.js";
+import { GATEWAY_ENV, loadGatewayConfig } from "@chorus/gateway";
+import { loadWorkerConfig, WORKER_ENV } from "@chorus/worker";
 import { BASE_DIR, bytes, containerEnv, cpuCores, kustomize, modelOf, objectsOf, read, ROOT, type BuiltObject } from "./kubernetes-base.js";
 
 // Static checks of the Kubernetes base: it builds with kubectl's kustomize, every object is valid

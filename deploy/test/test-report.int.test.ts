@@ -17,7 +17,7 @@ describe("the test report", () => {
     try {
       const log = join(dir, "log");
       const fd = openSync(log, "w");
-      const result = spawnSync(process.execPath, ["--experimental-vm-modules", "node_modules/jest/bin/jest.js", "apps/cli/src/local/app-command.test.ts"], {
+      const result = spawnSync(process.execPath, ["--experimental-vm-modules", "node_modules/jest/bin/jest.js", "packages/local-runtime/src/app-command.test.ts"], {
         cwd: ROOT,
         stdio: ["ignore", fd, fd],
         timeout: 50_000,

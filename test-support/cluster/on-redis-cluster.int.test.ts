@@ -1,7 +1,7 @@
 import { QUEUES } from "@chorus/contracts";
 import type { Cluster } from "ioredis";
 import request from "supertest";
-import { loadGatewayConfig } from "../../apps/gateway/src/config.js";
+import { loadGatewayConfig } from "@chorus/gateway";
 import { defaultRequest } from "../fixtures.js";
 import { startTestGateway, type TestGateway } from "../gateway.js";
 import { TEST_REDIS_ENV, uniquePrefix } from "../redis.js";

@@ -1,18 +1,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
-import { freePort, startPrivateRedis, type PrivateRedis } from "../src/local/redis-server.js";
+import { freePort, startChild, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest, describeWithModel, FIXTURE_MODEL, sleep } from "../../../test-support/fixtures.js";
-
-const START = fileURLToPath(new URL("../dist/start.js", import.meta.url));
+import { START_SCRIPT } from "../../../test-support/local-service.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /** `npm start -- --gateways G --workers W` as a real process tree on a private Redis. */
 async function startService(redisUrl: string, gateways: number, workers: number) {
   const port = await freePort();
-  const child = spawn(process.execPath, [START, "--gateways", String(gateways), "--workers", String(workers)], {
+  const child = startChild("npm start", process.execPath, {
+    args: [START_SCRIPT, "--gateways", String(gateways), "--workers", String(workers)],
     env: {
       PATH: process.env.PATH ?? "",
       REDIS_URL: redisUrl,
@@ -25,17 +24,13 @@ async function startService(redisUrl: string, gateways: number, workers: number)
       TTS_ENGINE: "none",
       WORKER_HTTP_PORT: "0",
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  for (const deadline = Date.now() + 60_000; (output.match(/gateway listening on/g) ?? []).length < gateways; await sleep(100)) {
-    if (Date.now() > deadline) throw new Error(`service did not start:\n${output}`);
-  }
+  await waitFor("every gateway listening", () => (child.output().match(/gateway listening on/g) ?? []).length >= gateways, {
+    timeoutMs: 60_000,
+    stopWhen: () => (child.process.exitCode !== null ? `npm start exited:\n${child.output()}` : undefined),
+  });
   const urls = Array.from({ length: gateways }, (_, i) => `http://127.0.0.1:${port + i}`);
-  return { urls, output: () => output, stop: async () => (child.kill("SIGTERM"), exited) };
+  return { urls, output: () => child.output(), stop: () => child.kill("SIGTERM") };
 }
 
 async function createKey(redisUrl: string, limits = {}): Promise<string> {
@@ -107,7 +102,7 @@ describeWithModel("the service as real processes on one private Redis", () => {
       await redis.stop();
       const during = await post(url, key, body);
       expect(during.status).toBe(503);
-      redis = await startPrivateRedis(["--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir], port);
+      redis = await startPrivateRedis(["--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir], { port });
 
       let after = await post(url, key, body);
       for (let i = 0; i < 50 && after.status !== 200; i++) {

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
-import { freePort, startPrivateRedis, type PrivateRedis } from "../src/local/redis-server.js";
+import { freePort, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
-import { runInOwnGroup, START_SCRIPT, waitForText, type RunningCommand } from "../../../test-support/local-service.js";
+import { runInOwnGroup, START_SCRIPT, waitForText, type RunningChild } from "../../../test-support/local-service.js";
 import { isAlive, waitUntilGone } from "../../../test-support/process-tree.js";
 import { standInToolsPath } from "../../../test-support/stand-in-tools.js";
 import { LLAMA_SERVER_BINARY } from "../../../test-support/worker.js";
@@ -33,7 +33,7 @@ mkdir -p "$2/bin" && cp "$REAL_LLAMA_SERVER" "$2/bin/llama-server"
 
 let dir: string;
 let redis: PrivateRedis;
-let run: RunningCommand | undefined;
+let run: RunningChild | undefined;
 const finish = () => join(dir, "finish");
 const compilerPid = () => Number(readFileSync(join(dir, "compiler.pid"), "utf8"));
 
@@ -43,7 +43,7 @@ function niceness(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 }
 
-async function startService(): Promise<{ url: string; run: RunningCommand }> {
+async function startService(): Promise<{ url: string; run: RunningChild }> {
   const port = await freePort();
   const env = {
     PATH: standInToolsPath(dir, { git: FAKE_GIT, cmake: FAKE_CMAKE }),
@@ -95,8 +95,8 @@ beforeEach(async () => {
   redis = await startPrivateRedis([]);
 });
 afterEach(async () => {
-  if (run && run.child.exitCode === null) {
-    process.kill(-run.child.pid!, "SIGTERM");
+  if (run && run.process.exitCode === null) {
+    process.kill(-run.process.pid!, "SIGTERM");
     await run.exited;
   }
   run = undefined;
@@ -136,7 +136,7 @@ describeWithServer("npm start before llama-server is built for this machine", ()
   it("when the service is stopped while llama-server builds, then the build's compilers stop too and nothing half-built is kept", async () => {
     const service = await startService();
     const compiler = compilerPid();
-    process.kill(-service.run.child.pid!, "SIGINT"); // a terminal's Ctrl-C reaches the whole group
+    process.kill(-service.run.process.pid!, "SIGINT"); // a terminal's Ctrl-C reaches the whole group
     expect(await service.run.exited).toBe(0);
     expect(await waitUntilGone(compiler)).toBe(true);
     // No lock, no scratch folder, no llama-server entry.

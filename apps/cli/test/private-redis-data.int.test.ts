@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../src/local/redis-server.js";
+import { freePort } from "@chorus/local-runtime";
 import { KEYS_SCRIPT, processTree, quickServiceEnv, runInOwnGroup, START_SCRIPT, survivors, waitForText, type TreeProcess } from "../../../test-support/local-service.js";
 
 /**
@@ -26,11 +26,11 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 async function start(args: string[], env: Record<string, string> = {}) {
   const run = runInOwnGroup(process.execPath, [START_SCRIPT, "--private-redis", ...args], { ...quickServiceEnv(dir, port), ...env });
   await waitForText(run, /\[start\] ready/);
-  started = processTree(run.child.pid!);
+  started = processTree(run.process.pid!);
   return {
     output: run.output,
     stop: async () => {
-      run.child.kill("SIGINT");
+      run.process.kill("SIGINT");
       expect(await run.exited).toBe(0);
     },
   };

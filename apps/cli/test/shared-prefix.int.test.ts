@@ -2,7 +2,7 @@ import { createWorkerRedis, redisKeys, workerSlotsEntry } from "@chorus/platform
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../src/local/redis-server.js";
+import { freePort } from "@chorus/local-runtime";
 import { quickServiceEnv, runInOwnGroup, START_SCRIPT, waitForText } from "../../../test-support/local-service.js";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 
@@ -46,7 +46,7 @@ describe("npm start on a Redis and key prefix that another deployment's workers 
       await waitForText(run, /\[start\] ready/);
       expect(run.output()).toContain(`joining 1 live worker(s) already on key prefix '${prefix}' (--share-prefix)`);
     } finally {
-      process.kill(-run.child.pid!, "SIGINT");
+      process.kill(-run.process.pid!, "SIGINT");
       await run.exited;
     }
   });

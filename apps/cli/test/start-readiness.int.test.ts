@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../src/local/redis-server.js";
+import { freePort } from "@chorus/local-runtime";
 import { quickServiceEnv, runInOwnGroup, START_SCRIPT, waitForText } from "../../../test-support/local-service.js";
 import { closedPort } from "../../../test-support/ports.js";
 
@@ -63,7 +63,7 @@ describe("npm start's addresses", () => {
       expect(run.output()).not.toMatch(/listening on http:\/\/(0\.0\.0\.0|\[::\])/);
       expect(run.output()).toContain(`[start] gateway listening on http://127.0.0.1:${port}\n`);
     } finally {
-      process.kill(-run.child.pid!, "SIGINT");
+      process.kill(-run.process.pid!, "SIGINT");
       await run.exited;
     }
   });

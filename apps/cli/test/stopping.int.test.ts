@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../src/local/redis-server.js";
+import { freePort } from "@chorus/local-runtime";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
-import { processTree, quickServiceEnv, runInOwnGroup, START_SCRIPT, survivors, waitForText, type RunningCommand, type TreeProcess } from "../../../test-support/local-service.js";
+import { processTree, quickServiceEnv, runInOwnGroup, START_SCRIPT, survivors, waitForText, type RunningChild, type TreeProcess } from "../../../test-support/local-service.js";
 
 /**
  * `npm start`, `npm run gateway` and `npm run worker` as a user runs them, stopped the ways a user
@@ -27,11 +27,11 @@ afterEach(async () => {
 const remember = (tree: TreeProcess[]) => (started = tree);
 
 /** `npm start` on a private Redis keeping its data in the test's directory; resolves once it says ready. */
-async function npmStart(): Promise<{ run: RunningCommand; tree: TreeProcess[] }> {
+async function npmStart(): Promise<{ run: RunningChild; tree: TreeProcess[] }> {
   const env = quickServiceEnv(dir, await freePort());
   const run = runInOwnGroup("npm", ["start", "--silent", "--", "--private-redis", "--redis-data", join(dir, "redis")], env);
   await waitForText(run, /\[start\] ready/);
-  const tree = remember(processTree(run.child.pid!));
+  const tree = remember(processTree(run.process.pid!));
   expect(tree.filter((p) => /^redis-server|apps\/gateway\/dist\/main|apps\/worker\/dist\/main/.test(p.command))).toHaveLength(3);
   return { run, tree };
 }
@@ -41,7 +41,7 @@ const noisy = (output: string) => output.split("\n").filter((line) => /ECONNREFU
 describe("npm start", () => {
   it("when Ctrl-C reaches its foreground group, then gateways, workers and the private Redis stop quietly and nothing is left", async () => {
     const { run, tree } = await npmStart();
-    process.kill(-run.child.pid!, "SIGINT");
+    process.kill(-run.process.pid!, "SIGINT");
     expect(await survivors(tree)).toEqual([]);
     expect(noisy(run.output())).toEqual([]);
     const stops = run
@@ -56,7 +56,7 @@ describe("npm start", () => {
 
   it("when the npm process is killed, then the signal reaches the launcher and nothing is left", async () => {
     const { run, tree } = await npmStart();
-    run.child.kill("SIGTERM");
+    run.process.kill("SIGTERM");
     expect(await survivors(tree)).toEqual([]);
     expect(noisy(run.output())).toEqual([]);
     expect(run.output().trimEnd().split("\n").at(-1)).toBe("[start] stopped");
@@ -76,9 +76,9 @@ describe.each(["gateway", "worker"])("npm run %s", (app) => {
     const env = { ...quickServiceEnv(dir, await freePort()), REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, LOG_FORMAT: "json" };
     const run = runInOwnGroup("npm", ["run", "--silent", app], env);
     await waitForText(run, app === "gateway" ? /gateway listening/ : /worker ready/);
-    const tree = remember(processTree(run.child.pid!));
+    const tree = remember(processTree(run.process.pid!));
     expect(tree.some((p) => p.command.includes(`apps/${app}/dist/main.js`))).toBe(true);
-    run.child.kill("SIGTERM");
+    run.process.kill("SIGTERM");
     expect(await survivors(tree)).toEqual([]);
   });
 });

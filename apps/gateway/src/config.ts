@@ -1,14 +1,9 @@
 import { DEFAULT_LIMITS } from "@chorus/contracts";
-import { COMMON_ENV, ConfigError, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
+import { COMMON_ENV, ConfigError, GATEWAY_LISTEN_ENV, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
 
 export const GATEWAY_ENV = {
   ...COMMON_ENV,
-  PORT: { type: "integer", default: 3000, minimum: 0, maximum: 65535, description: "port the gateway listens on" },
-  HOST: {
-    type: "string",
-    default: "127.0.0.1",
-    description: "address the gateway binds: 127.0.0.1 is this machine only; 0.0.0.0 every interface (the Docker image and the manifests set it)",
-  },
+  ...GATEWAY_LISTEN_ENV,
   HTTP_HEADERS_TIMEOUT_MS: {
     type: "integer",
     default: 10000,

@@ -4,7 +4,7 @@ import { QUEUES } from "@chorus/contracts";
 import { ApiKeyUsage, createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform";
 import { Queue, Worker } from "bullmq";
 import request from "supertest";
-import { startPrivateRedis, type PrivateRedis } from "../../../test-support/private-redis.js";
+import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { EspeakSpeechEngine, synthesizeSpeechProcessor } from "../../../test-support/worker.js";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";

@@ -1,7 +1,8 @@
 import { INSTANCE_HEADER } from "@chorus/platform";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startApp, waitForOutput, type AppProcess } from "../../../test-support/processes.js";
+import type { RunningChild } from "@chorus/local-runtime";
+import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { deleteKeysWithPrefix, TEST_REDIS_ENV, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 
 /**
@@ -9,7 +10,7 @@ import { deleteKeysWithPrefix, TEST_REDIS_ENV, TEST_REDIS_URL, uniquePrefix } fr
  * it really holds (issue 25: a taken port was reported as "listening" on an address not bound).
  */
 const prefix = uniquePrefix("listen");
-let gateway: AppProcess | undefined;
+let gateway: RunningChild | undefined;
 let holder: Server | undefined;
 
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import request from "supertest";
-import { startPrivateRedis, type PrivateRedis } from "../../../test-support/private-redis.js";
+import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 

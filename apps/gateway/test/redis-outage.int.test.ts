@@ -1,5 +1,5 @@
 import request from "supertest";
-import { startPrivateRedis, type PrivateRedis } from "../../../test-support/private-redis.js";
+import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 
@@ -45,7 +45,7 @@ describe("when Redis goes away", () => {
 
     // Same port, empty data set: the key is gone, so recovery shows as 401 from a live Redis, then
     // a new key works end to end (rate-limit scripts reloaded, queue reconnected).
-    redis = await startPrivateRedis([], port());
+    redis = await startPrivateRedis([], { port: port() });
     await untilStatus(poll, 401);
     key = await gw.createKey();
     const res = await untilStatus(submit, 200);

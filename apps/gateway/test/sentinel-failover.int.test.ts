@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import request from "supertest";
-import { freePort, startPrivateRedis, type PrivateRedis } from "../../../test-support/private-redis.js";
+import { freePort, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { waitUntilGone } from "../../../test-support/process-tree.js";
@@ -159,7 +159,7 @@ describe("when the Redis master is killed under load and Sentinel promotes a rep
       }
     });
     await until("some submits accepted before the kill", async () => accepted.length >= 6);
-    master.process.kill("SIGKILL");
+    master.child.process.kill("SIGKILL");
     await until("a new master", async () => (await masterPortNow()) !== oldMasterPort);
     const acceptedAtSwitch = accepted.length;
     await until("submits accepted after the failover", async () => accepted.length >= acceptedAtSwitch + 6, 120_000);

@@ -1,6 +1,6 @@
-import { availableParallelism, homedir, totalmem } from "node:os";
+import { homedir, totalmem } from "node:os";
 import { join } from "node:path";
-import { COMMON_ENV, ConfigError, loadConfig, redisTargetOf, type ConfigOf, type EnvSchema } from "@chorus/platform";
+import { COMMON_ENV, ConfigError, loadConfig, redisTargetOf, WORKER_LAUNCH_ENV, type ConfigOf, type EnvSchema } from "@chorus/platform";
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
 import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
@@ -22,7 +22,6 @@ export const WORKER_ENV = {
   LLM_BASE_URL: { type: "string", pattern: "^https?://", description: "openai-compatible: the server, e.g. http://vllm:8000/v1 (the key is read from LLM_API_KEY)" },
   LLM_CONTEXT_TOKENS: { type: "integer", minimum: 256, description: "openai-compatible: the upstream model's context window (default 8192)" },
   MODELS_DIR: { type: "string", default: join(homedir(), ".cache", "chorus", "models"), description: "model download cache" },
-  LLM_THREADS: { type: "integer", default: availableParallelism(), minimum: 1, description: "llama.cpp CPU threads (default: the cores available)" },
   LLM_GPU: { type: "string", default: "false", enum: ["false", "auto"], description: "false: CPU only; auto: use CUDA/Vulkan/Metal when present" },
   LLAMA_RUNTIME: {
     type: "string",
@@ -59,12 +58,7 @@ export const WORKER_ENV = {
   TTS_OPENAI_FORMATS: { type: "string", description: "comma-separated formats the server can produce (default mp3,wav,opus,flac,pcm)" },
   TTS_OPENAI_PCM_SAMPLE_RATE: { type: "integer", default: 24000, minimum: 8000, description: "sample rate of the server's pcm output" },
   TTS_OPENAI_TIMEOUT_MS: { type: "integer", default: 60000, minimum: 1000, description: "speech server request timeout" },
-  WORKER_HTTP_PORT: { type: "integer", default: 9100, minimum: 0, maximum: 65535, description: "port of the worker's /healthz, /readyz and /metrics (0: any free port, logged at start)" },
-  WORKER_HTTP_HOST: {
-    type: "string",
-    default: "127.0.0.1",
-    description: "address the worker's health and metrics port binds: 127.0.0.1 is this machine only; 0.0.0.0 every interface (the Docker image and the manifests set it)",
-  },
+  ...WORKER_LAUNCH_ENV,
   METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
   JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
   WEBHOOK_TIMEOUT_MS: { type: "integer", default: 10000, minimum: 100, description: "a webhook attempt's total deadline: connecting, the answer's headers and its body together" },

@@ -2,12 +2,13 @@ import type { StatusRecord } from "@chorus/contracts";
 import request from "supertest";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { startApp, waitForOutput, type AppProcess } from "../../../test-support/processes.js";
+import type { RunningChild } from "@chorus/local-runtime";
+import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 
 describeWithModel("a worker killed mid-generation (real worker processes)", () => {
   let gw: TestGateway;
-  const workers: AppProcess[] = [];
+  const workers: RunningChild[] = [];
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill("SIGKILL")));
     await gw.close();
@@ -31,7 +32,7 @@ describeWithModel("a worker killed mid-generation (real worker processes)", () =
     // Kill the worker while it is generating.
     for (let i = 0; i < 600 && !((await status(ids[0]!)).progress! > 0); i++) await sleep(10);
     expect((await status(ids[0]!)).status).toBe("processing");
-    victim.child.kill("SIGKILL");
+    victim.process.kill("SIGKILL");
     await victim.exited;
 
     const rescuer = startApp("worker", env);

@@ -1,7 +1,6 @@
 import { QUEUE_PLACE, queuePlaceKeys, storedStatusOf, type QueuePlaceReply, type RedisClient, type RedisKeys } from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { authenticatedKey } from "../../../apps/gateway/dist/middleware/authenticate.js";
-import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
+import { authenticatedKey, sendJson } from "@chorus/gateway/middleware";
 import { setLimitHeaders } from "./limit-headers.js";
 
 /**

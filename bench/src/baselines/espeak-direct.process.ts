@@ -1,5 +1,5 @@
 import { nowMs } from "../metrics/clock.js";
-import { EspeakSpeechEngine } from "../worker-dist/speech-engine.js";
+import { EspeakSpeechEngine } from "@chorus/worker/speech";
 import type { SpeechCall, SpeechTiming } from "./direct-engine-messages.js";
 import { serveEngineCalls } from "./engine-call-server.js";
 

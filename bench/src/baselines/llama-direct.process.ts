@@ -1,7 +1,7 @@
 import { sentSamplingParams, validateGenerationRequest, type GenerateTextJob } from "@chorus/contracts";
 import { createLogger } from "@chorus/platform";
 import { nowMs } from "../metrics/clock.js";
-import { buildChatTurns, findLlamaServer, LLAMA_RUNTIMES, loadCharacterCatalog, loadLlamaEngine, resolveSampling, trimToContext } from "../worker-dist/llm-engine.js";
+import { buildChatTurns, findLlamaServer, LLAMA_RUNTIMES, loadCharacterCatalog, loadLlamaEngine, resolveSampling, trimToContext } from "@chorus/worker/llm";
 import type { GenerationCall, GenerationTiming } from "./direct-engine-messages.js";
 import { serveEngineCalls } from "./engine-call-server.js";
 

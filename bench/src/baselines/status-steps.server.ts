@@ -2,10 +2,7 @@ import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createLogger, createMet
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { rateLimit } from "express-rate-limit";
 import { RedisStore } from "rate-limit-redis";
-import { authenticate, authenticatedKey } from "../../../apps/gateway/dist/middleware/authenticate.js";
-import { createRateLimiters } from "../../../apps/gateway/dist/middleware/rate-limit.js";
-import { requestContext } from "../../../apps/gateway/dist/middleware/request-context.js";
-import { sendJson } from "../../../apps/gateway/dist/routes/send-json.js";
+import { authenticate, authenticatedKey, createRateLimiters, requestContext, sendJson } from "@chorus/gateway/middleware";
 import { baselineEnv, serveBaseline } from "./baseline-process.js";
 import { countInReadRoute } from "./count-in-read.js";
 import { setLimitHeaders } from "./limit-headers.js";

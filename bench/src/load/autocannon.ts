@@ -76,7 +76,7 @@ export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<L
   const cpuAfter = spec.serverPid === undefined ? Number.NaN : readCpuSeconds(spec.serverPid);
   const line = stdout.trim().split("\n").pop() ?? "";
   if (code !== 0 || !line.startsWith("{")) {
-    throw new Error(`autocannon failed (exit ${String(code)}) against ${spec.url}:\n${child.stderrTail() || stdout}`);
+    throw new Error(`autocannon failed (exit ${String(code)}) against ${spec.url}:\n${child.output() || stdout}`);
   }
   return toResult(JSON.parse(line) as AutocannonJson, cpuAfter - cpuBefore);
 }

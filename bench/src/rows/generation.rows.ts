@@ -5,7 +5,7 @@ import { LARGER_MODEL_LABEL, writeLargerModel } from "../models/larger-model.js"
 import { makeRow, type BenchRow, type Figure } from "../report/bench-row.js";
 import { EngineProcess } from "../stack/engine-process.js";
 import { startRealWorker } from "../stack/workers.js";
-import { appEnv } from "../../../apps/cli/dist/local/app-command.js";
+import { appEnv } from "@chorus/local-runtime";
 import { alternate, generateDirectly, generateThroughSystem, generationBody, POLL_INTERVAL_MS, type GenerationJob } from "./generation-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 

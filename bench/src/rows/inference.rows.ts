@@ -11,8 +11,8 @@ import type { BenchChild } from "../stack/child-processes.js";
 import { EngineProcess } from "../stack/engine-process.js";
 import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
 import { startRealWorker } from "../stack/workers.js";
-import { appEnv } from "../../../apps/cli/dist/local/app-command.js";
-import { buildChatTurns, loadCharacterCatalog } from "../worker-dist/llm-engine.js";
+import { appEnv } from "@chorus/local-runtime";
+import { buildChatTurns, loadCharacterCatalog } from "@chorus/worker/llm";
 import { aggregateRate, apiBody, conversation, jobsPerMinute, nextTurn, rotate, viaEngine, viaLlamaServer, viaService, type Completion, type InferenceRequest } from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 

@@ -8,7 +8,7 @@ import type { BenchStack } from "../stack/bench-stack.js";
 import type { BenchChild } from "../stack/child-processes.js";
 import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
 import { startRealWorker } from "../stack/workers.js";
-import { buildChatTurns, loadCharacterCatalog, sseJsonEvents } from "../worker-dist/llm-engine.js";
+import { buildChatTurns, loadCharacterCatalog, sseJsonEvents } from "@chorus/worker/llm";
 import { apiBody, conversation, rotate, SAMPLING, viaService, type InferenceRequest } from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 

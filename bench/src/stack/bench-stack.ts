@@ -1,6 +1,6 @@
 import { ApiKeyStore, redisKeys } from "@chorus/platform";
 import { Redis } from "ioredis";
-import { APP_NODE_FLAGS, appEntryPoint } from "../../../apps/cli/dist/local/app-command.js";
+import { APP_NODE_FLAGS, appEntryPoint } from "@chorus/local-runtime";
 import { benchScript } from "../paths.js";
 import { startNode, whileAlive, type BenchChild } from "./child-processes.js";
 import { freePort, waitForHttp } from "./net.js";
@@ -52,7 +52,7 @@ export async function startHttpServer(label: string, script: string, env: NodeJS
   const url = `http://127.0.0.1:${port}`;
   if (!(await whileAlive(child, waitForHttp(`${url}/healthz`, 20_000)))) {
     await child.stop(1000);
-    throw new Error(`${label} did not answer on ${url}/healthz within 20 s:\n${child.stderrTail()}`);
+    throw new Error(`${label} did not answer on ${url}/healthz within 20 s:\n${child.output()}`);
   }
   return { child, url };
 }

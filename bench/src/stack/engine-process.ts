@@ -33,7 +33,7 @@ export class EngineProcess<Q, R> {
     const child = startNode(label, benchScript(script), { env, ipc: true });
     let timer: NodeJS.Timeout | undefined;
     const ready = new Promise<void>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`${label} was not ready within ${readyTimeoutMs} ms:\n${child.stderrTail()}`)), readyTimeoutMs);
+      timer = setTimeout(() => reject(new Error(`${label} was not ready within ${readyTimeoutMs} ms:\n${child.output()}`)), readyTimeoutMs);
       child.process.on("message", (message: unknown) => {
         if (isEngineReply(message) && message.kind === "ready") resolve();
       });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { ensureLlamaServerBuild, llamaSourceBundle, missingForLlamaServerBuild } from "../worker-dist/llm-engine.js";
+import { ensureLlamaServerBuild, llamaSourceBundle, missingForLlamaServerBuild } from "@chorus/worker/llm";
 import { startCommand, whileAlive, type BenchChild } from "./child-processes.js";
 import { freePort, waitForHttp } from "./net.js";
 
@@ -42,7 +42,7 @@ export async function startLlamaServer(binary: string, settings: LlamaServerSett
   const url = `http://127.0.0.1:${port}`;
   if (!(await whileAlive(child, waitForHttp(`${url}/health`, 60_000)))) {
     await child.stop(1000);
-    throw new Error(`llama-server did not become healthy on ${url}:\n${child.stderrTail()}`);
+    throw new Error(`llama-server did not become healthy on ${url}:\n${child.output()}`);
   }
   return { url, child, stop: () => child.stop(5000) };
 }

@@ -1,8 +1,8 @@
 import { Agent, request } from "node:http";
 import { nowMs, sleep } from "../metrics/clock.js";
 
-/** A free TCP port on 127.0.0.1 (the bench only ever talks to loopback): the launcher's own helper. */
-export { freePort } from "../../../apps/cli/dist/local/redis-server.js";
+/** A free TCP port on 127.0.0.1 (the bench only ever talks to loopback). */
+export { freePort } from "@chorus/local-runtime";
 
 export interface HttpResult {
   status: number;

@@ -1,4 +1,4 @@
-import { APP_NODE_FLAGS } from "../../../apps/cli/dist/local/app-command.js";
+import { APP_NODE_FLAGS } from "@chorus/local-runtime";
 import { STATUS_STEPS } from "../baselines/status-steps.js";
 import { benchScript } from "../paths.js";
 import { GATEWAY_PREFIX, startHttpServer, type BenchStack, type HttpServerProcess } from "./bench-stack.js";

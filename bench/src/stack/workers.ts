@@ -3,7 +3,7 @@ import { redisKeys } from "@chorus/platform";
 import { Queue } from "bullmq";
 import { isProbeMessage, type ProbeMessage } from "../baselines/probe-messages.js";
 import { sleep } from "../metrics/clock.js";
-import { APP_NODE_FLAGS, appEntryPoint, appEnv } from "../../../apps/cli/dist/local/app-command.js";
+import { APP_NODE_FLAGS, appEntryPoint, appEnv } from "@chorus/local-runtime";
 import { benchScript } from "../paths.js";
 import { GATEWAY_PREFIX, type BenchStack } from "./bench-stack.js";
 import { startNode, whileAlive, type BenchChild } from "./child-processes.js";

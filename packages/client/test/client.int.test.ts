@@ -1,5 +1,5 @@
 import { ChorusClient, ChorusError, type FetchLike, type StatusRecord } from "@chorus/client";
-import { EspeakSpeechEngine } from "../../../apps/worker/src/engines/tts/espeak.speech-engine.js";
+import { EspeakSpeechEngine } from "@chorus/worker/speech";
 import { describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
 import { startLiveStack, type LiveStack } from "../../../test-support/live-stack.js";

@@ -1,5 +1,6 @@
 export * from "./config/load-config.js";
 export * from "./config/common-env.js";
+export * from "./config/launch-env.js";
 export * from "./logger.js";
 export * from "./redis/redis-keys.js";
 export * from "./redis/connection.js";

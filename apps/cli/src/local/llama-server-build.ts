@@ -1,6 +1,6 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { setPriority } from "node:os";
-import { fileURLToPath } from "node:url";
+import { appScript, startNodeScript } from "@chorus/local-runtime";
 
 /**
  * How `npm start` gets llama.cpp's llama-server for this machine. Compiling it takes ~10 minutes on
@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
  * A first start is ready in about the time `npm ci` and the TypeScript build take, and a model
  * that cannot be had is reported in seconds, not after the build.
  */
-const BUILD_SCRIPT = fileURLToPath(new URL("../../../worker/dist/build-llama.js", import.meta.url));
+/** `npm run llama:build`: the worker package's build script. */
+const BUILD_SCRIPT = appScript("worker", "build-llama");
 /** build-llama.js --check's exit code when there is no llama-server for this machine yet. */
 const ABSENT = 3;
 
@@ -49,18 +50,9 @@ export interface BackgroundBuild {
  * it stops itself when the launcher goes away (build-llama watches its parent).
  */
 export function buildLlamaServerMeanwhile(env: NodeJS.ProcessEnv): BackgroundBuild {
-  const child = spawn(process.execPath, [BUILD_SCRIPT], { env, stdio: ["ignore", "inherit", "inherit"] });
+  const child = startNodeScript("llama:build", BUILD_SCRIPT, { env, stdout: "inherit", stderr: "inherit" });
   // Niceness is inherited by what it starts (git, cmake, the compilers).
-  if (child.pid !== undefined) setPriority(child.pid, 19);
-  const exited = new Promise<number | null>((resolve) => {
-    child.once("exit", (code) => resolve(code));
-    child.once("error", () => resolve(null));
-  });
-  return {
-    built: exited.then((code) => code === 0),
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  setPriority(child.pid, 19);
+  // A long grace: on SIGTERM the build stops its compilers and removes what it made.
+  return { built: child.exited.then((code) => code === 0), stop: () => child.stop(60_000) };
 }

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { isAlive } from "./local-state.js";
-import { DEFAULT_REDIS_URL, redisAnswers, startPrivateRedis, type PrivateRedis } from "./redis-server.js";
+import { DEFAULT_REDIS_URL, redisAnswers, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 
 /**
  * Where `npm start`'s private redis-server keeps its data unless told otherwise: the XDG state
@@ -56,14 +56,14 @@ function claimDataDir(dir: string): () => void {
 
 async function startOwnRedis(dataDir: string, say: (line: string) => void): Promise<PrivateRedis> {
   if (dataDir === "none") {
-    const redis = await startPrivateRedis([], undefined, { ownGroup: true });
+    const redis = await startPrivateRedis([], { ownGroup: true });
     say(`started a private redis-server at ${redis.url} that keeps nothing (--redis-data none)`);
     return redis;
   }
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const release = claimDataDir(dir);
-  const redis = await startPrivateRedis(persistenceArgs(dir), undefined, { ownGroup: true }).catch((error: unknown) => {
+  const redis = await startPrivateRedis(persistenceArgs(dir), { ownGroup: true }).catch((error: unknown) => {
     release();
     throw new Error(`${error instanceof Error ? error.message : String(error)}; its log: ${join(dir, "redis.log")}`);
   });

@@ -1,16 +1,21 @@
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CHARACTERS_DIR as CHARACTERS_URL } from "@chorus/contracts";
 import express, { type IRouter } from "express";
 import { pageHeaders } from "../middleware/page-headers.js";
 
 const PLAYGROUND_PATH = "/";
 
-// The folders below are found from this module, the same from src/playground/ and dist/playground/.
-/** The page's own files: plain HTML, CSS and ES modules, served as written (no build step). */
+/** The page's own files: plain HTML, CSS and ES modules, served as written (no build step); the same from src/ and dist/. */
 const PAGE_DIR = fileURLToPath(new URL("../../public/playground/", import.meta.url));
-/** The worker's character data files, the one source of each character's name and persona: the page reads them as they are. */
-const CHARACTERS_DIR = fileURLToPath(new URL("../../../worker/characters/", import.meta.url));
-/** The SDK's browser build (`@chorus/client`'s ES modules), which the page talks to the API with. */
-const CLIENT_DIR = fileURLToPath(new URL("../../../../packages/client/dist/", import.meta.url));
+/** The characters' data files, the one source of each character's name and persona: the page reads them as they are. */
+const CHARACTERS_DIR = fileURLToPath(CHARACTERS_URL);
+/**
+ * The SDK's browser build (`@chorus/client/browser`: the folder of its compiled ES modules), which
+ * the page talks to the API with. Its own export name: tests map `@chorus/client` to its sources.
+ */
+const CLIENT_DIR = dirname(createRequire(import.meta.url).resolve("@chorus/client/browser"));
 
 /**
  * Only this origin: the page works offline, and a page that tried to reach another host would be

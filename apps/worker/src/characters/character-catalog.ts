@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { MODEL_IDS, type ModelId, type SamplingParams } from "@chorus/contracts";
+import { CHARACTERS_DIR, MODEL_IDS, type ModelId, type SamplingParams } from "@chorus/contracts";
 
 /** A model id's built-in character: who it is when a request brings no persona. */
 export interface Character {
@@ -13,9 +13,6 @@ export interface Character {
 }
 
 export type CharacterCatalog = Record<ModelId, Character>;
-
-/** The data files sit in apps/worker/characters/, two levels above both src/ and dist/ modules. */
-const DEFAULT_DIRECTORY = new URL("../../characters/", import.meta.url);
 
 function checkCharacter(model: ModelId, value: Partial<Character>, file: string): Character {
   const ok = value.model === model && typeof value.botName === "string" && typeof value.persona === "string" && Array.isArray(value.traits) && typeof value.sampling === "object";
@@ -31,7 +28,7 @@ function parseJson(text: string, file: string): unknown {
   }
 }
 
-export async function loadCharacterCatalog(directory: URL = DEFAULT_DIRECTORY): Promise<CharacterCatalog> {
+export async function loadCharacterCatalog(directory: URL = CHARACTERS_DIR): Promise<CharacterCatalog> {
   const entries = await Promise.all(
     MODEL_IDS.map(async (model) => {
       const file = new URL(`${model.toLowerCase()}.json`, directory);

@@ -51,7 +51,7 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
 function warnOfSlowLlama({ runs }: LoadedLlamaEngine, runtime: EngineRuntime): void {
   if (runs === "llama-server") return;
   if (runtime.llamaRuntime === "auto" && runtime.env.LLAMA_SERVER_BUILDING === "1") {
-    // Set by npm start, which builds llama-server beside this worker and then restarts it (apps/cli/src/local/llama-server-build.ts).
+    // Set by npm start, which builds llama-server beside this worker and then restarts it (llama-server-build.ts in apps/cli).
     runtime.logger.info("llama.cpp runs node-llama-cpp's prebuilt binary (slower) while npm start builds llama-server for this machine; this worker restarts onto it once built");
     return;
   }

@@ -1,4 +1,5 @@
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { startNodeScript, type ChildOptions, type RunningChild } from "./child-process.js";
 
 export type AppName = "gateway" | "worker";
 
@@ -43,12 +44,29 @@ export function appEnv(app: AppName, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv 
   return { ...APP_ENV[app], ...env };
 }
 
+/**
+ * This package runs the apps of this checkout as processes and never imports them, so it does not
+ * depend on them (an image that carries the keys CLI gets no worker): it finds their compiled
+ * scripts through the workspace links npm makes for every package of the checkout.
+ */
+const resolve = createRequire(import.meta.url).resolve;
+
+/** A compiled script an app's package exports (`./main`, `./build-llama`): its path. */
+export function appScript(app: AppName, script: string): string {
+  return resolve(`@chorus/${app}/${script}`);
+}
+
 /** The compiled entry point of an app (what `npm run gateway` / `npm run worker` run). */
 export function appEntryPoint(app: AppName): string {
-  return fileURLToPath(new URL(`../../../${app}/dist/main.js`, import.meta.url));
+  return appScript(app, "main");
 }
 
 /** The arguments after `node` that start an app as it runs in production. */
 export function appNodeArgs(app: AppName): string[] {
   return [...APP_NODE_FLAGS[app], appEntryPoint(app)];
+}
+
+/** Starts an app as it runs in production: its Node flags, its compiled entry point, `env` over its defaults. */
+export function startApp(app: AppName, label: string, env: NodeJS.ProcessEnv, options: Omit<ChildOptions, "env" | "args"> = {}): RunningChild {
+  return startNodeScript(label, appEntryPoint(app), { ...options, env: appEnv(app, env), nodeArgs: APP_NODE_FLAGS[app] });
 }

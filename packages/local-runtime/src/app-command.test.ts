@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { APP_ENV, APP_NODE_FLAGS, appEnv, appNodeArgs, type AppName } from "./app-command.js";
 
 const APPS: AppName[] = ["gateway", "worker"];
-const repoFile = (path: string) => readFileSync(new URL(`../../../../${path}`, import.meta.url), "utf8");
+const repoFile = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8");
 /** How an npm script sets a variable: the operator's value if there is one, else the app's default. */
 const scriptEnv = (app: AppName) => Object.entries(APP_ENV[app]).map(([name, value]) => `${name}=\${${name}:-${value}}`);
 /** `exec`: npm runs a script through `sh -c`; without it, killing npm would stop the shell and leave node running. */

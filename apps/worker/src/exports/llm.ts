@@ -1,0 +1,13 @@
+/**
+ * `@chorus/worker/llm`: the worker's llama.cpp engines and the code that turns a request into its
+ * prompt (characters, chat turns, sampling, context trimming), for the bench's direct baselines and
+ * the tests that wire a worker. Loads node-llama-cpp; the speech side is `@chorus/worker/speech`.
+ */
+export { loadCharacterCatalog } from "../characters/character-catalog.js";
+export { ensureLlamaServerBuild, findLlamaServer, llamaSourceBundle, missingForLlamaServerBuild } from "../engines/llm/llama-server.build.js";
+export { sseJsonEvents } from "../engines/llm/llama-server.stream.js";
+export { LLAMA_RUNTIMES, loadLlamaEngine, type LlamaRuntime } from "../engines/llm/llama-engine.factory.js";
+export type { LlmEngine } from "../engines/llm/llm-engine.js";
+export { resolveSampling } from "../processors/sampling.js";
+export { buildChatTurns } from "../prompt/build-chat-turns.js";
+export { trimToContext } from "../prompt/trim-to-context.js";
