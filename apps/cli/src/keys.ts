@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util";
 import { ApiError, CAPPED_HOLDINGS, isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type KeyLimits } from "@chorus/contracts";
-import { ApiKeyError, ApiKeyStore, COMMON_ENV, createWorkerRedis, DEFAULT_REDIS_URL, loadOrExit, parseCommandLine, redisKeys, redisTargetOf, type RedisTarget } from "@chorus/platform";
-import { runningLocalRedis } from "./local/local-state.js";
-import { describeRedisFailure } from "./redis-failure.js";
+import { ApiKeyError, ApiKeyStore, parseCommandLine, redisKeys } from "@chorus/platform";
+import { runOnRedis } from "./command-redis.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
   create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N] [--rotate]
@@ -99,33 +98,10 @@ async function revokeByName(store: ApiKeyStore, name: string): Promise<void> {
   if (record) process.stderr.write(`revoked ${record.id} (${record.name})\n`);
 }
 
-/**
- * The service's Redis settings; with none of them, the private Redis (and key prefix) of a running
- * `npm start` of this checkout, else 127.0.0.1:6379. REDIS_PREFIX set always wins.
- */
-function redisTarget(env: NodeJS.ProcessEnv): { target: RedisTarget; prefix: string } {
-  const settings = Object.fromEntries(Object.entries(env).filter(([name, value]) => name.startsWith("REDIS_") && value !== ""));
-  const target = redisTargetOf(settings);
-  const prefix = settings.REDIS_PREFIX || COMMON_ENV.REDIS_PREFIX.default;
-  if (!("url" in target) || settings.REDIS_URL) return { target, prefix };
-  const local = runningLocalRedis();
-  return local ? { target: { url: local.redisUrl }, prefix: settings.REDIS_PREFIX || local.prefix } : { target: { url: DEFAULT_REDIS_URL }, prefix };
-}
-
 const commandLine = parseCommandLine(USAGE, parseCommand);
-const { target: commandLineTarget, prefix } = loadOrExit(() => redisTarget(process.env));
-const redis = createWorkerRedis(commandLineTarget, { maxRetriesPerRequest: 1, retryStrategy: () => null });
-let connectionError: Error | undefined;
-redis.on("error", (error: Error) => {
-  connectionError = error; // said once, with the command's failure, rather than logged as it happens
-});
-try {
-  await run(new ApiKeyStore(redis, redisKeys(prefix)), commandLine);
-} catch (error) {
-  // ApiError: the key store refused the input (the same bounds as the admin API's).
-  const known = error instanceof UsageError || error instanceof ApiKeyError || error instanceof ApiError;
-  process.stderr.write(`keys: ${known ? error.message : describeRedisFailure(error, commandLineTarget, connectionError)}\n`);
-  process.exitCode = known ? 2 : 1;
-} finally {
-  redis.disconnect();
-}
+// ApiError: the key store refused the input (the same bounds as the admin API's).
+await runOnRedis(
+  "keys",
+  (redis, prefix) => run(new ApiKeyStore(redis, redisKeys(prefix)), commandLine),
+  (error) => error instanceof UsageError || error instanceof ApiKeyError || error instanceof ApiError,
+);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { redactRedisUrl } from "@chorus/platform";
+import { migrateBeforeStart } from "./local/key-layout.js";
 import { buildLlamaServerFirst, buildLlamaServerMeanwhile, planLlamaServerBuild, type BackgroundBuild } from "./local/llama-server-build.js";
 import { LocalService } from "./local/local-service.js";
 import { saveLocalRedis } from "./local/local-state.js";
@@ -25,7 +26,7 @@ async function refuseSharedPrefix(command: StartCommand, url: string): Promise<n
   return others;
 }
 
-/** The Redis this run uses, checked for another deployment on its prefix. */
+/** The Redis this run uses, checked for another deployment on its prefix and for an earlier release's keys. */
 async function prepareRedis(command: StartCommand): Promise<RedisChoice> {
   const redis = await chooseRedis({ privateRedis: command.privateRedis, dataDir: command.redisData }, say).catch((error: unknown) => {
     say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
@@ -33,7 +34,8 @@ async function prepareRedis(command: StartCommand): Promise<RedisChoice> {
   });
   say(`Redis: ${redactRedisUrl(redis.url)}, key prefix '${command.prefix}' (REDIS_PREFIX)`);
   if (redis.owned) saveLocalRedis({ redisUrl: redis.url, prefix: command.prefix });
-  if (!redis.owned) await refuseSharedPrefix(command, redis.url);
+  const joined = redis.owned ? 0 : await refuseSharedPrefix(command, redis.url);
+  if (joined === 0) await migrateBeforeStart(redis.url, command.prefix, say);
   if (!redis.owned && command.redisDataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
   return redis;
 }

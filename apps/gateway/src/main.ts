@@ -3,7 +3,6 @@ import {
   createLogger,
   environmentUsage,
   loadOrExit,
-  migrateKeyLayout,
   onShutdownSignal,
   parseCommandLine,
   stopWhenLauncherExits,
@@ -11,6 +10,7 @@ import {
   describeRedisTarget,
   listenOn,
   redisTargetOf,
+  requireCurrentKeyLayout,
   waitUntilReady,
 } from "@chorus/platform";
 import { buildApp, redisConnections } from "./app.js";
@@ -26,6 +26,12 @@ stopWhenLauncherExits();
 
 const config = loadOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, service: "gateway" });
+const exitWith =
+  (code: number) =>
+  (error: unknown): never => {
+    logger.error(error instanceof Error ? error.message : String(error));
+    process.exit(code);
+  };
 const deps = createGatewayDeps(config, logger);
 // Serve even if Redis is down (requests get 503 until it is back), but give it a moment first.
 const ready = await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 3000))).then(
@@ -35,14 +41,11 @@ const ready = await Promise.all(redisConnections(deps).map((redis) => waitUntilR
     return false;
   },
 );
-// Keys an earlier release wrote move to today's names before the first request (the workers do it too).
-if (ready) await migrateKeyLayout(deps.redis, config.REDIS_PREFIX, logger);
+// Keys of an earlier release are moved by `npm run migrate`, before this release starts: refuse rather than answer 401 to every key.
+if (ready) await requireCurrentKeyLayout(deps.redis, config.REDIS_PREFIX).catch(exitWith(1));
 const server = createHttpServer(buildApp(deps), config);
-const address = await listenOn(server, config.PORT, config.HOST, { port: "PORT", host: "HOST" }).catch((error: unknown) => {
-  // A taken port must stop the process: a gateway that cannot listen serves nobody.
-  logger.error(error instanceof Error ? error.message : String(error));
-  process.exit(1);
-});
+// A taken port must stop the process: a gateway that cannot listen serves nobody.
+const address = await listenOn(server, config.PORT, config.HOST, { port: "PORT", host: "HOST" }).catch(exitWith(1));
 logger.info(`gateway listening on ${describeListening(address)}`, {
   address: address.address,
   port: address.port,

@@ -1,14 +1,18 @@
-import { migrateKeyLayout } from "@chorus/platform";
+import { spawnSync } from "node:child_process";
+import { KEY_LAYOUT, readKeyLayout, requireCurrentKeyLayout } from "@chorus/platform";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { testLogger } from "../../../test-support/logger.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
+import { MIGRATE_SCRIPT } from "../../../test-support/local-service.js";
+import { startApp } from "../../../test-support/processes.js";
+import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 
 /**
- * An upgrade from the release before hash tags (key layout 1): what it wrote is renamed on start,
- * so API keys, records, listings and usage survive. The names of layout 1 are written out here as
- * that release's redis-keys.ts built them: the oracle, kept apart from the code under test.
+ * An upgrade from the release before hash tags (key layout 1): the operator runs `npm run migrate`
+ * once, which renames what the earlier release wrote, so API keys, records, listings and usage
+ * survive; until then this release's gateway and worker refuse to start on those keys. The names of
+ * layout 1 are written out here as that release's redis-keys.ts built them: the oracle, kept apart
+ * from the code under test.
  */
 let gw: TestGateway;
 let prefix: string;
@@ -47,6 +51,13 @@ async function downgradeToLayoutOne(): Promise<void> {
   }
 }
 
+/** `npm run migrate [-- args]` on the test Redis and prefix: its exit code and what it printed. */
+function migrate(...args: string[]): { status: number | null; output: string } {
+  const env = { ...process.env, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix };
+  const result = spawnSync(process.execPath, [MIGRATE_SCRIPT, ...args], { encoding: "utf8", timeout: 30_000, env });
+  return { status: result.status, output: result.stdout + result.stderr };
+}
+
 beforeAll(async () => {
   prefix = uniquePrefix("layout");
   // No key cache: every request reads the key from Redis, where the upgrade must find it.
@@ -72,7 +83,20 @@ describe("upgrading from key layout 1", () => {
     // A process of this release counted before the move: the two days' counters are added up.
     await gw.deps.usage.countRequests(keyId, { text: 100 });
 
-    expect(await migrateKeyLayout(gw.deps.redis, prefix, testLogger("gateway"))).toBeGreaterThanOrEqual(9);
+    // The gateway and the worker of this release refuse to start on it, naming the step to take.
+    for (const app of ["gateway", "worker"] as const) {
+      // A worker whose engine is never asked: it gets to the check in a second.
+      const noModel = { LLM_ENGINE: "openai-compatible", LLM_BASE_URL: "http://127.0.0.1:1/v1", LLM_MODEL: "never-asked", TTS_ENGINE: "none" };
+      const refused = startApp(app, { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, PORT: "0", ...noModel });
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain(`Redis holds keys of an earlier Chorus release under prefix '${prefix}'`);
+      expect(refused.output()).toContain("run `npm run migrate`");
+    }
+    expect(migrate("--check")).toEqual({ status: 3, output: `migrate: prefix '${prefix}' holds keys of an earlier release: run npm run migrate\n` });
+
+    const migrated = migrate();
+    expect(migrated.status).toBe(0);
+    expect(Number(/moved (\d+) key\(s\)/.exec(migrated.output)?.[1])).toBeGreaterThanOrEqual(9);
     const status = await request(gw.app).get(`/api/v2/status/${done}`).auth(secret, { type: "bearer" });
     expect([status.status, status.body.status, status.body.reply]).toEqual([200, "completed", "Once upon a time."]);
     expect(await gw.deps.redis.get(gw.deps.keys.audio(done))).toBe("RIFF");
@@ -91,7 +115,20 @@ describe("upgrading from key layout 1", () => {
     expect(await gw.deps.redis.exists(`${prefix}:apikeys`, `${prefix}:apikey-names`, `${prefix}:status:${done}`, `${prefix}:audio:${done}`, `${prefix}:usage:${keyId}:${today?.date}`)).toBe(0);
   });
 
-  it("when the move has been made, then a later start moves nothing", async () => {
-    expect(await migrateKeyLayout(gw.deps.redis, prefix, testLogger("gateway"))).toBe(0);
+  it("when the move has been made, then running it again changes nothing and says so", async () => {
+    expect(migrate()).toEqual({ status: 0, output: `migrate: prefix '${prefix}' is on key layout ${KEY_LAYOUT} already: nothing to do\n` });
+    expect(migrate("--check")).toEqual({ status: 0, output: `migrate: prefix '${prefix}' needs no migration (current)\n` });
+  });
+});
+
+describe("a deployment with nothing in Redis yet", () => {
+  const fresh = uniquePrefix("layout-fresh");
+  afterAll(() => deleteKeysWithPrefix(TEST_REDIS_URL, fresh));
+
+  it("when a process of this release starts on an empty prefix, then it marks today's layout and needs no migration", async () => {
+    expect(await readKeyLayout(gw.deps.redis, fresh)).toBe("empty");
+    await requireCurrentKeyLayout(gw.deps.redis, fresh);
+    expect(await readKeyLayout(gw.deps.redis, fresh)).toBe("current");
+    expect(await gw.deps.redis.get(`${fresh}:key-layout`)).toBe(KEY_LAYOUT);
   });
 });

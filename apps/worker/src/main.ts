@@ -5,7 +5,7 @@ import {
   createTextQueue,
   createWebhookQueue,
   loadOrExit,
-  migrateKeyLayout,
+  requireCurrentKeyLayout,
   onShutdownSignal,
   readQueueDepths,
   describeRedisTarget,
@@ -33,8 +33,8 @@ const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT
 
 try {
   const deps = await createWorkerDeps(config, logger);
-  // Keys an earlier release wrote move to today's names before any job is taken (gateways do it too).
-  await migrateKeyLayout(deps.connection, config.REDIS_PREFIX, logger);
+  // Keys of an earlier release are moved by `npm run migrate`, before this release takes a job.
+  await requireCurrentKeyLayout(deps.connection, config.REDIS_PREFIX);
   const workers = createWorkers(deps);
   // Queues only to count jobs for queue_depth (a Worker cannot); they share the worker connection.
   const depthQueues = [

@@ -1,6 +1,5 @@
 import { QUEUES } from "@chorus/contracts";
 import { Cluster, type Redis } from "ioredis";
-import type { Logger } from "../logger.js";
 import type { RedisClient } from "./connection.js";
 import { redisKeys, type RedisKeys } from "./redis-keys.js";
 
@@ -91,37 +90,70 @@ async function moveKey(redis: Redis, from: string, move: Move, keys: RedisKeys):
 }
 
 /**
- * Moves what an earlier release wrote (layout 1, keys without hash tags) to today's names, once per
- * deployment, so an upgrade keeps its API keys, usage, records (and spoken replies), listings and
- * idempotency keys: one SCAN of the prefix, each page's keys moved together. Safe to run from several
- * processes at once (RENAMENX; a key that has a namesake of this release already is merged into it).
- * A `processing` record is put in the unfinished set, so the sweep closes it if its job stayed in the
- * old queue (BullMQ's keys are not moved: drain before upgrading; a warning says when jobs are left).
- * A Redis Cluster is new to this release: nothing there to move. Never throws: a failure is logged and
- * the next start tries again. Returns how many keys moved.
+ * current: this release's layout (marked, or a Redis Cluster, which is new with it); empty: nothing
+ * of any release under the prefix yet; earlier: keys an earlier release wrote, which this release
+ * cannot read until `npm run migrate` moves them.
  */
-export async function migrateKeyLayout(redis: RedisClient, prefix: string, logger: Logger): Promise<number> {
-  const marker = `${prefix}:key-layout`;
-  if (redis instanceof Cluster) return 0;
+export type KeyLayoutState = "current" | "empty" | "earlier";
+
+const markerOf = (prefix: string) => `${prefix}:key-layout`;
+
+/**
+ * Which layout the prefix holds, in a few reads (no SCAN): the marker, else whether any of layout
+ * 1's one-of-a-kind keys exists. A deployment of layout 1 that ever held an API key has `apikeys`.
+ */
+export async function readKeyLayout(redis: RedisClient, prefix: string): Promise<KeyLayoutState> {
+  if (redis instanceof Cluster || (await redis.get(markerOf(prefix))) === KEY_LAYOUT) return "current";
+  const earlier = Object.keys(singleMoves(redisKeys(prefix))).map((name) => `${prefix}:${name}`);
+  return (await redis.exists(...earlier)) > 0 ? "earlier" : "empty";
+}
+
+/**
+ * What a gateway or worker does at start: on an empty prefix it marks today's layout; on keys of an
+ * earlier release it throws the message that tells the operator to run the migration first. It never
+ * moves keys itself: that is the explicit step `npm run migrate` (docs/operations.md, Upgrading).
+ */
+export async function requireCurrentKeyLayout(redis: RedisClient, prefix: string): Promise<void> {
+  const state = await readKeyLayout(redis, prefix);
+  if (state === "empty") await redis.set(markerOf(prefix), KEY_LAYOUT, "NX");
+  if (state === "earlier") {
+    throw new Error(
+      `Redis holds keys of an earlier Chorus release under prefix '${prefix}' (their layout has no hash tags): ` +
+        "run `npm run migrate` (in an image: node apps/cli/dist/migrate.js) once, then start this release; docs/operations.md, Upgrading",
+    );
+  }
+}
+
+export interface KeyLayoutMigration {
+  /** Keys renamed or merged into today's names. */
+  moved: number;
+  /** Jobs left in the earlier release's text queue, which this release does not read. */
+  jobsLeft: number;
+}
+
+/**
+ * Moves what an earlier release wrote (layout 1, keys without hash tags) to today's names, so an
+ * upgrade keeps its API keys, usage, records (and spoken replies), listings and idempotency keys:
+ * one SCAN of the prefix, each page's keys moved together, then the marker. Run by `npm run migrate`
+ * (and by `npm start` on the Redis it runs on). Safe to run twice or from two places at once
+ * (RENAMENX; a key that has a namesake of this release already is merged into it). A `processing`
+ * record is put in the unfinished set, so the sweep closes it if its job stayed in the old queue
+ * (BullMQ's keys are not moved: drain before upgrading; `jobsLeft` says when jobs are left).
+ */
+export async function migrateKeyLayout(redis: RedisClient, prefix: string): Promise<KeyLayoutMigration> {
+  if (redis instanceof Cluster || (await readKeyLayout(redis, prefix)) === "current") return { moved: 0, jobsLeft: 0 };
   const keys = redisKeys(prefix);
   let moved = 0;
-  try {
-    if ((await redis.get(marker)) === KEY_LAYOUT) return 0;
-    let cursor = "0";
-    do {
-      const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-      const moves = found.map((key) => [key, moveOf(prefix, keys, key)] as const).filter((entry): entry is [string, Move] => entry[1] !== null);
-      for (const count of await Promise.all(moves.map(([key, move]) => moveKey(redis, key, move, keys)))) moved += count;
-      cursor = next;
-    } while (cursor !== "0");
-    // Its members were the old records' keys: nobody waits behind them now.
-    await redis.del(`${prefix}:queue-tickets:text:waiting`);
-    const oldJobs = (await redis.llen(`${prefix}:bull:${QUEUES.text}:wait`)) + (await redis.llen(`${prefix}:bull:${QUEUES.text}:active`));
-    if (oldJobs > 0) logger.warn("jobs of an earlier release are still in its queue, which this release does not read: their records will close as lost", { jobs: oldJobs });
-    await redis.set(marker, KEY_LAYOUT);
-    if (moved > 0) logger.info("moved Redis keys to the layout with hash tags", { moved, layout: KEY_LAYOUT });
-  } catch (error) {
-    logger.warn("could not move Redis keys to the current layout; the next start tries again", { moved, error: String(error) });
-  }
-  return moved;
+  let cursor = "0";
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    const moves = found.map((key) => [key, moveOf(prefix, keys, key)] as const).filter((entry): entry is [string, Move] => entry[1] !== null);
+    for (const count of await Promise.all(moves.map(([key, move]) => moveKey(redis, key, move, keys)))) moved += count;
+    cursor = next;
+  } while (cursor !== "0");
+  // Its members were the old records' keys: nobody waits behind them now.
+  await redis.del(`${prefix}:queue-tickets:text:waiting`);
+  const jobsLeft = (await redis.llen(`${prefix}:bull:${QUEUES.text}:wait`)) + (await redis.llen(`${prefix}:bull:${QUEUES.text}:active`));
+  await redis.set(markerOf(prefix), KEY_LAYOUT);
+  return { moved, jobsLeft };
 }
