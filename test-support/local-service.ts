@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { startChild, type RunningChild } from "@chorus/local-runtime";
-import { sleep } from "./fixtures.js";
-import { waitForOutput } from "./wait-for.js";
+import { isAlive } from "./process-tree.js";
+import { waitFor, waitForOutput } from "./wait-for.js";
 
 export type { RunningChild } from "@chorus/local-runtime";
 
@@ -69,25 +68,11 @@ export function processTree(pid: number): TreeProcess[] {
   return tree;
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 /** The processes of `tree` still running after they had `timeoutMs` to go (a hang guard, not a timing). */
 export async function survivors(tree: TreeProcess[], timeoutMs = 30_000): Promise<TreeProcess[]> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(100)) {
-    if (!tree.some((p) => isRunning(p.pid))) return [];
-  }
-  const left = tree.filter((p) => isRunning(p.pid));
+  const gone = await waitFor("every process of the tree to go", () => !tree.some((p) => isAlive(p.pid)), { timeoutMs, intervalMs: 100 }).catch(() => false);
+  if (gone) return [];
+  const left = tree.filter((p) => isAlive(p.pid));
   for (const p of left) process.kill(p.pid, "SIGKILL");
   return left;
 }

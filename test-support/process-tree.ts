@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { waitFor } from "./wait-for.js";
 
 /** Direct children of a process (Linux /proc), for tests that check nothing is left behind. */
 export function childrenOf(pid: number): number[] {
@@ -21,10 +22,5 @@ export function isAlive(pid: number): boolean {
 
 /** Waits (a hang guard, not a speed assertion) until the process is gone; true when it went. */
 export async function waitUntilGone(pid: number, timeoutMs = 30_000): Promise<boolean> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (Date.now() < giveUpAt) {
-    if (!isAlive(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return !isAlive(pid);
+  return waitFor(`process ${pid} to go`, () => !isAlive(pid), { timeoutMs }).catch(() => false);
 }

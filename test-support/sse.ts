@@ -1,6 +1,6 @@
 import type { StatusRecord } from "@chorus/contracts";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { sleep } from "./fixtures.js";
+import { waitFor } from "./wait-for.js";
 
 /** One `event: status` of a status stream, its data parsed. */
 export interface StatusEvent {
@@ -43,9 +43,7 @@ export async function openStatusStream(url: string, apiKey: string, headers: Rec
     comments,
     ended,
     untilEvents: async (count) => {
-      const giveUpAt = Date.now() + 120_000;
-      while (events.length < count && Date.now() < giveUpAt) await sleep(10);
-      if (events.length < count) throw new Error(`only ${events.length} of ${count} events came`);
+      await waitFor(`${count} events (${events.length} came)`, () => events.length >= count, { timeoutMs: 120_000, intervalMs: 10 });
       return events;
     },
     abort: () => controller.abort(),

@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import type { Queue } from "bullmq";
 import { createWebhookQueue, createWorkerRedis, redisKeys, StatusStore, WebhookOutbox, type RedisTarget } from "@chorus/platform";
 import { WebhookSender, type WorkerDeps } from "@chorus/worker";
-import { sleep } from "./fixtures.js";
+import { waitFor } from "./wait-for.js";
 import { testLogger } from "./logger.js";
 import { TEST_REDIS } from "./redis.js";
 
@@ -112,12 +112,16 @@ export async function startDribblingReceiver(mode: "headers" | "body", everyMs =
 
 /** How the delivery job of `id` ended (waits for it to end, bounded). */
 export async function deliveryEnd(deliveries: Queue, id: string): Promise<{ state: string; failedReason?: string }> {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(25)) {
-    // The state first, the job after: a job read before it ended would carry no failedReason yet.
-    const state = await deliveries.getJobState(id);
-    if (state === "completed" || state === "failed") return { state, failedReason: (await deliveries.getJob(id))?.failedReason };
-  }
-  throw new Error(`the delivery of ${id} did not end`);
+  // The state first, the job after: a job read before it ended would carry no failedReason yet.
+  const state = await waitFor(
+    `the delivery of ${id} to end`,
+    async () => {
+      const now = await deliveries.getJobState(id);
+      return now === "completed" || now === "failed" ? now : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 25 },
+  );
+  return { state, failedReason: (await deliveries.getJob(id))?.failedReason };
 }
 
 export interface WebhookWorkerSettings {

@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
 import { freePort, startChild, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
-import { defaultRequest, describeWithModel, FIXTURE_MODEL, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 import { START_SCRIPT } from "../../../test-support/local-service.js";
 import { waitFor } from "../../../test-support/wait-for.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 /** `npm start -- --gateways G --workers W` as a real process tree on a private Redis. */
 async function startService(redisUrl: string, gateways: number, workers: number) {
@@ -45,18 +46,10 @@ async function createKey(redisUrl: string, limits = {}): Promise<string> {
 const post = (url: string, key: string, body: object) =>
   fetch(`${url}/api/text/default`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
+/** Each request's final status, in order (a hang guard of `budgetMs` for each, not a timing). */
 async function waitForAll(url: string, key: string, ids: string[], budgetMs: number): Promise<string[]> {
-  const giveUpAt = Date.now() + budgetMs; // a hang guard, not a timing
   const finals: string[] = [];
-  for (const id of ids) {
-    let status = "processing";
-    while (status === "processing" && Date.now() < giveUpAt) {
-      const res = await fetch(`${url}/api/v2/status/${id}`, { headers: { Authorization: `Bearer ${key}` } }).catch(() => null);
-      status = res?.ok ? ((await res.json()) as { status: string }).status : "processing";
-      if (status === "processing") await sleep(100);
-    }
-    finals.push(status);
-  }
+  for (const id of ids) finals.push((await finalRecord(url, key, id, budgetMs)).status);
   return finals;
 }
 
@@ -104,12 +97,14 @@ describeWithModel("the service as real processes on one private Redis", () => {
       expect(during.status).toBe(503);
       redis = await startPrivateRedis(["--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir], { port });
 
-      let after = await post(url, key, body);
-      for (let i = 0; i < 50 && after.status !== 200; i++) {
-        await sleep(200);
-        after = await post(url, key, body);
-      }
-      expect(after.status).toBe(200);
+      const after = await waitFor(
+        "a submit accepted once Redis is back",
+        async () => {
+          const res = await post(url, key, body);
+          return res.status === 200 ? res : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       ids.push(((await after.json()) as { id: string }).id);
       const finals = await waitForAll(url, key, ids, 240_000);
       expect(finals).toEqual(ids.map(() => "completed"));

@@ -8,6 +8,7 @@ import { runInOwnGroup, START_SCRIPT, waitForText, type RunningChild } from "../
 import { isAlive, waitUntilGone } from "../../../test-support/process-tree.js";
 import { standInToolsPath } from "../../../test-support/stand-in-tools.js";
 import { LLAMA_SERVER_BINARY } from "../../../test-support/worker.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 /**
  * A first `npm start` on a machine with no llama-server built: the workers start at once on
@@ -81,15 +82,6 @@ async function submit(url: string, key: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-/** The final record, woken by its final write (Prefer: wait), asked again while a worker restarts. */
-async function finalStatus(url: string, key: string, id: string): Promise<{ status: string; reply?: string }> {
-  for (;;) {
-    const res = await fetch(`${url}/api/v2/status/${id}`, { headers: { Authorization: `Bearer ${key}`, Prefer: "wait=60" } });
-    const record = (await res.json()) as { status: string; reply?: string };
-    if (record.status !== "processing") return record;
-  }
-}
-
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "chorus-meanwhile-"));
   redis = await startPrivateRedis([]);
@@ -118,14 +110,14 @@ describeWithServer("npm start before llama-server is built for this machine", ()
     expect(niceness(compilerPid())).toBe(19); // the compilers yield the cores to generation
     const key = await createKey();
     const before = await submit(service.url, key);
-    expect((await finalStatus(service.url, key, before)).status).toBe("completed");
+    expect((await finalRecord(service.url, key, before)).status).toBe("completed");
 
     const during = await submit(service.url, key); // queued or running as the worker restarts
     writeFileSync(finish(), "");
     await waitForText(service.run, /\[start\] worker 1 runs llama-server/);
     const after = await submit(service.url, key);
     for (const id of [during, after]) {
-      const record = await finalStatus(service.url, key, id);
+      const record = await finalRecord(service.url, key, id);
       expect([id, record.status]).toEqual([id, "completed"]);
       expect(record.reply?.length).toBeGreaterThan(0);
     }

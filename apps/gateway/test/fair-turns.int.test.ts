@@ -5,6 +5,7 @@ import { defaultRequest, describeWithModel } from "../../../test-support/fixture
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 /**
  * Fair turns between API keys (issue 23): workers take text requests in turns across keys, not in
@@ -68,10 +69,7 @@ async function jobPriority(id: string): Promise<number> {
 
 /** Waits for each record to turn final, woken by its final write (`Prefer: wait`), not by polling. */
 async function untilFinal(key: string, ids: string[]): Promise<void> {
-  for (const id of ids) {
-    const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).set("Prefer", "wait=60");
-    expect([id, (res.body as StatusRecord).status]).toEqual([id, expect.stringMatching(/^(completed|error)$/)]);
-  }
+  for (const id of ids) await finalRecord(gw.app, key, id);
 }
 
 describe("fair turns between keys (no worker yet: the queue as it stands)", () => {

@@ -6,6 +6,7 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { openStatusStream, type StatusStreamClient } from "../../../test-support/sse.js";
 import { OpenStreams } from "../src/services/open-streams.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /**
  * What one key may hold at once (issue 23): text requests in flight, and open status streams and
@@ -174,6 +175,5 @@ describe("open streams counted over every gateway", () => {
 
 /** Waits until the gateway's own count of open streams is `count` (a stream's end is seen by the server a moment after the client's). */
 async function untilOpen(count: number): Promise<void> {
-  for (let i = 0; i < 200 && gw.deps.openStreams.open !== count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(gw.deps.openStreams.open).toBe(count);
+  await waitFor(`${count} open streams`, () => gw.deps.openStreams.open === count, { timeoutMs: 10_000, intervalMs: 10 });
 }

@@ -8,6 +8,7 @@ import { describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS } from "../../../test-support/redis.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 const REQUEST_ID = /^chatcmpl-([0-9a-f-]{36})$/;
 const STORY = "Tell me a long story about a brave cat and a little dog.";
@@ -178,8 +179,10 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
       const answer = openAi(secret)
         .chat.completions.create({ model: "default", messages: [{ role: "user", content: STORY }] }, { signal: leaving.signal })
         .catch((e: unknown) => e);
-      let listed: { id: string }[] = [];
-      while (listed.length === 0) listed = (await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" })).body.data as { id: string }[];
+      const listed = await waitFor("the completion listed as a request", async () => {
+        const data = (await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" })).body.data as { id: string }[];
+        return data.length > 0 ? data : undefined;
+      });
       leaving.abort();
       expect(await answer).toBeInstanceOf(OpenAI.APIUserAbortError);
       expect(await nativeRecord(`chatcmpl-${listed[0]?.id ?? ""}`, secret)).toMatchObject({ status: "error", error: "cancelled" });

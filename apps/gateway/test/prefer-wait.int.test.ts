@@ -3,10 +3,11 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
 import { jest } from "@jest/globals";
 import request from "supertest";
-import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /** `Prefer: wait=N` (RFC 7240) on the status GET and on submit: an answer without polling. */
 let gw: TestGateway;
@@ -29,7 +30,7 @@ describe("Prefer: wait on the status GET", () => {
   it("when the job finishes while the client waits, then the wait ends with the finished record", async () => {
     const { id } = (await submit()).body as { id: string };
     const waiting = status(id, "wait=60").then((res) => res);
-    for (let i = 0; i < 250 && gw.deps.finalStatusWaits.waiting === 0; i++) await sleep(20);
+    await waitFor("the wait to be held", () => gw.deps.finalStatusWaits.waiting > 0, { timeoutMs: 5000, intervalMs: 20 });
     expect(gw.deps.finalStatusWaits.waiting).toBe(1);
     await gw.deps.statuses.complete(id, completion);
     const res = await waiting;
@@ -90,11 +91,10 @@ describe("Prefer: wait on the status GET", () => {
       const { port } = server.address() as AddressInfo;
       const req = get({ port, host: "127.0.0.1", path: `/api/v2/status/${id}`, headers: { authorization: `Bearer ${key}`, prefer: "wait=60" } });
       req.on("error", () => undefined);
-      for (let i = 0; i < 100 && gw.deps.finalStatusWaits.waiting === 0; i++) await sleep(20);
+      await waitFor("the wait to be held", () => gw.deps.finalStatusWaits.waiting > 0, { timeoutMs: 5000, intervalMs: 20 });
       expect(gw.deps.finalStatusWaits.waiting).toBe(1);
       req.destroy();
-      for (let i = 0; i < 250 && gw.deps.finalStatusWaits.waiting > 0; i++) await sleep(20);
-      expect(gw.deps.finalStatusWaits.waiting).toBe(0);
+      await waitFor("the wait to be let go", () => gw.deps.finalStatusWaits.waiting === 0, { timeoutMs: 5000, intervalMs: 20 });
     } finally {
       server.close();
     }

@@ -1,7 +1,8 @@
 import request from "supertest";
 import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
-import { defaultRequest, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /** A private redis-server, because this test stops and restarts it. */
 let redis: PrivateRedis;
@@ -21,13 +22,15 @@ const port = () => Number(new URL(redis.url).port);
 const submit = () => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).timeout(5000).send(defaultRequest());
 const poll = () => request(gw.app).get("/api/v2/status/x").auth(key, { type: "bearer" }).timeout(5000);
 
-async function untilStatus(send: () => Promise<request.Response>, status: number, attempts = 50) {
-  for (let i = 0; i < attempts; i++) {
-    const res = await send();
-    if (res.status === status) return res;
-    await sleep(100);
-  }
-  throw new Error(`never answered ${status}`);
+async function untilStatus(send: () => Promise<request.Response>, status: number, timeoutMs = 10_000) {
+  return waitFor(
+    `an answer ${status}`,
+    async () => {
+      const res = await send();
+      return res.status === status ? res : undefined;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
 describe("when Redis goes away", () => {

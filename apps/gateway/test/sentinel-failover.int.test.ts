@@ -9,6 +9,7 @@ import { sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { waitUntilGone } from "../../../test-support/process-tree.js";
 import { type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /**
  * A master, two replicas and three sentinels, all private. Two replicas, not one: with
@@ -27,15 +28,7 @@ let key: string;
 
 const portOf = (redis: PrivateRedis) => Number(new URL(redis.url).port);
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const giveUpAt = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value) return value;
-    if (Date.now() > giveUpAt) throw new Error(`gave up waiting: ${what}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T>, timeoutMs = 60_000) => waitFor(what, probe, { timeoutMs, intervalMs: 100 });
 
 /** Asks one sentinel (a short-lived connection): `SENTINEL <args>`. */
 async function askSentinel(port: number, ...args: string[]): Promise<unknown> {

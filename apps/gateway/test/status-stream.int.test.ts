@@ -3,10 +3,11 @@ import type { Server } from "node:http";
 import type { StatusRecord } from "@chorus/contracts";
 import { Redis } from "ioredis";
 import request from "supertest";
-import { defaultRequest, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { openStatusStream, type StatusEvent } from "../../../test-support/sse.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /** GET /api/v2/status/{id} with Accept: text/event-stream: the record as Server-Sent Events until it is final. */
 let gw: TestGateway;
@@ -35,8 +36,7 @@ const records = (events: StatusEvent[]) => events.map((e) => e.record);
 
 /** Waits until the gateway's open streams number `count` (the stream is then listening for changes). */
 async function untilListening(count: number): Promise<void> {
-  for (let i = 0; i < 500 && gw.deps.statusChanges.listening !== count; i++) await sleep(10);
-  expect(gw.deps.statusChanges.listening).toBe(count);
+  await waitFor(`${count} streams listening`, () => gw.deps.statusChanges.listening === count, { timeoutMs: 10_000, intervalMs: 10 });
 }
 
 describe("status stream (SSE)", () => {
@@ -193,7 +193,7 @@ describe("status stream (SSE)", () => {
     await gw.deps.statuses.markStarted(id); // started: no queue re-reads, only the quiet timer
     const sse = await stream(id);
     await sse.untilEvents(1);
-    for (let i = 0; i < 300 && sse.comments.length === 0; i++) await sleep(100);
+    await waitFor("a keep-alive comment", () => sse.comments.length > 0, { timeoutMs: 30_000, intervalMs: 100 });
     expect(sse.comments.map((c) => c.trim())).toEqual(["keep-alive"]);
     expect(sse.events).toHaveLength(1); // the re-read after the silence found nothing new
     sse.abort();
@@ -217,7 +217,7 @@ describe("status stream on gateway shutdown", () => {
     const id = (await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).send(defaultRequest())).body.id as string;
     const sse = await openStatusStream(`http://127.0.0.1:${(ownServer.address() as AddressInfo).port}/api/v2/status/${id}`, ownKey);
     await sse.untilEvents(1);
-    for (let i = 0; i < 500 && own.deps.statusChanges.listening === 0; i++) await sleep(10);
+    await waitFor("the stream listening", () => own.deps.statusChanges.listening > 0, { timeoutMs: 10_000, intervalMs: 10 });
     const closed = new Promise((resolve) => ownServer.close(resolve)); // as main.ts does on SIGTERM
     own.deps.statusChanges.close();
     await sse.ended;

@@ -1,8 +1,9 @@
 import type { StatusRecord } from "@chorus/contracts";
 import request from "supertest";
-import { characterRequest, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 const ADMIN_TOKEN = "admin-token-for-the-usage-test-0123456789";
 
@@ -30,8 +31,7 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
   /** Once BullMQ holds the job completed, its processor has returned: whatever it counts is counted. */
   async function jobFinished(id: string): Promise<void> {
     const queue = gw.deps.queues[0]!;
-    for (let i = 0; i < 500 && (await queue.getJobState(id)) !== "completed"; i++) await sleep(10);
-    expect(await queue.getJobState(id)).toBe("completed");
+    await waitFor(`job ${id} completed`, async () => (await queue.getJobState(id)) === "completed", { timeoutMs: 10_000, intervalMs: 10 });
   }
 
   it("when a key makes 2 text requests and 1 speech request, then its usage today has them, with the records' tokens and the speech seconds", async () => {

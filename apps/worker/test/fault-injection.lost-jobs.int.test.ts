@@ -5,11 +5,12 @@ import { Queue, UnrecoverableError, Worker } from "bullmq";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { LOST_ERROR, LostJobSweeper } from "../src/records/lost-job.sweeper.js";
-import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /**
  * Fault injection for records that could never change (issue 13, item 5): jobs removed or
@@ -100,10 +101,7 @@ describeWithModel("final status writes that fail", () => {
   });
   afterAll(() => engine.close());
 
-  async function until(check: () => Promise<boolean>, what: string) {
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(20)) if (await check()) return;
-    throw new Error(`timed out waiting until ${what}`);
-  }
+  const until = (check: () => Promise<boolean>, what: string) => waitFor(what, check, { intervalMs: 20 });
 
   it("when recording a job's final failure fails once, then the write is retried and the record ends in that error", async () => {
     const worker = await startTestWorker(gw.prefix, engine, { jobTimeLimitMs: 300 });

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { ensureLlamaServerBuild, llamaServerPath } from "../src/engines/llm/llama-server.build.js";
 import { isAlive, waitUntilGone } from "../../../test-support/process-tree.js";
 import { standInToolsPath } from "../../../test-support/stand-in-tools.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /**
  * How `npm run llama:build` runs llama-server's build: one at a time per cache, saying how far it
@@ -96,7 +97,7 @@ describe("llama-server's build (stand-in toolchain)", () => {
       const env = toolchain(60);
       const command = `"${process.execPath}" "${BUILD_LLAMA}" --cache "${cache}"; true`; // `; true`: the shell stays its parent
       const launcher = spawn("/bin/sh", ["-c", command], { env, stdio: "ignore" });
-      while (buildPids().length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor("cmake and a compiler running", () => buildPids().length >= 2);
       const [cmake = 0, compiler = 0] = buildPids();
       expect(isAlive(compiler)).toBe(true);
       if (how === "launcher") launcher.kill("SIGKILL");
@@ -104,8 +105,7 @@ describe("llama-server's build (stand-in toolchain)", () => {
       expect(await waitUntilGone(cmake, 10_000)).toBe(true);
       expect(await waitUntilGone(compiler, 10_000)).toBe(true);
       const leftovers = async () => readdirSync(cache).filter((entry) => entry.startsWith("."));
-      for (let i = 0; i < 100 && (await leftovers()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await leftovers()).toEqual([]);
+      await waitFor("the half-built files removed", async () => (await leftovers()).length === 0, { timeoutMs: 5000 });
       expect(existsSync(llamaServerPath(cache))).toBe(false);
     },
     30_000,

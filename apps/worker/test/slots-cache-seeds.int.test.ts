@@ -1,10 +1,11 @@
-import type { StatusRecord } from "@chorus/contracts";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
-import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { describeEachLlamaRuntime, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { waitFor } from "../../../test-support/wait-for.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 /**
  * The worker's slots, prompt cache and seeds, through the real gateway, queue and llama.cpp engine,
@@ -42,26 +43,16 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () =>
       return res.body.id as string;
     }
 
-    /** Polls like a client until the record is final. */
-    async function finalRecord(id: string): Promise<StatusRecord> {
-      const giveUpAt = Date.now() + 120_000; // a hang guard, not a speed assertion
-      while (Date.now() < giveUpAt) {
-        const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
-        if (res.body.status !== "processing") return res.body as StatusRecord;
-        await sleep(20);
-      }
-      throw new Error(`${id} still processing after two minutes`);
-    }
-
-    const generate = async (body: object) => finalRecord(await submit(body));
+    const final = (id: string) => finalRecord(gw.app, key, id);
+    const generate = async (body: object) => final(await submit(body));
 
     it("when a burst of 10 x WORKER_CONCURRENCY jobs arrives at once, then every job completes on its first attempt", async () => {
       const bodies = Array.from({ length: 10 * CONCURRENCY }, (_, i) => ({ ...defaultRequest(`Tell story number ${i}.`), samplingParams: { max_tokens: 24 } }));
       const ids = await Promise.all(bodies.map((body) => submit(body)));
-      const records = await Promise.all(ids.map((id) => finalRecord(id)));
+      const records = await Promise.all(ids.map((id) => final(id)));
       expect(records.map((r) => r.status)).toEqual(ids.map(() => "completed"));
       // The completed events of this process may trail the records by a moment.
-      for (let i = 0; i < 100 && ids.some((id) => !attemptsStarted.has(id)); i++) await sleep(20);
+      await waitFor("every job's attempt seen", () => ids.every((id) => attemptsStarted.has(id)), { timeoutMs: 5000, intervalMs: 20 });
       expect(failedAttempts).toEqual([]);
       expect(ids.map((id) => attemptsStarted.get(id))).toEqual(ids.map(() => 1));
     });

@@ -8,6 +8,7 @@ import { bytesParser, defaultRequest, describeWithModel } from "../../../test-su
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 /** Small, so that the fixture model's replies (a few hundred characters at 40 tokens) pass it. */
 const SPOKEN_CHARS = 40;
@@ -40,12 +41,7 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
 
   const submit = (key: string, body: object) => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body);
   const get = (key: string, path: string) => request(gw.app).get(path).auth(key, { type: "bearer" });
-  async function finished(key: string, id: string): Promise<StatusRecord> {
-    for (;;) {
-      const record = (await get(key, `/api/v2/status/${id}`).set("Prefer", "wait=10")).body as StatusRecord;
-      if (record.status !== "processing") return record;
-    }
-  }
+  const finished = (key: string, id: string): Promise<StatusRecord> => finalRecord(gw.app, key, id);
   const requestsOf = async (key: string) => ((await get(key, "/api/v2/requests")).body as { data: unknown[] }).data.length;
 
   it("when a key's speech budget is 2, then the third speak submit is 429 with the speech budget's headers and nothing queued, while a submit without speak passes", async () => {

@@ -4,10 +4,11 @@ import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
-import { bytesParser, characterRequest, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { bytesParser, characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 const TTS_BUDGET = 50;
 /** A prompt the fixture model answers with words (a reply of only white space would have nothing to speak). */
@@ -35,13 +36,7 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
   }, 60_000);
 
   const submit = (body: object, model = "default", k = key) => request(gw.app).post(`/api/text/${model}`).auth(k, { type: "bearer" }).send(body);
-  async function finished(id: string, on = gw, k = key): Promise<StatusRecord> {
-    for (let i = 0; i < 2400; i++, await sleep(25)) {
-      const record = (await request(on.app).get(`/api/v2/status/${id}`).auth(k, { type: "bearer" })).body as StatusRecord;
-      if (record.status !== "processing") return record;
-    }
-    throw new Error(`${id} did not finish`);
-  }
+  const finished = (id: string, on = gw, k = key): Promise<StatusRecord> => finalRecord(on.app, k, id);
   const fetchAudio = (path: string, k = key) => request(gw.app).get(path).auth(k, { type: "bearer" }).buffer(true).parse(bytesParser);
 
   it("when a character chat asks for speak in wav, then the completed record has audioUrl and GET serves playable wav in the character's voice, charged to the speech budget", async () => {

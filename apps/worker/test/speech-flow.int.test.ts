@@ -6,6 +6,7 @@ import type { SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
 import { bytesParser, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 const TEXT = "The witch stirred her cauldron slowly. Green smoke curled up toward the crooked beams, and the cat watched from the windowsill.";
 const CONTENT_TYPES: Record<AudioFormat, RegExp> = { mp3: /^audio\/mpeg$/, wav: /^audio\/wav$/, opus: /^audio\/ogg$/, flac: /^audio\/flac$/, pcm: /^audio\/L16;rate=\d+$/ };
@@ -66,8 +67,7 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
     expect((await speak({ text: "Hello there.", format: "pcm" })).status).toBe(200);
     // Deleted once the response has finished, which the client may see first: wait for it (bounded).
     const stored = async () => (await Promise.all(["audio", "audio-meta", "audio-stream"].map((kind) => gw.deps.redis.keys(`${gw.prefix}:${kind}:*`)))).flat();
-    for (let i = 0; i < 100 && (await stored()).length > 0; i++) await sleep(20);
-    expect(await stored()).toEqual([]);
+    await waitFor("the audio gone from Redis", async () => (await stored()).length === 0, { timeoutMs: 5000, intervalMs: 20 });
   });
 
   it.each([

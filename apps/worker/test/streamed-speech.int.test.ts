@@ -8,9 +8,10 @@ import { inspectMp3 } from "../src/audio/mp3-inspect.test-helpers.js";
 import { parseOggPages } from "../src/audio/ogg-opus-inspect.test-helpers.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SpeechEngine, SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
-import { describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway } from "../../../test-support/gateway.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 // Eight sentences, ~600 characters: streamed, eSpeak speaks them in two chunks (at most 160, the rest).
 const TEXT = [
@@ -130,12 +131,7 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
 
   /** The one speech job running now (the tests run one at a time): its id is the audio's key. */
   async function activeJobId(): Promise<string> {
-    for (let i = 0; i < 250; i++) {
-      const [job] = await queue.getJobs(["active"]);
-      if (job?.id) return job.id;
-      await sleep(20);
-    }
-    throw new Error("no speech job became active");
+    return waitFor("a speech job active", async () => (await queue.getJobs(["active"]))[0]?.id, { timeoutMs: 5000, intervalMs: 20 });
   }
 
   const stored = (requestId: string) => service.gw.deps.redis.getBuffer(service.gw.deps.keys.audio(requestId));
@@ -210,7 +206,7 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     expect(complete).toBe(false);
     expect(answer.bytes().length).toBeGreaterThan(0);
     // The worker publishes the failure, then BullMQ records it: wait for that (bounded).
-    for (let i = 0; i < 250 && (await queue.getJobState(requestId)) !== "failed"; i++) await sleep(20);
+    await waitFor("the speech job failed", async () => (await queue.getJobState(requestId)) === "failed", { timeoutMs: 5000, intervalMs: 20 });
     const job = await queue.getJob(requestId);
     expect(await job?.getState()).toBe("failed");
     expect(job?.failedReason).toMatch(/failed after the first audio was sent: injected/);
@@ -237,7 +233,8 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     expect(replay.bytes().equals(first.bytes())).toBe(true);
     expect(Number(replay.res.headers["content-length"])).toBe(first.bytes().length);
     const completed = async () => (await queue.getJobCounts("completed")).completed ?? 0;
-    for (let i = 0; i < 250 && (await completed()) <= completedBefore; i++) await sleep(20); // the stream ends just before the job completes
+    // The stream ends just before the job completes.
+    await waitFor("the job completed", async () => (await completed()) > completedBefore, { timeoutMs: 5000, intervalMs: 20 });
     expect(await completed()).toBe(completedBefore + 1);
   });
 
@@ -245,7 +242,7 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     const { answer, requestId, held } = await firstPieceOf("wav", { "Idempotency-Key": "left-early" });
     expect(service.gw.deps.speechJobs?.readers.open).toBe(1);
     answer.destroy();
-    for (let i = 0; i < 250 && service.gw.deps.speechJobs?.readers.open !== 0; i++) await sleep(20);
+    await waitFor("no reader open", () => service.gw.deps.speechJobs?.readers.open === 0, { timeoutMs: 5000, intervalMs: 20 });
     expect(service.gw.deps.speechJobs?.readers.open).toBe(0);
     held.resolve();
     // The retry waits for the first request's audio to be whole, then gets it.
@@ -268,7 +265,7 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
       expect(measured.loud).toBe(true);
       expect(measured.durationSeconds).toBeCloseTo(Number(trailers["x-audio-duration"]), 1);
       // Its reader lets go of its connection once the answer is out, which the client may see first.
-      for (let i = 0; i < 250 && other.deps.speechJobs?.readers.open !== 0; i++) await sleep(20);
+      await waitFor("no reader open", () => other.deps.speechJobs?.readers.open === 0, { timeoutMs: 5000, intervalMs: 20 });
       expect(other.deps.speechJobs?.readers.open).toBe(0);
     } finally {
       await new Promise((resolve) => otherServer.close(resolve));

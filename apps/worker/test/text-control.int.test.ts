@@ -2,10 +2,11 @@ import { QUEUES, type StatusRecord } from "@chorus/contracts";
 import { Queue } from "bullmq";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
-import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /** A request that keeps the fixture model busy for seconds (context shifts past its window). */
 const LONG = { ...defaultRequest(), samplingParams: { max_tokens: 2048, temperature: 1.5 } };
@@ -27,10 +28,7 @@ describeWithModel("cancelling and time-limiting generations", () => {
   const submit = async (body: object = LONG) => (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)).body.id as string;
   const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
   const cancel = (id: string, k = key) => request(gw.app).delete(`/api/v2/status/${id}`).auth(k, { type: "bearer" });
-  async function until(check: () => Promise<boolean>, what: string) {
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(20)) if (await check()) return;
-    throw new Error(`timed out waiting until ${what}`);
-  }
+  const until = (check: () => Promise<boolean>, what: string) => waitFor(what, check, { intervalMs: 20 });
 
   it("when a queued job is cancelled, then its record is error 'cancelled' and the job leaves the queue", async () => {
     const id = await submit();

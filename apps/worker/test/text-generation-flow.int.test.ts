@@ -1,10 +1,12 @@
 import { MODEL_IDS, type StatusRecord } from "@chorus/contracts";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
-import { characterRequest, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { finalRecord } from "../../../test-support/records.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 describeWithModel("a conversation through gateway, queue and worker (stories260K-chatml)", () => {
   let gw: TestGateway;
@@ -28,15 +30,17 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
   /** Polls like a client until the record leaves `processing`; returns every record seen. */
   async function pollUntilDone(path: string): Promise<StatusRecord[]> {
     const seen: StatusRecord[] = [];
-    const giveUpAt = Date.now() + 60_000; // a hang guard, not a speed assertion
-    while (Date.now() < giveUpAt) {
-      const res = await request(gw.app).get(path).auth(key, { type: "bearer" });
-      expect(res.status).toBe(200);
-      seen.push(res.body as StatusRecord);
-      if (res.body.status !== "processing") return seen;
-      await sleep(10);
-    }
-    throw new Error(`${path} still processing after a minute`);
+    await waitFor(
+      `${path} to leave processing`,
+      async () => {
+        const res = await request(gw.app).get(path).auth(key, { type: "bearer" });
+        expect(res.status).toBe(200);
+        seen.push(res.body as StatusRecord);
+        return (res.body as StatusRecord).status !== "processing";
+      },
+      { timeoutMs: 60_000, intervalMs: 10 },
+    );
+    return seen;
   }
 
   it.each(MODEL_IDS)("when a conversation goes to %s, then the record goes processing -> completed with a generated reply", async (model) => {
@@ -114,12 +118,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       const k = await gw2.createKey();
       const res = await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(defaultRequest());
       // Retries use exponential backoff (1 s, 2 s): the third failure is final.
-      let record: StatusRecord = { status: "processing" };
-      for (let i = 0; i < 100 && record.status === "processing"; i++) {
-        await sleep(100);
-        record = (await request(gw2.app).get(`/api/v2/status/${res.body.id}`).auth(k, { type: "bearer" })).body;
-      }
-      expect(record).toEqual({ status: "error", error: "generation failed: model exploded" });
+      expect(await finalRecord(gw2.app, k, res.body.id as string)).toEqual({ status: "error", error: "generation failed: model exploded" });
     } finally {
       await w2.close();
       await gw2.close();

@@ -7,12 +7,13 @@ import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { LOST_ERROR, LostJobSweeper } from "../src/records/lost-job.sweeper.js";
 import { createWebhookWorker } from "../src/webhooks/webhook-worker.js";
 import { instrumentWorkers } from "../src/worker-metrics.js";
-import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { deliveryEnd, NEVER_ANSWER, startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 const SHORT = { ...defaultRequest(), samplingParams: { max_tokens: 12 } };
 /** Keeps the fixture model busy for seconds: long enough to be cancelled while queued or running. */
@@ -135,8 +136,7 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
 
   it("when a request has no webhook, then nothing is queued for it", async () => {
     const id = await submit(SHORT);
-    for (let i = 0; i < 600 && (await status(id)).status === "processing"; i++) await sleep(25);
-    expect((await status(id)).status).toBe("completed");
+    expect((await finalRecord(stack.gw.app, stack.key, id)).status).toBe("completed");
     expect(await stack.deliveries.getJob(id)).toBeUndefined();
   });
 

@@ -1,10 +1,12 @@
 import type { StatusRecord } from "@chorus/contracts";
 import request from "supertest";
-import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import type { RunningChild } from "@chorus/local-runtime";
 import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { waitFor } from "../../../test-support/wait-for.js";
+import { finalRecord } from "../../../test-support/records.js";
 
 describeWithModel("a worker killed mid-generation (real worker processes)", () => {
   let gw: TestGateway;
@@ -30,7 +32,7 @@ describeWithModel("a worker killed mid-generation (real worker processes)", () =
     const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
 
     // Kill the worker while it is generating.
-    for (let i = 0; i < 600 && !((await status(ids[0]!)).progress! > 0); i++) await sleep(10);
+    await waitFor("the first job generating", async () => ((await status(ids[0]!)).progress ?? 0) > 0, { intervalMs: 10 });
     expect((await status(ids[0]!)).status).toBe("processing");
     victim.process.kill("SIGKILL");
     await victim.exited;
@@ -38,15 +40,8 @@ describeWithModel("a worker killed mid-generation (real worker processes)", () =
     const rescuer = startApp("worker", env);
     workers.push(rescuer);
     const finals: StatusRecord[] = [];
-    const giveUpAt = Date.now() + 240_000; // a hang guard for loaded machines, not a timing
-    for (const id of ids) {
-      let record = await status(id);
-      while (record.status === "processing" && Date.now() < giveUpAt) {
-        await sleep(100);
-        record = await status(id);
-      }
-      finals.push(record);
-    }
+    // A hang guard for loaded machines, not a timing.
+    for (const id of ids) finals.push(await finalRecord(gw.app, key, id, 240_000));
     if (finals.some((r) => r.status !== "completed")) process.stderr.write(rescuer.output().slice(-3000));
     expect(finals.map((r) => r.status)).toEqual(["completed", "completed", "completed", "completed"]);
     for (const r of finals) expect(r.tokens).toBeGreaterThan(0);

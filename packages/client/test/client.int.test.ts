@@ -1,9 +1,10 @@
 import { ChorusClient, ChorusError, type FetchLike, type StatusRecord } from "@chorus/client";
 import { EspeakSpeechEngine } from "@chorus/worker/speech";
-import { describeWithModel, sleep } from "../../../test-support/fixtures.js";
+import { describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
 import { startLiveStack, type LiveStack } from "../../../test-support/live-stack.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 interface Sent {
   method: string;
@@ -227,8 +228,7 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     await expect(sdk.wait(id, { signal: controller.signal, onUpdate })).rejects.toThrow("reader left");
     expect(streamsWhenAborting).toBe(1);
     // The stream closes as the client goes; the gateway notices on its next turn (bounded wait).
-    for (let i = 0; i < 250 && gw.deps.statusChanges.listening > 0; i++) await sleep(20);
-    expect(gw.deps.statusChanges.listening).toBe(0);
+    await waitFor("the stream closed", () => gw.deps.statusChanges.listening === 0, { timeoutMs: 5000, intervalMs: 20 });
     await sdk.cancel(id);
   });
 });
