@@ -1,44 +1,60 @@
+// @ts-check
 // The playground: settings on the left, the chat on the right. It talks to the API through the
 // SDK, @chorus/client: its browser build, which the gateway serves from packages/client/dist.
 import { ChorusClient } from "/playground/client/index.js";
 import { MODELS, loadCharacter } from "./characters.js";
 import { Conversation } from "./conversation.js";
+import { byId, find } from "./dom.js";
 import { ReplyView } from "./reply-view.js";
+
+/** @typedef {import("/playground/client/index.js").Voice} Voice */
+/** @typedef {import("./characters.js").Character} Character */
+/** @typedef {{ userTurn: HTMLLIElement, takeBack: () => void, view: ReplyView }} Turn One exchange in the log, and its message in the conversation. */
 
 const KEY_STORAGE = "chorus.apiKey";
 /** The formats offered are those the browser can play; `pcm` (raw samples) is left out: no browser plays it. */
 const AUDIO_TYPES = { mp3: "audio/mpeg", wav: "audio/wav", opus: "audio/ogg; codecs=opus", flac: "audio/flac" };
 
-const byId = (id) => document.getElementById(id);
 const ui = {
-  key: byId("api-key"),
-  model: byId("model"),
-  description: byId("model-description"),
-  botName: byId("bot-name"),
-  persona: byId("persona"),
-  maxTokens: byId("max-tokens"),
-  temperature: byId("temperature"),
-  voice: byId("voice"),
-  speed: byId("speed"),
-  format: byId("format"),
-  log: byId("log"),
-  error: byId("error"),
-  composer: byId("composer"),
-  message: byId("message"),
-  send: document.querySelector("[data-testid=send]"),
-  audio: byId("audio"),
+  key: byId("api-key", HTMLInputElement),
+  model: byId("model", HTMLSelectElement),
+  description: byId("model-description", HTMLParagraphElement),
+  botName: byId("bot-name", HTMLInputElement),
+  persona: byId("persona", HTMLTextAreaElement),
+  maxTokens: byId("max-tokens", HTMLInputElement),
+  temperature: byId("temperature", HTMLInputElement),
+  voice: byId("voice", HTMLSelectElement),
+  speed: byId("speed", HTMLInputElement),
+  format: byId("format", HTMLSelectElement),
+  log: byId("log", HTMLOListElement),
+  error: byId("error", HTMLParagraphElement),
+  composer: byId("composer", HTMLFormElement),
+  message: byId("message", HTMLTextAreaElement),
+  send: find(document, "[data-testid=send]", HTMLButtonElement),
+  audio: byId("audio", HTMLAudioElement),
 };
 
+/** @type {Map<string, Character>} */
 const characters = new Map();
+/**
+ * The chat with the model chosen: start() begins the first before the page takes a message.
+ * @type {Conversation}
+ */
 let conversation;
+/** @type {Voice[]} */
 let voices = [];
+/** @type {string | undefined} */
 let audioUrl;
 
 /** A client of this gateway (the page's own origin) with the key pasted into the page. */
 const client = () => new ChorusClient({ baseUrl: location.origin, apiKey: ui.key.value.trim() });
 
+/** @param {unknown} error */
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+
+/** @param {unknown} error */
 function showError(error) {
-  ui.error.textContent = error.message;
+  ui.error.textContent = messageOf(error);
   ui.error.hidden = false;
 }
 
@@ -47,7 +63,21 @@ function clearError() {
   ui.error.textContent = "";
 }
 
+/**
+ * @param {string} value
+ * @param {string} label
+ */
 const option = (value, label) => Object.assign(document.createElement("option"), { value, textContent: label });
+
+/**
+ * The character of `model`, one of MODELS: start() loads them all before any is shown.
+ * @param {string} model
+ */
+function characterOf(model) {
+  const character = characters.get(model);
+  if (!character) throw new Error(`the character of ${model} is not loaded`);
+  return character;
+}
 
 /** The character's own voice from the catalogue, when it has one. */
 function chooseVoice() {
@@ -67,19 +97,23 @@ async function loadVoices() {
   }
 }
 
-/** A new chat with `model`, its character's name and persona as the defaults. */
+/**
+ * A new chat with `model`, its character's name and persona as the defaults.
+ * @param {string} model
+ */
 function selectModel(model) {
-  const character = characters.get(model);
+  const character = characterOf(model);
   ui.description.textContent = character.description;
   ui.botName.value = character.botName;
   ui.persona.value = character.persona;
-  ui.maxTokens.value = character.sampling.max_tokens;
-  ui.temperature.value = character.sampling.temperature;
-  conversation = new Conversation(model);
+  ui.maxTokens.value = String(character.sampling.max_tokens);
+  ui.temperature.value = String(character.sampling.temperature);
+  conversation = new Conversation(character.model);
   ui.log.replaceChildren();
   chooseVoice();
 }
 
+/** @param {string} text */
 function appendUserTurn(text) {
   const item = Object.assign(document.createElement("li"), { className: "turn you" });
   item.append(Object.assign(document.createElement("span"), { className: "who", textContent: "You" }), Object.assign(document.createElement("div"), { textContent: text }));
@@ -87,13 +121,16 @@ function appendUserTurn(text) {
   return item;
 }
 
+/** @param {string} text */
 async function speak(text) {
   clearError();
-  const format = ui.format.value;
+  // The options are AUDIO_TYPES' keys.
+  const format = /** @type {keyof typeof AUDIO_TYPES} */ (ui.format.value);
   try {
     const { audio, contentType } = await client().speech({ text, voice: ui.voice.value || undefined, speed: Number(ui.speed.value), format });
     if (audioUrl) URL.revokeObjectURL(audioUrl);
-    audioUrl = URL.createObjectURL(new Blob([audio], { type: contentType }));
+    // The SDK reads the bytes with response.arrayBuffer(): their buffer is an ArrayBuffer, never shared.
+    audioUrl = URL.createObjectURL(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (audio)], { type: contentType }));
     ui.audio.src = audioUrl;
     await ui.audio.play();
   } catch (error) {
@@ -101,7 +138,11 @@ async function speak(text) {
   }
 }
 
-/** The user's message is taken back: it goes into the box again, to send once the problem is fixed. */
+/**
+ * The user's message is taken back: it goes into the box again, to send once the problem is fixed.
+ * @param {Turn} turn
+ * @param {string} text
+ */
 function takeBackTurn({ userTurn, takeBack, view }, text) {
   view.remove();
   userTurn.remove();
@@ -109,24 +150,32 @@ function takeBackTurn({ userTurn, takeBack, view }, text) {
   ui.message.value = text;
 }
 
-/** One turn: the user's message, then the reply followed live until it is final. */
+/**
+ * One turn: the user's message, then the reply followed live until it is final.
+ * @param {string} text
+ */
 async function send(text) {
   const chat = conversation;
-  const turn = { userTurn: appendUserTurn(text), takeBack: chat.add("You", text) };
+  const userTurn = appendUserTurn(text);
+  const takeBack = chat.add("You", text);
   const sampling = { max_tokens: Number(ui.maxTokens.value), temperature: Number(ui.temperature.value) };
   const body = chat.request({ botName: ui.botName.value.trim(), persona: ui.persona.value.trim(), sampling });
   const api = client();
+  /** @type {string | undefined} */
   let id;
   let stopAsked = false;
   // A request that has just finished cannot be cancelled (CONFLICT): its final record is on its way.
-  const stop = () => api.cancel(id).catch((error) => error.code !== "CONFLICT" && showError(error));
-  turn.view = new ReplyView(ui.log, body.botName || "Assistant", {
+  /** @param {string} requestId */
+  const stop = (requestId) => api.cancel(requestId).catch((error) => error.code !== "CONFLICT" && showError(error));
+  const view = new ReplyView(ui.log, body.botName || "Assistant", {
     onStop: () => {
       stopAsked = true;
-      if (id !== undefined) void stop();
+      if (id !== undefined) void stop(id);
     },
     onSpeak: speak,
   });
+  /** @type {Turn} */
+  const turn = { userTurn, takeBack, view };
   try {
     ({ id } = await api.submit(chat.model, body));
   } catch (error) {
@@ -134,17 +183,18 @@ async function send(text) {
     return takeBackTurn(turn, text);
   }
   // Stop was pressed before the request had an id.
-  if (stopAsked) void stop();
+  if (stopAsked) void stop(id);
   try {
-    const record = await api.wait(id, { onUpdate: (snapshot) => turn.view.update(snapshot) });
-    turn.view.finish(record);
-    if (record.status === "completed") chat.add("Bot", record.reply);
+    const record = await api.wait(id, { onUpdate: (snapshot) => view.update(snapshot) });
+    view.finish(record);
+    if (record.status === "completed") chat.add("Bot", record.reply ?? "");
   } catch (error) {
     showError(error);
-    turn.view.finish({ status: "error", error: error.message });
+    view.finish({ status: "error", error: messageOf(error) });
   }
 }
 
+/** @param {SubmitEvent} event */
 async function onSubmit(event) {
   event.preventDefault();
   const text = ui.message.value.trim();
@@ -175,8 +225,8 @@ function restoreKey() {
 
 async function start() {
   for (const character of await Promise.all(MODELS.map(loadCharacter))) characters.set(character.model, character);
-  ui.model.replaceChildren(...MODELS.map((model) => option(model, model === "default" ? "default — general assistant" : `${model} — ${characters.get(model).botName}`)));
-  ui.format.replaceChildren(...Object.keys(AUDIO_TYPES).flatMap((format) => (ui.audio.canPlayType(AUDIO_TYPES[format]) ? [option(format, format)] : [])));
+  ui.model.replaceChildren(...MODELS.map((model) => option(model, model === "default" ? "default — general assistant" : `${model} — ${characterOf(model).botName}`)));
+  ui.format.replaceChildren(...Object.entries(AUDIO_TYPES).flatMap(([format, type]) => (ui.audio.canPlayType(type) ? [option(format, format)] : [])));
   selectModel(ui.model.value);
   ui.model.addEventListener("change", () => selectModel(ui.model.value));
   ui.composer.addEventListener("submit", onSubmit);
