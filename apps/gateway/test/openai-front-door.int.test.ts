@@ -1,6 +1,7 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { QUEUES, type ReplyDelta, type StatusRecord } from "@chorus/contracts";
+import { QUEUES, type ReplyDelta, type RequestListItem, type RequestsListPage, type StatusRecord } from "@chorus/contracts";
 import { createWorkerRedis, type RedisClient } from "@chorus/platform";
 import OpenAI from "openai";
 import request from "supertest";
@@ -85,7 +86,7 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
       prompt_tokens_details: { cached_tokens: record.cachedTokens },
     });
     const listed = await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" });
-    expect(listed.body.data.map((item: { id: string }) => `chatcmpl-${item.id}`)).toContain(completion.id);
+    expect((listed.body as RequestsListPage).data.map((item) => `chatcmpl-${item.id}`)).toContain(completion.id);
     // Nobody streams it: the worker publishes none of its growth.
     expect(published.get(REQUEST_ID.exec(completion.id)?.[1] ?? "")).toBeUndefined();
   });
@@ -178,8 +179,8 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
       const answer = openAi(secret)
         .chat.completions.create({ model: "default", messages: [{ role: "user", content: STORY }] }, { signal: leaving.signal })
         .catch((e: unknown) => e);
-      let listed: { id: string }[] = [];
-      while (listed.length === 0) listed = (await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" })).body.data as { id: string }[];
+      let listed: RequestListItem[] = [];
+      while (listed.length === 0) listed = ((await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" })).body as RequestsListPage).data;
       leaving.abort();
       expect(await answer).toBeInstanceOf(OpenAI.APIUserAbortError);
       expect(await nativeRecord(`chatcmpl-${listed[0]?.id ?? ""}`, secret)).toMatchObject({ status: "error", error: "cancelled" });

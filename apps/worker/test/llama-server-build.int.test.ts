@@ -103,9 +103,9 @@ describe("llama-server's build (stand-in toolchain)", () => {
       else spawn("pkill", ["-TERM", "-f", BUILD_LLAMA]);
       expect(await waitUntilGone(cmake, 10_000)).toBe(true);
       expect(await waitUntilGone(compiler, 10_000)).toBe(true);
-      const leftovers = async () => readdirSync(cache).filter((entry) => entry.startsWith("."));
-      for (let i = 0; i < 100 && (await leftovers()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await leftovers()).toEqual([]);
+      const leftovers = () => readdirSync(cache).filter((entry) => entry.startsWith("."));
+      for (let i = 0; i < 100 && leftovers().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(leftovers()).toEqual([]);
       expect(existsSync(llamaServerPath(cache))).toBe(false);
     },
     30_000,

@@ -4,6 +4,7 @@ import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { describeEachLlamaRuntime, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 /**
@@ -39,7 +40,7 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () =>
     async function submit(body: object): Promise<string> {
       const res = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body);
       expect(res.status).toBe(200);
-      return res.body.id as string;
+      return submittedId(res);
     }
 
     /** Polls like a client until the record is final. */
@@ -47,7 +48,8 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () =>
       const giveUpAt = Date.now() + 120_000; // a hang guard, not a speed assertion
       while (Date.now() < giveUpAt) {
         const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
-        if (res.body.status !== "processing") return res.body as StatusRecord;
+        const record = res.body as StatusRecord;
+        if (record.status !== "processing") return record;
         await sleep(20);
       }
       throw new Error(`${id} still processing after two minutes`);
@@ -99,7 +101,7 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () =>
         .auth(key, { type: "bearer" })
         .send({ ...defaultRequest(), samplingParams: { seed } });
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "samplingParams.seed", expected_type: "integer" } });
+      expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "samplingParams.seed", expected_type: "integer" } });
     });
   }),
 );

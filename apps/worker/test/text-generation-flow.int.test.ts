@@ -1,9 +1,11 @@
+import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import { MODEL_IDS, type StatusRecord } from "@chorus/contracts";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { characterRequest, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
 describeWithModel("a conversation through gateway, queue and worker (stories260K-chatml)", () => {
@@ -32,8 +34,9 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
     while (Date.now() < giveUpAt) {
       const res = await request(gw.app).get(path).auth(key, { type: "bearer" });
       expect(res.status).toBe(200);
-      seen.push(res.body as StatusRecord);
-      if (res.body.status !== "processing") return seen;
+      const record = res.body as StatusRecord;
+      seen.push(record);
+      if (record.status !== "processing") return seen;
       await sleep(10);
     }
     throw new Error(`${path} still processing after a minute`);
@@ -46,7 +49,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       .auth(key, { type: "bearer" })
       .send({ ...body, samplingParams: { max_tokens: 60 } });
     expect(submitted.status).toBe(200);
-    const id = submitted.body.id as string;
+    const id = submittedId(submitted);
 
     const seen = await pollUntilDone(`/api/v2/status/${id}`);
     const final = seen.at(-1)!;
@@ -77,7 +80,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       .post("/api/text/default")
       .auth(key, { type: "bearer" })
       .send({ ...defaultRequest(), samplingParams: { max_tokens: 400, temperature: 1.2 } });
-    const seen = await pollUntilDone(`/api/v2/status/${submitted.body.id}`);
+    const seen = await pollUntilDone(`/api/v2/status/${submittedId(submitted)}`);
     const streaming = seen.filter((r) => r.status === "processing" && (r.progress ?? 0) > 0);
     // A short reply can finish between two polls; a 400-token budget at 1.2 rarely does, but only
     // assert on what was actually observed.
@@ -99,14 +102,20 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       .post("/api/text/default")
       .auth(key, { type: "bearer" })
       .send({ messages, samplingParams: { max_tokens: 30 } });
-    const final = (await pollUntilDone(`/api/v2/status/${submitted.body.id}`)).at(-1)!;
+    const final = (await pollUntilDone(`/api/v2/status/${submittedId(submitted)}`)).at(-1)!;
     expect(final.status).toBe("completed");
     expect(final.droppedMessages).toBeGreaterThan(0);
     expect(final.droppedMessages).toBeLessThan(80);
   });
 
   it("when the engine fails for good, then the record becomes error with a reason", async () => {
-    const failing = { name: "failing", contextTokens: 4096, countPromptTokens: async () => 1, generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
+    const failing = {
+      name: "failing",
+      contextTokens: 4096,
+      countPromptTokens: () => Promise.resolve(1),
+      generate: () => Promise.reject(new Error("model exploded")),
+      close: () => Promise.resolve(),
+    };
     const prefix = uniquePrefix("flow-fail");
     const gw2 = await startTestGateway(prefix);
     const w2 = await startTestWorker(prefix, failing);
@@ -117,7 +126,11 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       let record: StatusRecord = { status: "processing" };
       for (let i = 0; i < 100 && record.status === "processing"; i++) {
         await sleep(100);
-        record = (await request(gw2.app).get(`/api/v2/status/${res.body.id}`).auth(k, { type: "bearer" })).body;
+        record = (
+          await request(gw2.app)
+            .get(`/api/v2/status/${submittedId(res)}`)
+            .auth(k, { type: "bearer" })
+        ).body as StatusRecord;
       }
       expect(record).toEqual({ status: "error", error: "generation failed: model exploded" });
     } finally {
