@@ -46,7 +46,7 @@ export interface WatchedPage {
   problems: string[];
   /** Answers of 400 and above, as `<status> <url>`. */
   failed: string[];
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** A page whose every request passes a check (scripts, styles, fonts, fetches, workers): another origin's is refused and noted. */

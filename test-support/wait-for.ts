@@ -23,7 +23,7 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, opti
   for (;;) {
     try {
       const value = await probe();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (error) {
       lastError = error;
     }

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,7 +80,7 @@ beforeAll(async () => {
   const out = join(dir, "results.json");
   run = await runBench(["--quick", "--out", out], 180_000); // ~60 s in all on a quiet 2-core machine
   if (run.code !== 0) throw new Error(`bench exited with ${String(run.code)}:\n${run.stderr}`);
-  results = JSON.parse(readFileSync(out, "utf8"));
+  results = JSON.parse(readFileSync(out, "utf8")) as BenchResults;
 }, 30 * 60_000); // jest's own limit, far beyond any run that still makes progress
 
 afterAll(() => {
@@ -135,7 +136,7 @@ describe("npm run bench -- --quick", () => {
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
     const throughput = results.rows.filter((r) => r.subject.unit === "req/s");
-    expect(throughput.map((r) => r.group)).toEqual(["submit", "status", ...Array(7).fill("status-steps")]);
+    expect(throughput.map((r) => r.group)).toEqual(["submit", "status", ...Array<string>(7).fill("status-steps")]);
     for (const row of throughput) {
       for (const figure of [row.subject, row.baseline]) expect(figure.cpuUsPerResponse).toBeGreaterThan(0);
       expect(row.notes.join("\n")).toMatch(/server CPU per response \(median\): \d+ µs vs \d+ µs/);

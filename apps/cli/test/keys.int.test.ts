@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { closedPort } from "../../../test-support/ports.js";
 import { startTestGateway } from "../../../test-support/gateway.js";
+import { errorOf } from "../../../test-support/response-body.js";
 import request from "supertest";
 
 /** `npm run keys` as a user runs it, on the test Redis under a prefix of its own. */
@@ -89,7 +90,7 @@ describe("npm run keys", () => {
       expect((await submit()).status).toBe(200);
       const refused = await submit();
       expect(refused.status).toBe(429);
-      expect(refused.body.error.message).toContain("max in flight 1");
+      expect(errorOf(refused).message).toContain("max in flight 1");
     } finally {
       await gw.close({ keepKeys: true });
     }

@@ -1,16 +1,32 @@
-import { MAX_API_KEY_NAME_CHARS } from "@chorus/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { MAX_API_KEY_NAME_CHARS, type ErrorEnvelope } from "@chorus/contracts";
+import type { ApiKeyRecord, DailyUsage } from "@chorus/platform";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf } from "../../../test-support/response-body.js";
 
 const ADMIN_TOKEN = "admin-token-for-tests-0123456789abcdef";
 let client = 0;
 const nextAddress = () => `10.17.0.${++client}`;
 
-function expectEnvelope(body: Record<string, unknown>, code: string) {
+/** POST /admin/keys's answer: the new key, with its secret (shown this once). */
+type CreatedKey = Omit<ApiKeyRecord, "revoked"> & { key: string };
+/** GET /admin/keys's answer. */
+interface KeyList {
+  data: ApiKeyRecord[];
+}
+/** GET /admin/keys/{id}/usage's answer. */
+interface KeyUsage {
+  id: string;
+  days: DailyUsage[];
+  total: Omit<DailyUsage, "date">;
+}
+
+function expectEnvelope(body: unknown, code: string) {
   expect(body).toMatchObject({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
-  expect(Object.keys(body).sort()).toEqual(["error", "status", "timestamp"]);
+  expect(Object.keys(body as ErrorEnvelope).sort()).toEqual(["error", "status", "timestamp"]);
 }
 
 describe("admin routes without ADMIN_TOKEN", () => {
@@ -30,7 +46,7 @@ describe("admin routes without ADMIN_TOKEN", () => {
     const [admin, unknown] = [await call(path), await call("/no/such/path")];
     expect(admin.status).toBe(404);
     expectEnvelope(admin.body, "NOT_FOUND");
-    expect(admin.body.error.message).toBe(unknown.body.error.message.replace("/no/such/path", path));
+    expect(errorOf(admin).message).toBe(errorOf(unknown).message.replace("/no/such/path", path));
   });
 
   it("when the admin token is sent anyway, then it opens nothing (401, as any unknown key)", async () => {
@@ -55,6 +71,8 @@ describe("admin API with ADMIN_TOKEN", () => {
         .send(body as object),
     delete: (path: string) => request(gw.app).delete(path).auth(ADMIN_TOKEN, { type: "bearer" }),
   });
+  /** The keys GET /admin/keys lists. */
+  const listedKeys = async () => ((await admin().get("/admin/keys")).body as KeyList).data;
 
   it.each([
     ["no Authorization header", undefined],
@@ -95,7 +113,7 @@ describe("admin API with ADMIN_TOKEN", () => {
       limits: { text: 7, inflight: 5, streams: 3 },
       createdAt: expect.any(String),
     });
-    const { id, key } = created.body as { id: string; key: string };
+    const { id, key, createdAt } = created.body as CreatedKey;
 
     const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
     expect(submitted.status).toBe(200);
@@ -104,8 +122,8 @@ describe("admin API with ADMIN_TOKEN", () => {
 
     const listed = await admin().get("/admin/keys");
     expect(listed.status).toBe(200);
-    const entry = (listed.body.data as Record<string, unknown>[]).find((k) => k.id === id);
-    expect(entry).toEqual({ id, name: "partner-a", scopes: ["text:default"], limits: { text: 7, inflight: 5, streams: 3 }, createdAt: created.body.createdAt, revoked: false });
+    const entry = (listed.body as KeyList).data.find((k) => k.id === id);
+    expect(entry).toEqual({ id, name: "partner-a", scopes: ["text:default"], limits: { text: 7, inflight: 5, streams: 3 }, createdAt, revoked: false });
     expect(JSON.stringify(listed.body)).not.toContain(key);
 
     const revoked = await admin().delete(`/admin/keys/${id}`);
@@ -113,33 +131,26 @@ describe("admin API with ADMIN_TOKEN", () => {
     expect(revoked.text).toBe("");
     const refused = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).set("X-Forwarded-For", nextAddress()).send(defaultRequest());
     expect(refused.status).toBe(401);
-    expect(refused.body.error.message).toBe("the API key has been revoked");
-    expect(((await admin().get("/admin/keys")).body.data as Record<string, unknown>[]).find((k) => k.id === id)?.revoked).toBe(true);
+    expect(errorOf(refused).message).toBe("the API key has been revoked");
+    expect((await listedKeys()).find((k) => k.id === id)?.revoked).toBe(true);
   });
 
   it("when a name is taken, then creating it again is 409 CONFLICT; with rotate, the old key is revoked", async () => {
-    const first = await admin().post("/admin/keys", { name: "rotating" });
-    expect(first.body.scopes).toEqual(["*"]);
-    expect(first.body.limits).toEqual({});
+    const first = (await admin().post("/admin/keys", { name: "rotating" })).body as CreatedKey;
+    expect(first.scopes).toEqual(["*"]);
+    expect(first.limits).toEqual({});
     const again = await admin().post("/admin/keys", { name: "rotating" });
     expect(again.status).toBe(409);
     expectEnvelope(again.body, "CONFLICT");
-    expect(again.body.error.message).toContain('"rotate": true');
+    expect(errorOf(again).message).toContain('"rotate": true');
     const rotated = await admin().post("/admin/keys", { name: "rotating", rotate: true });
     expect(rotated.status).toBe(201);
+    expect((await request(gw.app).get("/api/voices").auth(first.key, { type: "bearer" }).set("X-Forwarded-For", nextAddress())).status).toBe(401);
     expect(
       (
         await request(gw.app)
           .get("/api/voices")
-          .auth(first.body.key as string, { type: "bearer" })
-          .set("X-Forwarded-For", nextAddress())
-      ).status,
-    ).toBe(401);
-    expect(
-      (
-        await request(gw.app)
-          .get("/api/voices")
-          .auth(rotated.body.key as string, { type: "bearer" })
+          .auth((rotated.body as CreatedKey).key, { type: "bearer" })
       ).status,
     ).toBe(200);
   });
@@ -162,12 +173,12 @@ describe("admin API with ADMIN_TOKEN", () => {
     ["rotate", { name: "n", rotate: "yes" }],
     ["body", []],
   ])("when the body's %s is wrong, then it is 400 INVALID_PARAMETER naming it, and no key is made", async (parameter, body) => {
-    const before = (await admin().get("/admin/keys")).body.data.length as number;
+    const before = (await listedKeys()).length;
     const res = await admin().post("/admin/keys", body);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("INVALID_PARAMETER");
-    expect(res.body.error.details.parameter).toBe(parameter);
-    expect((await admin().get("/admin/keys")).body.data.length).toBe(before);
+    expect(errorOf(res).code).toBe("INVALID_PARAMETER");
+    expect(errorOf(res).details?.parameter).toBe(parameter);
+    expect(await listedKeys()).toHaveLength(before);
   });
 
   it("when the body is not JSON, then it is 415 or 400 as on the public API", async () => {
@@ -186,7 +197,7 @@ describe("admin API with ADMIN_TOKEN", () => {
     const a = (await admin().post("/admin/keys", { name: "named-key-a" })).body as { id: string; key: string };
     const b = (await admin().post("/admin/keys", { name: a.id })).body as { id: string; key: string };
     expect((await admin().delete(`/admin/keys/${a.id}`)).status).toBe(204);
-    const states = Object.fromEntries(((await admin().get("/admin/keys")).body.data as { id: string; revoked: boolean }[]).map((k) => [k.id, k.revoked]));
+    const states = Object.fromEntries((await listedKeys()).map((k) => [k.id, k.revoked]));
     expect([states[a.id], states[b.id]]).toEqual([true, false]);
     expect((await request(gw.app).get("/api/voices").auth(b.key, { type: "bearer" })).status).toBe(200);
     expect((await request(gw.app).get("/api/voices").auth(a.key, { type: "bearer" }).set("X-Forwarded-For", nextAddress())).status).toBe(401);
@@ -197,7 +208,7 @@ describe("admin API with ADMIN_TOKEN", () => {
     const res = await admin().delete("/admin/keys/key_0123456789abcdef");
     expect(res.status).toBe(404);
     expectEnvelope(res.body, "NOT_FOUND");
-    expect(((await admin().get("/admin/keys")).body.data as { id: string; revoked: boolean }[]).find((k) => k.id === named.id)?.revoked).toBe(false);
+    expect((await listedKeys()).find((k) => k.id === named.id)?.revoked).toBe(false);
     expect((await request(gw.app).get("/api/voices").auth(named.key, { type: "bearer" })).status).toBe(200);
   });
 
@@ -205,12 +216,12 @@ describe("admin API with ADMIN_TOKEN", () => {
     const { id } = (await admin().post("/admin/keys", { name: "idle" })).body as { id: string };
     const res = await admin().get(`/admin/keys/${id}/usage`);
     expect(res.status).toBe(200);
-    const days = res.body.days as { date: string }[];
+    const { days, total } = res.body as KeyUsage;
     expect(days).toHaveLength(30);
     expect(days[29]?.date).toBe(new Date().toISOString().slice(0, 10));
     const zero = { requests: { text: 0, tts: 0, status: 0 }, tokens: 0, promptTokens: 0, speechSeconds: 0 };
     expect(days[0]).toEqual({ date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), ...zero });
-    expect(res.body.total).toEqual(zero);
+    expect(total).toEqual(zero);
   });
 
   it("when a key polls and is rate limited, then only the admitted requests are counted", async () => {
@@ -219,7 +230,7 @@ describe("admin API with ADMIN_TOKEN", () => {
     for (let i = 0; i < 3; i++) statuses.push((await request(gw.app).get("/api/v2/status/no-such-request").auth(key, { type: "bearer" })).status);
     expect(statuses).toEqual([404, 404, 429]);
     // Counted without being waited for, but on the connection the usage is then read on: Redis runs them in order.
-    const usage = (await admin().get(`/admin/keys/${id}/usage`)).body.total as { requests: Record<string, number> };
+    const usage = ((await admin().get(`/admin/keys/${id}/usage`)).body as KeyUsage).total;
     expect(usage.requests).toEqual({ text: 0, tts: 0, status: 2 });
   });
 });
@@ -246,7 +257,7 @@ describe("queues dashboard", () => {
   it("when its API is asked with the Bearer token, then it lists the text, speech and webhook-delivery queues, read-only", async () => {
     const res = await request(gw.app).get("/admin/queues/api/queues").auth(ADMIN_TOKEN, { type: "bearer" });
     expect(res.status).toBe(200);
-    const queues = res.body.queues as { name: string; readOnlyMode: boolean }[];
+    const { queues } = res.body as { queues: { name: string; readOnlyMode: boolean }[] };
     expect(queues.map((q) => q.name).sort()).toEqual(["speech-synthesis", "text-generation", "webhook-delivery"]);
     expect(queues.every((q) => q.readOnlyMode)).toBe(true);
   });

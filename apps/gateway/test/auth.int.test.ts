@@ -1,9 +1,12 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import type { ErrorEnvelope } from "@chorus/contracts";
 import { CachedApiKeys } from "@chorus/platform";
 import request from "supertest";
 import { buildApp } from "../src/app.js";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf } from "../../../test-support/response-body.js";
 
 let gw: TestGateway;
 let client = 0;
@@ -13,9 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-function expectEnvelope(body: Record<string, unknown>, code: string) {
+function expectEnvelope(body: unknown, code: string) {
   expect(body).toEqual({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
-  expect(new Date(String(body.timestamp)).toISOString()).toBe(body.timestamp);
+  const { timestamp } = body as ErrorEnvelope;
+  expect(new Date(timestamp).toISOString()).toBe(timestamp);
 }
 
 describe("authentication", () => {
@@ -75,7 +79,7 @@ describe("authentication", () => {
     now += 2;
     const res = await poll();
     expect(res.status).toBe(401);
-    expect(res.body.error.message).toMatch(/revoked/);
+    expect(errorOf(res).message).toMatch(/revoked/);
   });
 
   it("when a key lacks the model's scope, then text on that model is 403 and on its own model 200", async () => {

@@ -1,10 +1,11 @@
-import { QUEUES } from "@chorus/contracts";
+import { QUEUES, type StatusRecord } from "@chorus/contracts";
 import { createWorkerRedis } from "@chorus/platform";
 import { Worker } from "bullmq";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 
 let gw: TestGateway;
 let key: string;
@@ -41,7 +42,7 @@ describe("Idempotency-Key on POST /api/text", () => {
     const retry = await submit(defaultRequest("retry me"), "order-42");
     expect(first.status).toBe(200);
     expect(retry.status).toBe(200);
-    expect(retry.body).toEqual({ id: first.body.id, tokens: -1 });
+    expect(retry.body).toEqual({ id: submittedId(first), tokens: -1 });
     expect(await queued()).toBe(before);
   });
 
@@ -49,7 +50,7 @@ describe("Idempotency-Key on POST /api/text", () => {
     await submit(defaultRequest("one thing"), "order-43");
     const res = await submit(defaultRequest("another thing"), "order-43");
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe("CONFLICT");
+    expect(errorOf(res).code).toBe("CONFLICT");
   });
 
   it("when another API key uses the same Idempotency-Key, then it is its own request", async () => {
@@ -57,16 +58,16 @@ describe("Idempotency-Key on POST /api/text", () => {
     const mine = await submit(defaultRequest("shared key"), "order-44");
     const theirs = await submit(defaultRequest("shared key"), "order-44", other);
     expect(theirs.status).toBe(200);
-    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect(submittedId(theirs)).not.toBe(submittedId(mine));
   });
 
   it("when the header is malformed, then it is 400 naming it", async () => {
     const res = await submit(defaultRequest(), "has spaces in it");
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({
+    expect(errorOf(res).details).toEqual({
       parameter: "Idempotency-Key",
       expected_type: "string",
-      problems: [{ parameter: "Idempotency-Key", expected_type: "string", message: res.body.error.message }],
+      problems: [{ parameter: "Idempotency-Key", expected_type: "string", message: errorOf(res).message }],
     });
   });
 });
@@ -81,7 +82,7 @@ describe("backpressure", () => {
       await bp.deps.queueDepth.refresh();
       const refused = await post();
       expect(refused.status).toBe(503);
-      expect(refused.body.error.code).toBe("SERVICE_UNAVAILABLE");
+      expect(errorOf(refused).code).toBe("SERVICE_UNAVAILABLE");
       expect(refused.headers["retry-after"]).toBe("5");
       await drain(bp);
       await bp.deps.queueDepth.refresh();
@@ -108,9 +109,11 @@ describe("backpressure", () => {
       await bp.deps.queueDepth.refresh();
       const accepted = await post("retry-after-503");
       expect(accepted.status).toBe(200);
-      const status = await request(bp.app).get(`/api/v2/status/${accepted.body.id}`).auth(k, { type: "bearer" });
+      const status = await request(bp.app)
+        .get(`/api/v2/status/${submittedId(accepted)}`)
+        .auth(k, { type: "bearer" });
       expect(status.status).toBe(200);
-      expect(status.body.status).toBe("processing");
+      expect((status.body as StatusRecord).status).toBe("processing");
     } finally {
       await bp.close();
     }

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { BatchStatusItem } from "@chorus/contracts";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -12,11 +14,13 @@ afterAll(() => gw.close());
 
 const batch = (secret: string, ids: string) => request(gw.app).get("/api/v2/status").query({ ids }).auth(secret, { type: "bearer" });
 const single = (secret: string, id: string) => request(gw.app).get(`/api/v2/status/${id}`).auth(secret, { type: "bearer" });
+/** The items of a batch answer (GET /api/v2/status?ids=). */
+const itemsOf = (res: { body: unknown }) => (res.body as { data: BatchStatusItem[] }).data;
 
 async function submit(secret: string): Promise<string> {
   const res = await request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).send(defaultRequest());
   expect(res.status).toBe(200);
-  return res.body.id as string;
+  return submittedId(res);
 }
 
 describe("GET /api/v2/status?ids=", () => {
@@ -31,11 +35,11 @@ describe("GET /api/v2/status?ids=", () => {
     const res = await batch(owner, [b, a, unknown, theirs, a, b].join(","));
     expect(res.status).toBe(200);
     expect(res.headers["cache-control"]).toBe("no-store");
-    const notFound = async (id: string) => ({ id, error: { code: "NOT_FOUND", message: (await single(owner, id)).body.error.message } });
+    const notFound = async (id: string) => ({ id, error: { code: "NOT_FOUND", message: errorOf(await single(owner, id)).message } });
     expect(res.body).toEqual({
       data: [{ id: b, ...(await single(owner, b)).body }, { id: a, ...(await single(owner, a)).body }, await notFound(unknown), await notFound(theirs)],
     });
-    expect(res.body.data[0]).toMatchObject({ id: b, status: "completed", reply: "Done." });
+    expect(itemsOf(res)[0]).toMatchObject({ id: b, status: "completed", reply: "Done." });
   });
 
   it("when 100 distinct ids are asked, then all 100 are answered", async () => {
@@ -43,7 +47,7 @@ describe("GET /api/v2/status?ids=", () => {
     const ids = Array.from({ length: 100 }, () => randomUUID());
     const res = await batch(owner, ids.join(","));
     expect(res.status).toBe(200);
-    expect(res.body.data.map((item: { id: string }) => item.id)).toEqual(ids);
+    expect(itemsOf(res).map((item) => item.id)).toEqual(ids);
   });
 
   it.each([
@@ -57,18 +61,18 @@ describe("GET /api/v2/status?ids=", () => {
     const owner = await gw.createKey({ limits: { status: 1000 } });
     const res = await batch(owner, ids);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("INVALID_PARAMETER");
-    expect(res.body.error.details.parameter).toBe("ids");
+    expect(errorOf(res).code).toBe("INVALID_PARAMETER");
+    expect(errorOf(res).details?.parameter).toBe("ids");
   });
 
   it("when ids is missing or another parameter is sent, then it is 400 naming that parameter", async () => {
     const owner = await gw.createKey();
     const missing = await request(gw.app).get("/api/v2/status").auth(owner, { type: "bearer" });
     expect(missing.status).toBe(400);
-    expect(missing.body.error.details.parameter).toBe("ids");
+    expect(errorOf(missing).details?.parameter).toBe("ids");
     const extra = await request(gw.app).get("/api/v2/status?ids=a&limit=3").auth(owner, { type: "bearer" });
     expect(extra.status).toBe(400);
-    expect(extra.body.error.details.parameter).toBe("limit");
+    expect(errorOf(extra).details?.parameter).toBe("limit");
   });
 
   it("when a batch is answered, then the status budget is charged one poll per distinct id", async () => {
@@ -90,7 +94,7 @@ describe("GET /api/v2/status?ids=", () => {
     const refused = await batch(owner, ids(3));
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ error: { code: "RATE_LIMITED" }, status: "error" });
-    expect(refused.body.data).toBeUndefined();
+    expect(refused.body).not.toHaveProperty("data");
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
     expect(refused.headers["x-ratelimit-limit"]).toBe("10");
     expect(refused.headers["x-ratelimit-remaining"]).toBe("1");

@@ -4,6 +4,7 @@ import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
 
@@ -34,7 +35,7 @@ const shortRequest = () => ({ ...defaultRequest(), samplingParams: { max_tokens:
 const submit = async (key: string): Promise<string> => {
   const res = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(shortRequest());
   expect(res.status).toBe(200);
-  return res.body.id as string;
+  return submittedId(res);
 };
 const status = async (key: string, id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 

@@ -1,10 +1,11 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { QUEUES } from "@chorus/contracts";
+import { QUEUES, type StatusRecord } from "@chorus/contracts";
 import { ApiKeyUsage, createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform";
 import { Queue, Worker } from "bullmq";
 import request from "supertest";
 import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
+import { submittedId } from "../../../test-support/response-body.js";
 import { EspeakSpeechEngine, synthesizeSpeechProcessor } from "../../../test-support/worker.js";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
@@ -91,7 +92,7 @@ function expectWholeWav(audio: Buffer, length: number): void {
 
 describe("large audio over a slow link to Redis", () => {
   it("when ~37 MB of audio streams to a client, then a status poll is answered during the transfer and the audio arrives whole", async () => {
-    const textId = (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body.id as string;
+    const textId = submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
     const res = await postSpeech(LONGEST).response;
     expect(res.statusCode).toBe(200);
     const length = Number(res.headers["content-length"]);
@@ -100,7 +101,7 @@ describe("large audio over a slow link to Redis", () => {
 
     const poll = await request(gw.app).get(`/api/v2/status/${textId}`).auth(key, { type: "bearer" });
     expect(poll.status).toBe(200);
-    expect(poll.body.status).toBe("processing");
+    expect((poll.body as StatusRecord).status).toBe("processing");
     expect(body.ended()).toBe(false); // the poll was answered while the audio was still on its way
 
     expectWholeWav(await body.whole, length);

@@ -6,6 +6,7 @@ import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 
 /**
  * Fault injection for the queue figures (issue 13, item 2): cancels of waiting jobs and of a job
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 const submit = () => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
-const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
+const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 const cancel = (id: string) => request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
 
 /** Jobs the fleet still owes an answer, as BullMQ itself counts them. */
@@ -46,7 +47,7 @@ async function failFirstAttempt(expectedId: string): Promise<void> {
     const job = await worker.getNextJob("fault-token");
     expect(job?.id).toBe(expectedId);
     expect(await gw.deps.statuses.markStarted(expectedId)).toBe("processing");
-    await job!.moveToFailed(new Error("engine hiccup"), "fault-token");
+    await job.moveToFailed(new Error("engine hiccup"), "fault-token");
     expect(await queue.getJobState(expectedId)).toBe("delayed");
   } finally {
     await worker.close();
@@ -56,7 +57,7 @@ async function failFirstAttempt(expectedId: string): Promise<void> {
 
 describe("queue depth and positions under cancels, retries and a refused enqueue", () => {
   it("when jobs are cancelled (one waiting for its retry) and an enqueue fails, then depth equals BullMQ's backlog at every step, positions stay true, MAX_QUEUE_DEPTH admits again, and no accepted request is stuck", async () => {
-    const [a, b, c] = [(await submit()).body.id as string, (await submit()).body.id as string, (await submit()).body.id as string];
+    const [a, b, c] = [submittedId(await submit()), submittedId(await submit()), submittedId(await submit())];
     expect(await depth()).toBe(3);
     expect((await submit()).status).toBe(503);
 
@@ -88,12 +89,12 @@ describe("queue depth and positions under cancels, retries and a refused enqueue
     const d = await submit();
     expect(d.status).toBe(200);
     expect(await depth()).toBe(await realBacklog());
-    expect((await status(d.body.id)).queuePosition).toBe(1);
+    expect((await status(submittedId(d))).queuePosition).toBe(1);
 
     // End state: every accepted request is final, or its job is really waiting in the queue.
     expect(await status(a)).toEqual({ status: "error", error: "cancelled" });
     expect(await status(b)).toEqual({ status: "error", error: "cancelled" });
-    for (const id of [c, d.body.id as string]) {
+    for (const id of [c, submittedId(d)]) {
       expect((await status(id)).status).toBe("processing");
       expect(await queue.getJobState(id)).toBe("prioritized"); // waiting for its turn (fair-turns.ts)
     }

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { once } from "node:events";
 import type { Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
@@ -7,6 +8,7 @@ import { defaultRequest } from "../../../test-support/fixtures.js";
 import { fuzzCases, type FuzzCase, type FuzzContext } from "../../../test-support/fuzz-inputs.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 
 // FUZZ_SEED reproduces a run; the count and the concurrency keep the file well under a minute.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -101,6 +103,9 @@ interface Parsed {
   };
 }
 
+/** A value from an answer as text, for a problem's label: a string as it is, anything else as JSON. */
+const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+
 function parsed(text: string): Parsed | undefined {
   try {
     return text === "" ? undefined : (JSON.parse(text) as Parsed);
@@ -118,10 +123,10 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
   const cause = causes.byId.get(String(json?.error?.details?.errorId)) ?? (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
   const message = cause
     ? `server log: ${cause}`
-    : String(json?.error?.message ?? text)
+    : asText(json?.error?.message ?? text)
         .replace(UUID, "<uuid>")
         .slice(0, 160);
-  const label = `${answer.status}${code ? ` ${code}` : ""}: ${message}`;
+  const label = `${answer.status}${code ? ` ${asText(code)}` : ""}: ${message}`;
   const speechOff = answer.status === 503 && code === "SERVICE_UNAVAILABLE" && /text-to-speech is not enabled/.test(String(json?.error?.message));
   if (answer.status >= 500 && !speechOff) problems.push(`5xx answer ${label}`);
   const trace = STACK_TRACE.find((pattern) => pattern.test(text));
@@ -143,7 +148,8 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
       if (code === "INVALID_PARAMETER" && (listed?.parameter !== error.details?.parameter || listed?.expected_type !== error.details?.expected_type || listed?.message !== error.message)) {
         problems.push(`INVALID_PARAMETER whose details.problems does not start with the problem it describes: ${label}`);
       }
-      if (typeof json.timestamp !== "string" || !ISO.test(json.timestamp) || new Date(json.timestamp).toISOString() !== json.timestamp) problems.push(`timestamp not ISO 8601: ${json.timestamp}`);
+      if (typeof json.timestamp !== "string" || !ISO.test(json.timestamp) || new Date(json.timestamp).toISOString() !== json.timestamp)
+        problems.push(`timestamp not ISO 8601: ${asText(json.timestamp)}`);
     }
   }
   // A submit answer (a status record also has `tokens`, but always with `status`).
@@ -219,7 +225,7 @@ async function fuzzContext(): Promise<FuzzContext> {
   const other = await gw.createKey({ limits });
   const revoked = await gw.deps.apiKeys.create("revoked", ["*"], limits);
   await gw.deps.apiKeys.revokeById(revoked.record.id);
-  const submit = async (key: string) => (await request(server).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body.id as string;
+  const submit = async (key: string) => submittedId(await request(server).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
   const [processing, completed, foreign] = [await submit(good), await submit(good), await submit(other)];
   await gw.deps.statuses.complete(completed, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });
   return {
@@ -316,7 +322,9 @@ describe("fuzzing the gateway over HTTP", () => {
     const submitted = await request(server).post("/api/text/default").auth(good, { type: "bearer" }).send(defaultRequest());
     expect(submitted.status).toBe(200);
     expect(submitted.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), tokens: -1 });
-    const polled = await request(server).get(`/api/v2/status/${submitted.body.id}`).auth(good, { type: "bearer" });
+    const polled = await request(server)
+      .get(`/api/v2/status/${submittedId(submitted)}`)
+      .auth(good, { type: "bearer" });
     expect(polled.status).toBe(200);
     expect(polled.body).toMatchObject({ status: "processing" });
   });

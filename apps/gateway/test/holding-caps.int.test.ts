@@ -1,9 +1,12 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import type { RequestsListPage } from "@chorus/contracts";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { openStatusStream, type StatusStreamClient } from "../../../test-support/sse.js";
 import { OpenStreams } from "../src/services/open-streams.js";
 import { waitFor } from "../../../test-support/wait-for.js";
@@ -35,7 +38,7 @@ afterAll(async () => {
 
 const submit = (key: string, headers: Record<string, string> = {}) => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).set(headers).send(defaultRequest());
 const cancel = (key: string, id: string) => request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
-const listed = async (key: string) => (await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" })).body.data as unknown[];
+const listed = async (key: string) => ((await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" })).body as RequestsListPage).data;
 
 /** A stream the caps refuse: its body is the error envelope, not events. */
 const refusedStream = (key: string, id: string) => fetch(`${baseUrl}/api/v2/status/${id}`, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } });
@@ -52,7 +55,7 @@ async function fill(key: string, count: number): Promise<string[]> {
   for (let i = 0; i < count; i++) {
     const res = await submit(key);
     expect(res.status).toBe(200);
-    ids.push(res.body.id as string);
+    ids.push(submittedId(res));
   }
   return ids;
 }
@@ -97,7 +100,7 @@ describe("requests in flight per key", () => {
     await cancel(key, first!);
     const retried = await submit(key, { "Idempotency-Key": "retry-1" });
     expect(retried.status).toBe(200);
-    expect(retried.body.id).not.toBe(first);
+    expect(submittedId(retried)).not.toBe(first);
   });
 });
 

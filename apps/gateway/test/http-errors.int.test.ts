@@ -1,8 +1,10 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { MODEL_IDS, QUEUES, REQUEST_LIMITS } from "@chorus/contracts";
 import request from "supertest";
 import { characterRequest, defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf } from "../../../test-support/response-body.js";
 
 let gw: TestGateway;
 let key: string;
@@ -31,13 +33,13 @@ describe("submitting text over HTTP", () => {
   it.each(["witch", "DEFAULT", "gpt-4", "Witch2"])("when the model id is %s, then it is 404 listing the valid ids", async (model) => {
     const res = await post(`/api/text/${model}`).send(defaultRequest());
     expectError(res, 404, "NOT_FOUND");
-    expect(res.body.error.message).toContain(MODEL_IDS.join(", "));
+    expect(errorOf(res).message).toContain(MODEL_IDS.join(", "));
   });
 
   it("when messages are missing, then 400 INVALID_PARAMETER names the parameter and its type", async () => {
     const res = await post("/api/text/default").send({});
     expectError(res, 400, "INVALID_PARAMETER");
-    expect(res.body.error.details).toEqual({
+    expect(errorOf(res).details).toEqual({
       parameter: "messages",
       expected_type: "array of object",
       problems: [{ parameter: "messages", expected_type: "array of object", message: "messages is required" }],
@@ -54,7 +56,7 @@ describe("submitting text over HTTP", () => {
     };
     const res = await post("/api/text/default").send(body);
     expectError(res, 400, "INVALID_PARAMETER");
-    expect(res.body.error.details).toEqual({
+    expect(errorOf(res).details).toEqual({
       parameter: "messages[2].content",
       expected_type: "string",
       problems: [{ parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be empty" }],
@@ -64,16 +66,16 @@ describe("submitting text over HTTP", () => {
   it("when a character request lacks botName, then 400 names botName", async () => {
     const { botName: _omitted, ...body } = characterRequest();
     const res = await post("/api/text/Mage").send(body);
-    expect(res.body.error.details).toEqual({ parameter: "botName", expected_type: "string", problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }] });
+    expect(errorOf(res).details).toEqual({ parameter: "botName", expected_type: "string", problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }] });
   });
 
   it("when a Witch request misses several fields and has a bad one, then one answer lists every problem, the first also as details", async () => {
     const body = { samplingParams: { temperature: 9 }, messages: [{ role: "You", content: "Hello", index: 0 }] };
     const res = await post("/api/text/Witch").send(body);
     expectError(res, 400, "INVALID_PARAMETER");
-    const { problems, ...first } = res.body.error.details as { problems: { parameter: string; expected_type: string; message: string }[] };
+    const { problems, ...first } = errorOf(res).details as { problems: { parameter: string; expected_type: string; message: string }[] };
     expect(first).toEqual({ parameter: problems[0]!.parameter, expected_type: problems[0]!.expected_type });
-    expect(res.body.error.message).toBe(problems[0]!.message);
+    expect(errorOf(res).message).toBe(problems[0]!.message);
     expect(problems.map((p) => p.parameter).sort()).toEqual(
       ["botName", "messages[0].chatId", "messages[0].createdAt", "messages[0].id", "messages[0].messageIndex", "messages[0].userId", "samplingParams.temperature"].sort(),
     );
@@ -97,7 +99,7 @@ describe("submitting text over HTTP", () => {
   it.each(["/api/text/default", "/api/audio/full"])("when %s gets Content-Type: application/json and no body, then it is 400 naming body", async (path) => {
     const res = await post(path).set("Content-Type", "application/json");
     expectError(res, 400, "INVALID_PARAMETER");
-    expect(res.body.error.details).toEqual({ parameter: "body", expected_type: "object", problems: [{ parameter: "body", expected_type: "object", message: "a JSON body is required" }] });
+    expect(errorOf(res).details).toEqual({ parameter: "body", expected_type: "object", problems: [{ parameter: "body", expected_type: "object", message: "a JSON body is required" }] });
   });
 
   it.each([
@@ -123,7 +125,7 @@ describe("submitting text over HTTP", () => {
   it("when the JSON body is a bare value, then it is 400 about the body", async () => {
     const res = await post("/api/text/default").set("Content-Type", "application/json").send("42");
     expectError(res, 400, "INVALID_PARAMETER");
-    expect(res.body.error.details.parameter).toBe("body");
+    expect(errorOf(res).details?.parameter).toBe("body");
   });
 
   it("when the path is unknown, then it is 404 in the envelope", async () => {
@@ -145,7 +147,7 @@ describe("submitting text over HTTP", () => {
     try {
       const res = await request(impatient.app).post("/api/audio/full").auth(key, { type: "bearer" }).send({ text: "hello" });
       expectError(res, 503, "SERVICE_UNAVAILABLE");
-      expect(res.body.error.message).toMatch(/did not finish within 1 s/);
+      expect(errorOf(res).message).toMatch(/did not finish within 1 s/);
       expect(await impatient.deps.redis.keys(`${gw.deps.keys.bullPrefix(QUEUES.speech)}:${QUEUES.speech}:[0-9a-f]*-*`)).toEqual([]);
     } finally {
       await impatient.close({ keepKeys: true });

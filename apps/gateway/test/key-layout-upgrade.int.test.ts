@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import type { RequestsListPage, StatusRecord } from "@chorus/contracts";
 import { KEY_LAYOUT, readKeyLayout, requireCurrentKeyLayout } from "@chorus/platform";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
@@ -6,6 +7,7 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { MIGRATE_SCRIPT } from "../../../test-support/local-service.js";
 import { startApp } from "../../../test-support/processes.js";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 
 /**
  * An upgrade from the release before hash tags (key layout 1): the operator runs `npm run migrate`
@@ -70,8 +72,8 @@ describe("upgrading from key layout 1", () => {
     const secret = await gw.createKey();
     const keyId = (await gw.deps.apiKeys.findBySecret(secret))!.id;
     const submit = (idempotencyKey: string) => request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).set("Idempotency-Key", idempotencyKey).send(defaultRequest());
-    const done = (await submit("first")).body.id as string;
-    const waiting = (await submit("second")).body.id as string;
+    const done = submittedId(await submit("first"));
+    const waiting = submittedId(await submit("second"));
     await gw.deps.statuses.complete(done, { reply: "Once upon a time.", tokens: 5, promptTokens: 20, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 });
     await gw.deps.redis.set(gw.deps.keys.audio(done), "RIFF");
     await gw.deps.usage.countRequests(keyId, { text: 7 });
@@ -98,12 +100,13 @@ describe("upgrading from key layout 1", () => {
     expect(migrated.status).toBe(0);
     expect(Number(/moved (\d+) key\(s\)/.exec(migrated.output)?.[1])).toBeGreaterThanOrEqual(9);
     const status = await request(gw.app).get(`/api/v2/status/${done}`).auth(secret, { type: "bearer" });
-    expect([status.status, status.body.status, status.body.reply]).toEqual([200, "completed", "Once upon a time."]);
+    const record = status.body as StatusRecord;
+    expect([status.status, record.status, record.reply]).toEqual([200, "completed", "Once upon a time."]);
     expect(await gw.deps.redis.get(gw.deps.keys.audio(done))).toBe("RIFF");
     const listing = await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" });
-    expect(listing.body.data.map((entry: { id: string }) => entry.id).sort()).toEqual([done, waiting].sort());
+    expect((listing.body as RequestsListPage).data.map((entry) => entry.id).sort()).toEqual([done, waiting].sort());
     // A retry of an earlier submit is answered with its first id, not queued again.
-    expect((await submit("second")).body.id).toBe(waiting);
+    expect(submittedId(await submit("second"))).toBe(waiting);
     await gw.deps.requestCounts.flush();
     const [today] = (await gw.deps.usage.lastDays(keyId)).slice(-1);
     expect(today?.requests.text).toBe(7 + 2 + 100 + 1); // counted before, the two submits, after the downgrade, the retry
@@ -115,7 +118,7 @@ describe("upgrading from key layout 1", () => {
     expect(await gw.deps.redis.exists(`${prefix}:apikeys`, `${prefix}:apikey-names`, `${prefix}:status:${done}`, `${prefix}:audio:${done}`, `${prefix}:usage:${keyId}:${today?.date}`)).toBe(0);
   });
 
-  it("when the move has been made, then running it again changes nothing and says so", async () => {
+  it("when the move has been made, then running it again changes nothing and says so", () => {
     expect(migrate()).toEqual({ status: 0, output: `migrate: prefix '${prefix}' is on key layout ${KEY_LAYOUT} already: nothing to do\n` });
     expect(migrate("--check")).toEqual({ status: 0, output: `migrate: prefix '${prefix}' needs no migration (current)\n` });
   });

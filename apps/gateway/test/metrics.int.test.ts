@@ -1,3 +1,4 @@
+import type { ErrorEnvelope } from "@chorus/contracts";
 import { createMetrics, createTextQueue, readQueueDepths, type GatewayMetrics } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import express, { type Express } from "express";
@@ -113,7 +114,7 @@ describe("gateway metrics", () => {
     const missing = await request(guarded).get("/metrics");
     expect(missing.status).toBe(401);
     expect(missing.body).toMatchObject({ error: { code: "UNAUTHORIZED" }, status: "error" });
-    expect(typeof missing.body.timestamp).toBe("string");
+    expect(typeof (missing.body as ErrorEnvelope).timestamp).toBe("string");
     const apiKey = await gw.createKey();
     expect((await request(guarded).get("/metrics").auth(apiKey, { type: "bearer" })).status).toBe(401);
     const ok = await request(guarded).get("/metrics").auth(TOKEN, { type: "bearer" });

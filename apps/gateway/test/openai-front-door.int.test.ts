@@ -1,6 +1,7 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { QUEUES, type ReplyDelta, type StatusRecord } from "@chorus/contracts";
+import { QUEUES, type ReplyDelta, type RequestsListPage, type StatusRecord } from "@chorus/contracts";
 import { createWorkerRedis, type RedisClient } from "@chorus/platform";
 import OpenAI from "openai";
 import request from "supertest";
@@ -86,7 +87,7 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
       prompt_tokens_details: { cached_tokens: record.cachedTokens },
     });
     const listed = await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" });
-    expect(listed.body.data.map((item: { id: string }) => `chatcmpl-${item.id}`)).toContain(completion.id);
+    expect((listed.body as RequestsListPage).data.map((item) => `chatcmpl-${item.id}`)).toContain(completion.id);
     // Nobody streams it: the worker publishes none of its growth.
     expect(published.get(REQUEST_ID.exec(completion.id)?.[1] ?? "")).toBeUndefined();
   });
@@ -180,7 +181,7 @@ describeWithModel("the OpenAI-compatible front door driven by the official opena
         .chat.completions.create({ model: "default", messages: [{ role: "user", content: STORY }] }, { signal: leaving.signal })
         .catch((e: unknown) => e);
       const listed = await waitFor("the completion listed as a request", async () => {
-        const data = (await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" })).body.data as { id: string }[];
+        const data = ((await request(gw.app).get("/api/v2/requests").auth(secret, { type: "bearer" })).body as RequestsListPage).data;
         return data.length > 0 ? data : undefined;
       });
       leaving.abort();

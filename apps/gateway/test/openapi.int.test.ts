@@ -139,7 +139,7 @@ describe("GET /openapi.json", () => {
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
     const checked: string[] = [];
     for (const [method, op] of operations(resolved)) {
-      const bodies = [op.requestBody, ...Object.values(op.responses ?? {})] as {
+      const bodies = [op.requestBody, ...Object.values<unknown>(op.responses ?? {})] as {
         content?: Record<string, { schema?: SchemaObject; example?: unknown; examples?: Record<string, { value: unknown }> }>;
       }[];
       for (const [mediaType, media] of bodies.flatMap((body) => Object.entries(body?.content ?? {}))) {

@@ -1,11 +1,12 @@
 import { get, type Server } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
-import { jest } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -128,9 +129,9 @@ describe("Prefer: wait on submit", () => {
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ id: expect.any(String), status: "completed", reply: expect.any(String), tokens: expect.any(Number) });
         const polled = await request(own.app)
-          .get(`/api/v2/status/${String(res.body.id)}`)
+          .get(`/api/v2/status/${String(submittedId(res))}`)
           .auth(ownKey, { type: "bearer" });
-        expect({ id: res.body.id, ...polled.body }).toEqual(res.body);
+        expect({ id: submittedId(res), ...polled.body }).toEqual(res.body);
       } finally {
         await worker.close();
         await engine.close();

@@ -4,6 +4,7 @@ import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 
 let gw: TestGateway;
 let key: string;
@@ -13,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const submit = async () => (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body.id as string;
-const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
+const submit = async () => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
+const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 
 describe("a job waiting in the queue (no worker running)", () => {
   it("when jobs queue up, then each record says how many are ahead, and ETA appears once workers have measured job times", async () => {

@@ -1,3 +1,4 @@
+import type { SubmitResponse } from "@chorus/contracts";
 import request from "supertest";
 import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest } from "../../../test-support/fixtures.js";
@@ -52,7 +53,7 @@ describe("when Redis goes away", () => {
     await untilStatus(poll, 401);
     key = await gw.createKey();
     const res = await untilStatus(submit, 200);
-    expect(res.body.tokens).toBe(-1);
+    expect((res.body as SubmitResponse).tokens).toBe(-1);
     expect((await request(gw.app).get("/readyz")).status).toBe(200);
   });
 });

@@ -1,9 +1,11 @@
+import { describe, expect, it } from "@jest/globals";
 import { Writable } from "node:stream";
 import winston from "winston";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 
 /** A JSON logger at `level` whose lines land in `lines`, as the gateway writes them to stdout. */
 function capturingLogger(level: string, lines: Record<string, unknown>[]) {
@@ -23,11 +25,11 @@ async function submitAndPoll(gw: TestGateway): Promise<{ id: string; key: string
   expect(
     (
       await request(gw.app)
-        .get(`/api/v2/status/${submitted.body.id as string}`)
+        .get(`/api/v2/status/${submittedId(submitted)}`)
         .auth(key, { type: "bearer" })
     ).status,
   ).toBe(200);
-  return { id: submitted.body.id as string, key };
+  return { id: submittedId(submitted), key };
 }
 
 describe("logging on the request path", () => {

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { StatusRecord } from "@chorus/contracts";
 import request from "supertest";
 import { MAX_ENTRIES_READ } from "../src/services/request-listing.js";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -34,7 +36,7 @@ const list = (secret: string, query: Record<string, string | number> = {}) => re
 async function submit(secret: string): Promise<string> {
   const res = await request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).send(defaultRequest());
   expect(res.status).toBe(200);
-  return res.body.id as string;
+  return submittedId(res);
 }
 
 /** Records as the gateway creates them, at chosen acceptance times (ms). */
@@ -45,7 +47,7 @@ async function createAt(keyId: string, times: number[], model: "default" | "Witc
 }
 
 /** Every page from the first, following nextCursor; `between` runs before each next page. */
-async function allPages(secret: string, query: Record<string, string | number>, between: () => Promise<unknown> = async () => undefined): Promise<Page[]> {
+async function allPages(secret: string, query: Record<string, string | number>, between: () => Promise<unknown> = () => Promise.resolve()): Promise<Page[]> {
   const pages: Page[] = [];
   let cursor: string | null | undefined;
   do {
@@ -81,11 +83,11 @@ describe("GET /api/v2/requests", () => {
         const single = await request(gw.app)
           .get(`/api/v2/status/${String(id)}`)
           .auth(key.secret, { type: "bearer" });
-        return { id, model, createdAt: new Date(at as number).toISOString(), ...single.body };
+        return { id, model, createdAt: new Date(at as number).toISOString(), ...(single.body as StatusRecord) };
       }),
     );
     expect(res.body).toEqual({ data: expected, nextCursor: null });
-    expect(Object.keys(res.body.data[0]).slice(0, 4)).toEqual(["id", "model", "createdAt", "status"]);
+    expect(Object.keys((res.body as Page).data[0] ?? {}).slice(0, 4)).toEqual(["id", "model", "createdAt", "status"]);
   });
 
   it("when requests arrive between pages, then following nextCursor lists every earlier request exactly once and none of the new ones", async () => {
@@ -203,8 +205,8 @@ describe("GET /api/v2/requests", () => {
     const key = await newKey();
     const res = await list(key.secret, query);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("INVALID_PARAMETER");
-    expect(res.body.error.details.parameter).toBe(parameter);
+    expect(errorOf(res).code).toBe("INVALID_PARAMETER");
+    expect(errorOf(res).details?.parameter).toBe(parameter);
     expect(res.headers["x-ratelimit-remaining"]).toBeDefined();
   });
 
@@ -212,7 +214,7 @@ describe("GET /api/v2/requests", () => {
     const key = await newKey();
     const res = await request(gw.app).get("/api/v2/requests?limit=1&limit=2").auth(key.secret, { type: "bearer" });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.parameter).toBe("limit");
+    expect(errorOf(res).details?.parameter).toBe("limit");
   });
 
   it("when no key is sent, then it is 401", async () => {

@@ -5,6 +5,7 @@ import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { openStatusStream, type StatusStreamClient } from "../../../test-support/sse.js";
 import { describeEachLlamaRuntime, type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 
@@ -38,7 +39,7 @@ describeWithModel("status stream with the real worker (stories260K-chatml)", () 
       const body = { ...defaultRequest(`Tell me story number ${i} about a brave cat.`), samplingParams: { max_tokens: 400 } };
       const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body);
       expect(submitted.status).toBe(200);
-      const id = submitted.body.id as string;
+      const id = submittedId(submitted);
       const sse = await openStatusStream(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v2/status/${id}`, key);
       return { id, sse };
     }

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { StatusRecord } from "@chorus/contracts";
@@ -6,6 +7,7 @@ import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { openStatusStream, type StatusEvent } from "../../../test-support/sse.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -29,7 +31,7 @@ afterAll(async () => {
 });
 
 const completion = { reply: "Once upon a time.", tokens: 5, promptTokens: 12, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 };
-const submit = async (): Promise<string> => (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body.id as string;
+const submit = async (): Promise<string> => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
 const plain = (id: string) => request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
 const stream = (id: string, headers: Record<string, string> = {}, path = "/api/v2/status/") => openStatusStream(`${baseUrl}${path}${id}`, key, headers);
 const records = (events: StatusEvent[]) => events.map((e) => e.record);
@@ -214,7 +216,7 @@ describe("status stream on gateway shutdown", () => {
     const ownServer = own.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => ownServer.once("listening", resolve));
     const ownKey = await own.createKey();
-    const id = (await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).send(defaultRequest())).body.id as string;
+    const id = submittedId(await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).send(defaultRequest()));
     const sse = await openStatusStream(`http://127.0.0.1:${(ownServer.address() as AddressInfo).port}/api/v2/status/${id}`, ownKey);
     await sse.untilEvents(1);
     await waitFor("the stream listening", () => own.deps.statusChanges.listening > 0, { timeoutMs: 10_000, intervalMs: 10 });

@@ -2,6 +2,7 @@ import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 
 let gw: TestGateway;
 let owner: string;
@@ -11,7 +12,7 @@ beforeAll(async () => {
   gw = await startTestGateway(uniquePrefix("status"));
   owner = await gw.createKey();
   stranger = await gw.createKey();
-  id = (await request(gw.app).post("/api/text/default").auth(owner, { type: "bearer" }).send(defaultRequest())).body.id;
+  id = submittedId(await request(gw.app).post("/api/text/default").auth(owner, { type: "bearer" }).send(defaultRequest()));
 });
 afterAll(() => gw.close());
 
@@ -47,8 +48,8 @@ describe("status", () => {
     const unknown = await poll("/api/v2/status/00000000-0000-4000-8000-000000000000", stranger);
     expect(theirs.status).toBe(404);
     expect(unknown.status).toBe(404);
-    expect(theirs.body.error.code).toBe("NOT_FOUND");
-    expect(theirs.body.error.message.replace(id, "ID")).toBe(unknown.body.error.message.replace("00000000-0000-4000-8000-000000000000", "ID"));
+    expect(errorOf(theirs).code).toBe("NOT_FOUND");
+    expect(errorOf(theirs).message.replace(id, "ID")).toBe(errorOf(unknown).message.replace("00000000-0000-4000-8000-000000000000", "ID"));
   });
 
   it("when the record has expired, then it is 404", async () => {
@@ -62,7 +63,7 @@ describe("status", () => {
   });
 
   it("when a job failed, then the record is error with the reason", async () => {
-    const failed = (await request(gw.app).post("/api/text/default").auth(owner, { type: "bearer" }).send(defaultRequest())).body.id;
+    const failed = submittedId(await request(gw.app).post("/api/text/default").auth(owner, { type: "bearer" }).send(defaultRequest()));
     await gw.deps.statuses.fail(failed, "generation failed: out of memory");
     expect((await poll(`/api/status/${failed}`, owner)).body).toEqual({ status: "error", error: "generation failed: out of memory" });
   });

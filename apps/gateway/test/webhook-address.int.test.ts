@@ -2,6 +2,7 @@ import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf } from "../../../test-support/response-body.js";
 import { webhookSecret } from "../../../test-support/webhooks.js";
 
 // The submit's check of a webhook's host: the gateway alone decides it, no worker or model needed.
@@ -54,8 +55,8 @@ describe("where the deployment refuses private addresses", () => {
     const res = await submitTo(strict, strictKey, webhook);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: "error", error: { code: "INVALID_PARAMETER", details: { parameter: "webhook" } } });
-    expect(res.body.error.message).toMatch(/refused/);
-    expect(res.body.error.message).toContain("WEBHOOK_ALLOW_PRIVATE=true");
+    expect(errorOf(res).message).toMatch(/refused/);
+    expect(errorOf(res).message).toContain("WEBHOOK_ALLOW_PRIVATE=true");
   });
 
   it.each(["https://hooks.example.com/chorus", "http://172.32.0.1/hook", "http://8.8.8.8/hook", "http://[64:ff9b::8.8.8.8]/hook", "http://[2002:0808:0808::]/hook"])(
@@ -70,8 +71,8 @@ describe("where the deployment refuses private addresses", () => {
     try {
       const res = await submitTo(unsigned, await unsigned.createKey(), "https://hooks.example.com/chorus");
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
-      expect(res.body.error.message).toContain('no WEBHOOK_SECRET is configured. Its operator sets one on the gateways and workers, e.g. WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)"');
+      expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
+      expect(errorOf(res).message).toContain('no WEBHOOK_SECRET is configured. Its operator sets one on the gateways and workers, e.g. WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)"');
     } finally {
       await unsigned.close();
     }

@@ -1,9 +1,14 @@
 import type { StatusRecord } from "@chorus/contracts";
+import type { DailyUsage } from "@chorus/platform";
 import request from "supertest";
 import { characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
 import { waitFor } from "../../../test-support/wait-for.js";
+
+/** GET /admin/keys/{id}/usage's answer. */
+type KeyUsage = { days: DailyUsage[]; total: Omit<DailyUsage, "date"> };
 
 const ADMIN_TOKEN = "admin-token-for-the-usage-test-0123456789";
 
@@ -23,7 +28,8 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
     for (let polls = 1; polls <= 20; polls++) {
       const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).set("Prefer", "wait=10");
       expect(res.status).toBe(200);
-      if (res.body.status !== "processing") return { record: res.body as StatusRecord, polls };
+      const record = res.body as StatusRecord;
+      if (record.status !== "processing") return { record, polls };
     }
     throw new Error(`${id} still processing after 20 waits`);
   }
@@ -47,11 +53,11 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
     ] as const) {
       const submitted = await request(gw.app).post(path).auth(key, { type: "bearer" }).send(body);
       expect(submitted.status).toBe(200);
-      const final = await finalRecord(key, submitted.body.id as string);
+      const final = await finalRecord(key, submittedId(submitted));
       expect(final.record.status).toBe("completed");
       records.push(final.record);
       polls += final.polls;
-      await jobFinished(submitted.body.id as string);
+      await jobFinished(submittedId(submitted));
     }
     // Whole, for the duration header (streamed speech's usage: streamed-speech.int.test.ts).
     const spoken = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).set("Prefer", "stream=false").send({ text: "The witch stirred her cauldron slowly.", format: "wav" });
@@ -59,7 +65,8 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
 
     const res = await admin(`/admin/keys/${keyId}/usage`);
     expect(res.status).toBe(200);
-    const today = (res.body.days as { date: string }[]).at(-1) as Record<string, unknown>;
+    const usage = res.body as KeyUsage;
+    const today = usage.days.at(-1)!;
     expect(today.date).toBe(new Date().toISOString().slice(0, 10));
     expect(today.requests).toEqual({ text: 2, tts: 1, status: polls });
     expect(today.tokens).toBe(records.reduce((sum, r) => sum + (r.tokens ?? 0), 0));
@@ -67,7 +74,7 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
     expect(records.every((r) => (r.tokens ?? 0) > 0 && (r.promptTokens ?? 0) > 0)).toBe(true);
     expect(Number(today.speechSeconds)).toBeCloseTo(Number(spoken.headers["x-audio-duration"]), 2);
     expect(Number(today.speechSeconds)).toBeGreaterThan(0);
-    expect(res.body.total).toEqual({ requests: today.requests, tokens: today.tokens, promptTokens: today.promptTokens, speechSeconds: today.speechSeconds });
+    expect(usage.total).toEqual({ requests: today.requests, tokens: today.tokens, promptTokens: today.promptTokens, speechSeconds: today.speechSeconds });
   }, 120_000);
 
   it("when a reply is spoken on completion (speak), then its seconds count as the key's speech, once", async () => {
@@ -78,13 +85,13 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
       .auth(key, { type: "bearer" })
       .send({ ...defaultRequest(), speak: { format: "wav" } });
     expect(submitted.status).toBe(200);
-    const { record } = await finalRecord(key, submitted.body.id as string);
-    expect(record).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${submitted.body.id as string}/audio` });
-    await jobFinished(submitted.body.id as string);
+    const { record } = await finalRecord(key, submittedId(submitted));
+    expect(record).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${submittedId(submitted)}/audio` });
+    await jobFinished(submittedId(submitted));
     const audio = await request(gw.app).get(record.audioUrl!).auth(key, { type: "bearer" });
     expect(audio.status).toBe(200);
 
-    const today = ((await admin(`/admin/keys/${keyId}/usage`)).body.days as Record<string, unknown>[]).at(-1)!;
+    const today = ((await admin(`/admin/keys/${keyId}/usage`)).body as KeyUsage).days.at(-1)!;
     expect(Number(today.speechSeconds)).toBeCloseTo(Number(audio.headers["x-audio-duration"]), 2);
     expect(Number(today.speechSeconds)).toBeGreaterThan(0);
     // The submit spent a unit of the speech budget as well as of the text one: it counts in both.

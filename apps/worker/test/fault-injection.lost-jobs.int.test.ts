@@ -9,6 +9,7 @@ import { defaultRequest, describeWithModel } from "../../../test-support/fixture
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -33,8 +34,8 @@ afterAll(async () => {
   await gw.close();
 });
 
-const submit = async (body: object = defaultRequest()) => (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)).body.id as string;
-const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
+const submit = async (body: object = defaultRequest()) => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body));
+const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 const lostCount = async (metrics: WorkerMetrics) => {
   const line = (await metrics.render()).split("\n").find((l) => l.startsWith(`jobs_total{queue="${QUEUES.text}",outcome="lost"} `));
   return line === undefined ? 0 : Number(line.split(" ")[1]);
@@ -56,7 +57,7 @@ async function failForGoodUnrecorded(expectedId: string, reason: string): Promis
     const job = await worker.getNextJob("fault-token");
     expect(job?.id).toBe(expectedId);
     expect(await gw.deps.statuses.markStarted(expectedId)).toBe("processing");
-    await job!.moveToFailed(new UnrecoverableError(reason), "fault-token");
+    await job.moveToFailed(new UnrecoverableError(reason), "fault-token");
   } finally {
     await worker.close();
     workerConnection.disconnect();

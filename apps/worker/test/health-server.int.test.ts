@@ -20,7 +20,7 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(`${bas
 beforeAll(async () => {
   connection = createWorkerRedis(TEST_REDIS_URL);
   await waitUntilReady(connection, 5000);
-  worker = new Worker(QUEUES.text, async () => undefined, { connection, prefix: keys.bullPrefix(QUEUES.text) });
+  worker = new Worker(QUEUES.text, () => Promise.resolve(), { connection, prefix: keys.bullPrefix(QUEUES.text) });
   await worker.waitUntilReady();
   queue = createTextQueue(connection, keys);
   const metrics = createMetrics("worker", { queueDepth: readQueueDepths([queue]) });

@@ -104,8 +104,8 @@ describe("llama-server's build (stand-in toolchain)", () => {
       else spawn("pkill", ["-TERM", "-f", BUILD_LLAMA]);
       expect(await waitUntilGone(cmake, 10_000)).toBe(true);
       expect(await waitUntilGone(compiler, 10_000)).toBe(true);
-      const leftovers = async () => readdirSync(cache).filter((entry) => entry.startsWith("."));
-      await waitFor("the half-built files removed", async () => (await leftovers()).length === 0, { timeoutMs: 5000 });
+      const leftovers = () => readdirSync(cache).filter((entry) => entry.startsWith("."));
+      await waitFor("the half-built files removed", () => leftovers().length === 0, { timeoutMs: 5000 });
       expect(existsSync(llamaServerPath(cache))).toBe(false);
     },
     30_000,

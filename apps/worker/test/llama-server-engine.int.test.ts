@@ -1,3 +1,4 @@
+import { describe, expect, it } from "@jest/globals";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";

@@ -3,6 +3,7 @@ import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { describeEachLlamaRuntime, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 import { finalRecord } from "../../../test-support/records.js";
@@ -40,7 +41,7 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () =>
     async function submit(body: object): Promise<string> {
       const res = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body);
       expect(res.status).toBe(200);
-      return res.body.id as string;
+      return submittedId(res);
     }
 
     const final = (id: string) => finalRecord(gw.app, key, id);
@@ -90,7 +91,7 @@ describeWithModel("slots, prompt cache and seeds (stories260K-chatml)", () =>
         .auth(key, { type: "bearer" })
         .send({ ...defaultRequest(), samplingParams: { seed } });
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "samplingParams.seed", expected_type: "integer" } });
+      expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "samplingParams.seed", expected_type: "integer" } });
     });
   }),
 );

@@ -7,6 +7,7 @@ import { spokenPart } from "../src/processors/spoken-part.js";
 import { bytesParser, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
 
@@ -56,7 +57,7 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
     const refused = await submit(key, { ...defaultRequest(), samplingParams: SHORT, speak: {} });
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ status: "error", error: { code: "RATE_LIMITED" } });
-    expect(refused.body.error.message).toMatch(/tts/);
+    expect(errorOf(refused).message).toMatch(/tts/);
     // Refused: the headers are the speech budget's, agreeing with Retry-After.
     expect(refused.headers["x-ratelimit-limit"]).toBe("2");
     expect(refused.headers["x-ratelimit-remaining"]).toBe("0");
@@ -75,7 +76,7 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
 
   it("when the reply is longer than the bound, then only its start up to a sentence end (else a space) within the bound is spoken, and the record says audioTruncated", async () => {
     const key = await gw.createKey({ limits: { status: 100_000 } });
-    const id = (await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: LONG, speak: { format: "wav" } })).body.id as string;
+    const id = submittedId(await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: LONG, speak: { format: "wav" } }));
     const record = await finished(key, id);
     expect(record).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${id}/audio`, audioTruncated: true });
     const reply = record.reply as string;
@@ -103,7 +104,7 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
 
   it("when a reply is spoken, then its audio expires after the configured lifetime, before its record; once gone, the audio path says it has expired", async () => {
     const key = await gw.createKey({ limits: { status: 100_000 } });
-    const id = (await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: SHORT, speak: {} })).body.id as string;
+    const id = submittedId(await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: SHORT, speak: {} }));
     expect((await finished(key, id)).audioUrl).toBeDefined();
     const keys = redisKeys(gw.prefix);
     for (const audioKey of [keys.audio(id), keys.audioMeta(id)]) {
@@ -116,7 +117,7 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
     await redis.del(keys.audio(id), keys.audioMeta(id)); // what their expiry does
     const gone = await get(key, `/api/v2/status/${id}/audio`);
     expect(gone.status).toBe(404);
-    expect(gone.body.error).toMatchObject({ code: "NOT_FOUND", message: `the spoken reply of request '${id}' has expired` });
+    expect(errorOf(gone)).toMatchObject({ code: "NOT_FOUND", message: `the spoken reply of request '${id}' has expired` });
     expect((await get(key, `/api/v2/status/${id}`)).body).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${id}/audio` });
   });
 });

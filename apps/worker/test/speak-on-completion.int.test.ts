@@ -1,4 +1,4 @@
-import type { StatusRecord } from "@chorus/contracts";
+import type { ErrorEnvelope, StatusRecord } from "@chorus/contracts";
 import request from "supertest";
 import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
@@ -7,6 +7,7 @@ import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { bytesParser, characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
 
@@ -42,7 +43,7 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
   it("when a character chat asks for speak in wav, then the completed record has audioUrl and GET serves playable wav in the character's voice, charged to the speech budget", async () => {
     const res = await submit({ ...characterRequest("Witch", "Tell me about your cat."), samplingParams: SAMPLING, speak: { format: "wav" } }, "Witch");
     expect(res.status).toBe(200);
-    const id = res.body.id as string;
+    const id = submittedId(res);
     const record = await finished(id);
     expect(record).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${id}/audio` });
     expect(record.audioError).toBeUndefined();
@@ -82,7 +83,7 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     ["opus", "audio/ogg"],
     ["flac", "audio/flac"],
   ] as const)("when speak asks for %s with a voice and speed, then the audio is that format and decodes as speech", async (format, contentType) => {
-    const id = (await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: { format, voice: "en-gb-male", speed: 1.5 } })).body.id as string;
+    const id = submittedId(await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: { format, voice: "en-gb-male", speed: 1.5 } }));
     const record = await finished(id);
     expect(record.audioUrl).toBe(`/api/v2/status/${id}/audio`);
     const audio = await fetchAudio(record.audioUrl as string);
@@ -93,16 +94,16 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
   });
 
   it("when another key asks for the audio, then it is 404 as for the record", async () => {
-    const id = (await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} })).body.id as string;
+    const id = submittedId(await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} }));
     expect((await finished(id)).audioUrl).toBeDefined();
     const other = await gw.createKey();
     const res = await fetchAudio(`/api/v2/status/${id}/audio`, other);
     expect(res.status).toBe(404);
-    expect(JSON.parse((res.body as Buffer).toString()).error.code).toBe("NOT_FOUND");
+    expect((JSON.parse((res.body as Buffer).toString()) as ErrorEnvelope).error.code).toBe("NOT_FOUND");
   });
 
   it("when a request did not ask for speak, then its record has no audioUrl and the audio path is 404", async () => {
-    const id = (await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING })).body.id as string;
+    const id = submittedId(await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING }));
     const record = await finished(id);
     expect(record.status).toBe("completed");
     expect(record.audioUrl).toBeUndefined();
@@ -114,7 +115,7 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     const textOnly = await gw.createKey({ scopes: ["text:*"] });
     const res = await submit({ ...defaultRequest(), speak: {} }, "default", textOnly);
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe("FORBIDDEN");
+    expect(errorOf(res).code).toBe("FORBIDDEN");
     expect((await submit(defaultRequest(), "default", textOnly)).status).toBe(200);
   });
 
@@ -125,12 +126,12 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     try {
       // Polled every 25 ms: the default status budget (200 a minute) would run out on a slow machine.
       const muteKey = await mute.createKey({ limits: { status: 100_000 } });
-      const id = (
+      const id = submittedId(
         await request(mute.app)
           .post("/api/text/default")
           .auth(muteKey, { type: "bearer" })
-          .send({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} })
-      ).body.id as string;
+          .send({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} }),
+      );
       const record = await finished(id, mute, muteKey);
       expect(record).toMatchObject({ status: "completed", audioError: "text-to-speech is not available on the worker that generated the reply" });
       expect(record.reply).toEqual(expect.any(String));
@@ -153,6 +154,6 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
   ])("when speak has %s, then the submit is 400 INVALID_PARAMETER naming it", async (_label, speak, parameter) => {
     const res = await submit({ ...defaultRequest(), speak });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter } });
+    expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter } });
   });
 });

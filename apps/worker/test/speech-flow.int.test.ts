@@ -1,10 +1,11 @@
-import { AUDIO_FORMATS, QUEUES, SPEECH_LIMITS, VOICES, type AudioFormat } from "@chorus/contracts";
+import { AUDIO_FORMATS, QUEUES, SPEECH_LIMITS, VOICES, type AudioFormat, type StatusRecord, type Voice } from "@chorus/contracts";
 import { Queue } from "bullmq";
 import request from "supertest";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SynthesizedAudio } from "../src/engines/tts/speech-engine.js";
 import { bytesParser, defaultRequest, describeWithModel, sleep } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -82,7 +83,7 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
   ])("when the body has %s, then it is 400 naming the parameter", async (_label, body, parameter, expectedType) => {
     const res = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send(body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter, expected_type: expectedType } });
+    expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter, expected_type: expectedType } });
   });
 
   it("when a speech request is retried with the same Idempotency-Key, then the same audio comes back without a second synthesis", async () => {
@@ -104,22 +105,23 @@ describeWithModel("text-to-speech through gateway, queue and worker (eSpeak NG)"
   it("when voices are listed, then each has its language and a description, and the characters have theirs", async () => {
     const res = await request(gw.app).get("/api/voices").auth(key, { type: "bearer" });
     expect(res.status).toBe(200);
-    expect(res.body.voices).toEqual(VOICES);
-    for (const id of ["Witch", "Mage", "Succubus", "Lightning"]) expect(res.body.voices.map((v: { id: string }) => v.id)).toContain(id);
+    const { voices } = res.body as { voices: Voice[] };
+    expect(voices).toEqual(VOICES);
+    for (const id of ["Witch", "Mage", "Succubus", "Lightning"]) expect(voices.map((v) => v.id)).toContain(id);
   });
 
   it("when several speech requests arrive while a text job streams, then all complete and the text job keeps reporting progress", async () => {
-    const textId = (
+    const textId = submittedId(
       await request(gw.app)
         .post("/api/text/default")
         .auth(key, { type: "bearer" })
-        .send({ ...defaultRequest(), samplingParams: { max_tokens: 200 } })
-    ).body.id;
+        .send({ ...defaultRequest(), samplingParams: { max_tokens: 200 } }),
+    );
     const progress: number[] = [];
     let done = false;
     const watcher = (async () => {
       while (!done) {
-        const record = (await request(gw.app).get(`/api/v2/status/${textId}`).auth(key, { type: "bearer" })).body;
+        const record = (await request(gw.app).get(`/api/v2/status/${textId}`).auth(key, { type: "bearer" })).body as StatusRecord;
         if (record.status === "processing") progress.push(record.progress ?? 0);
         else done = true;
         await sleep(20);

@@ -5,6 +5,7 @@ import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -25,8 +26,8 @@ describeWithModel("cancelling and time-limiting generations", () => {
     await gw.close();
   });
 
-  const submit = async (body: object = LONG) => (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)).body.id as string;
-  const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
+  const submit = async (body: object = LONG) => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body));
+  const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
   const cancel = (id: string, k = key) => request(gw.app).delete(`/api/v2/status/${id}`).auth(k, { type: "bearer" });
   const until = (check: () => Promise<boolean>, what: string) => waitFor(what, check, { intervalMs: 20 });
 
@@ -86,7 +87,7 @@ describeWithModel("cancelling and time-limiting generations", () => {
     await gw.deps.statuses.complete(id, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });
     const res = await cancel(id);
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe("CONFLICT");
+    expect(errorOf(res).code).toBe("CONFLICT");
     const stranger = await gw.createKey();
     expect((await cancel(await submit(), stranger)).status).toBe(404);
   });
@@ -97,9 +98,9 @@ describeWithModel("cancelling and time-limiting generations", () => {
     const worker = await startTestWorker(prefix, engine, { jobTimeLimitMs: 300 });
     try {
       const k = await gw2.createKey();
-      const id = (await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(LONG)).body.id;
+      const id = submittedId(await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(LONG));
       let record: StatusRecord = { status: "processing" };
-      await until(async () => (record = (await request(gw2.app).get(`/api/v2/status/${id}`).auth(k, { type: "bearer" })).body).status !== "processing", "the job ends");
+      await until(async () => (record = (await request(gw2.app).get(`/api/v2/status/${id}`).auth(k, { type: "bearer" })).body as StatusRecord).status !== "processing", "the job ends");
       expect(record).toEqual({ status: "error", error: "generation failed: generation exceeded the time limit of 0.3 s" });
     } finally {
       await worker.close();

@@ -1,9 +1,11 @@
+import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import { MODEL_IDS, type StatusRecord } from "@chorus/contracts";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";
 import { characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { submittedId } from "../../../test-support/response-body.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
 import { waitFor } from "../../../test-support/wait-for.js";
@@ -35,8 +37,9 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       async () => {
         const res = await request(gw.app).get(path).auth(key, { type: "bearer" });
         expect(res.status).toBe(200);
-        seen.push(res.body as StatusRecord);
-        return (res.body as StatusRecord).status !== "processing";
+        const record = res.body as StatusRecord;
+        seen.push(record);
+        return record.status !== "processing";
       },
       { timeoutMs: 60_000, intervalMs: 10 },
     );
@@ -50,7 +53,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       .auth(key, { type: "bearer" })
       .send({ ...body, samplingParams: { max_tokens: 60 } });
     expect(submitted.status).toBe(200);
-    const id = submitted.body.id as string;
+    const id = submittedId(submitted);
 
     const seen = await pollUntilDone(`/api/v2/status/${id}`);
     const final = seen.at(-1)!;
@@ -81,7 +84,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       .post("/api/text/default")
       .auth(key, { type: "bearer" })
       .send({ ...defaultRequest(), samplingParams: { max_tokens: 400, temperature: 1.2 } });
-    const seen = await pollUntilDone(`/api/v2/status/${submitted.body.id}`);
+    const seen = await pollUntilDone(`/api/v2/status/${submittedId(submitted)}`);
     const streaming = seen.filter((r) => r.status === "processing" && (r.progress ?? 0) > 0);
     // A short reply can finish between two polls; a 400-token budget at 1.2 rarely does, but only
     // assert on what was actually observed.
@@ -103,14 +106,20 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       .post("/api/text/default")
       .auth(key, { type: "bearer" })
       .send({ messages, samplingParams: { max_tokens: 30 } });
-    const final = (await pollUntilDone(`/api/v2/status/${submitted.body.id}`)).at(-1)!;
+    const final = (await pollUntilDone(`/api/v2/status/${submittedId(submitted)}`)).at(-1)!;
     expect(final.status).toBe("completed");
     expect(final.droppedMessages).toBeGreaterThan(0);
     expect(final.droppedMessages).toBeLessThan(80);
   });
 
   it("when the engine fails for good, then the record becomes error with a reason", async () => {
-    const failing = { name: "failing", contextTokens: 4096, countPromptTokens: async () => 1, generate: async () => Promise.reject(new Error("model exploded")), close: async () => undefined };
+    const failing = {
+      name: "failing",
+      contextTokens: 4096,
+      countPromptTokens: () => Promise.resolve(1),
+      generate: () => Promise.reject(new Error("model exploded")),
+      close: () => Promise.resolve(),
+    };
     const prefix = uniquePrefix("flow-fail");
     const gw2 = await startTestGateway(prefix);
     const w2 = await startTestWorker(prefix, failing);
@@ -118,7 +127,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       const k = await gw2.createKey();
       const res = await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(defaultRequest());
       // Retries use exponential backoff (1 s, 2 s): the third failure is final.
-      expect(await finalRecord(gw2.app, k, res.body.id as string)).toEqual({ status: "error", error: "generation failed: model exploded" });
+      expect(await finalRecord(gw2.app, k, submittedId(res))).toEqual({ status: "error", error: "generation failed: model exploded" });
     } finally {
       await w2.close();
       await gw2.close();

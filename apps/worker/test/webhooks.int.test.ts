@@ -11,6 +11,7 @@ import { defaultRequest, describeWithModel } from "../../../test-support/fixture
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { deliveryEnd, NEVER_ANSWER, startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
@@ -74,9 +75,9 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
   const submit = async (body: object, s = stack) => {
     const res = await request(s.gw.app).post("/api/text/default").auth(s.key, { type: "bearer" }).send(body);
     expect(res.status).toBe(200);
-    return res.body.id as string;
+    return submittedId(res);
   };
-  const status = async (id: string): Promise<StatusRecord> => (await request(stack.gw.app).get(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).body;
+  const status = async (id: string) => (await request(stack.gw.app).get(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).body as StatusRecord;
   const postsOf = (path: string, id: string): ReceivedWebhook[] => receiver.on(path).filter((post) => post.headers["webhook-id"] === `msg_${id}`);
   const verified = (post: ReceivedWebhook) => new Webhook(secret).verify(post.body, post.headers as Record<string, string>);
 
@@ -156,7 +157,7 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
       .auth(stack.key, { type: "bearer" })
       .send({ ...SHORT, webhook });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
+    expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
   });
 
   it("when the lost-job sweep closes a record whose job vanished, then its webhook receives the lost record", async () => {
@@ -174,7 +175,7 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
         .post("/api/text/default")
         .auth(await gw.createKey(), { type: "bearer" })
         .send({ ...SHORT, webhook: receiver.url("/lost") });
-      const id = res.body.id as string;
+      const id = submittedId(res);
       expect(await texts.remove(id)).toBe(1);
       const sweep = new LostJobSweeper({ connection, keys: gw.deps.keys, statuses, logger: testLogger("worker"), graceMs: 0, onLost: () => undefined });
       expect(await sweep.sweepOnce()).toEqual({ lost: 1, failed: 0 });

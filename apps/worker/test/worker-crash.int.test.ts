@@ -7,6 +7,7 @@ import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 import { finalRecord } from "../../../test-support/records.js";
+import { submittedId } from "../../../test-support/response-body.js";
 
 describeWithModel("a worker killed mid-generation (real worker processes)", () => {
   let gw: TestGateway;
@@ -28,8 +29,8 @@ describeWithModel("a worker killed mid-generation (real worker processes)", () =
 
     const body = { ...defaultRequest(), samplingParams: { max_tokens: 300, temperature: 1.2 } };
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)).body.id);
-    const status = async (id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body;
+    for (let i = 0; i < 4; i++) ids.push(submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)));
+    const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 
     // Kill the worker while it is generating.
     await waitFor("the first job generating", async () => ((await status(ids[0]!)).progress ?? 0) > 0, { intervalMs: 10 });
@@ -50,14 +51,14 @@ describeWithModel("a worker killed mid-generation (real worker processes)", () =
       .output()
       .split("\n")
       .filter((l) => l.includes("generation completed"))
-      .map((l) => JSON.parse(l).jobId as string);
+      .map((l) => (JSON.parse(l) as { jobId: string }).jobId);
     expect(new Set(completions).size).toBe(completions.length);
     // The job the victim was generating when it died was started again by the rescuer.
     const rescued = rescuer
       .output()
       .split("\n")
       .filter((l) => l.includes("generation started"))
-      .map((l) => JSON.parse(l).jobId as string);
+      .map((l) => (JSON.parse(l) as { jobId: string }).jobId);
     expect(rescued).toContain(ids[0]);
   }, 300_000);
 });

@@ -14,16 +14,16 @@ let speech: Worker;
 const queues: Queue[] = [];
 
 /** Stand-ins for the processors: each job's data says how it ends. */
-async function textProcessor(job: Job<{ kind: string; model: string }>): Promise<unknown> {
+function textProcessor(job: Job<{ kind: string; model: string }>): Promise<unknown> {
   switch (job.data.kind) {
     case "generated":
-      return { tokens: 40, processingTime: 2, model: job.data.model, promptTokens: 100, cachedTokens: 60 };
+      return Promise.resolve({ tokens: 40, processingTime: 2, model: job.data.model, promptTokens: 100, cachedTokens: 60 });
     case "cancelled":
-      throw new UnrecoverableError("cancelled");
+      return Promise.reject(new UnrecoverableError("cancelled"));
     case "broken":
-      throw new Error("engine hiccup");
+      return Promise.reject(new Error("engine hiccup"));
     default:
-      return undefined; // today's processor: no figures
+      return Promise.resolve(undefined); // today's processor: no figures
   }
 }
 

@@ -36,7 +36,7 @@ export function exitWhenAsked(stop: () => Promise<void>): void {
 }
 
 /** Listens on 127.0.0.1 only, adds /healthz for the bench's readiness check, closes on request. */
-export function serveBaseline(app: Express, port: number, release: () => Promise<void>): Server {
+export function serveBaseline(app: Express, port: number, release: () => void | Promise<void>): Server {
   const server = app.listen(port, "127.0.0.1");
   exitWhenAsked(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -23,6 +23,4 @@ app.get("/status/:id", async (req, res) => {
   res.status(hash.status ? 200 : 404).json(hash);
 });
 
-serveBaseline(app, env.port, async () => {
-  redis.disconnect();
-});
+serveBaseline(app, env.port, () => redis.disconnect());

@@ -79,6 +79,4 @@ async function answerRead(req: Request, res: Response): Promise<void> {
 if (step === "count-in-read") app.get("/api/v2/status/:id", ...guards, countInReadRoute(redis, keys, windowMs, limit));
 else app.get("/api/v2/status/:id", ...guards, startRead, ...(await statusLimiter()), answerRead);
 
-serveBaseline(app, env.port, async () => {
-  redis.disconnect();
-});
+serveBaseline(app, env.port, () => redis.disconnect());

@@ -11,7 +11,7 @@ export interface ComparePlan extends LoadSettings {
 }
 
 /** The plan of a throughput comparison from the bench's options; `between` defaults to nothing. */
-export function comparePlan(options: BenchOptions, log: (line: string) => void, between: () => Promise<void> = async () => undefined): ComparePlan {
+export function comparePlan(options: BenchOptions, log: (line: string) => void, between: () => Promise<void> = () => Promise.resolve()): ComparePlan {
   return { connections: options.connections, durationS: options.durationS, rounds: options.rounds, warmupS: options.warmupS, between, log };
 }
 

@@ -6,7 +6,7 @@ export interface BenchContext {
   stack: BenchStack;
   options: BenchOptions;
   /** Progress lines (stderr), so stdout carries only the table. */
-  log(line: string): void;
+  log: (line: string) => void;
 }
 
 /**

@@ -22,7 +22,7 @@ describe("SseParser", () => {
   });
 
   it.each(splits(STREAM).map((chunks) => [JSON.stringify(chunks), chunks]))("when the stream comes cut as %s, then the same events come out", (_name, chunks) => {
-    const { events, parser } = parse(...(chunks as string[]));
+    const { events, parser } = parse(...chunks);
     expect(events).toEqual([
       { event: "status", data: '{"status":"processing",\n"progress":0.5}', lastEventId: "7" },
       { event: "status", data: '{"status":"completed"}', lastEventId: "8" },

@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll, expect, it } from "@jest/globals";
 import { ChorusClient, ChorusError, type FetchLike, type StatusRecord } from "@chorus/client";
 import { EspeakSpeechEngine } from "@chorus/worker/speech";
 import { describeWithModel } from "../../../test-support/fixtures.js";

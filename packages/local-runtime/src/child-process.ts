@@ -31,7 +31,7 @@ export interface RunningChild {
   /** The exit code; null when a signal ended it or it could not run. */
   exited: Promise<number | null>;
   /** What it wrote to the streams kept (stdout and stderr interleaved as they came). */
-  output(): string;
+  output: () => string;
   /** SIGTERM, then SIGKILL after `graceMs` (default 10 s); resolves once the process is gone. */
   stop(graceMs?: number): Promise<void>;
   /** Sends `signal` (default SIGTERM) unless it has exited; resolves with its exit code once it has. */

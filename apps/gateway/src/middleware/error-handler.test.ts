@@ -40,7 +40,7 @@ function run(error: unknown, redisStatus = "ready") {
       return this;
     },
     json(body: unknown) {
-      sent.body = JSON.parse(JSON.stringify(body));
+      sent.body = JSON.parse(JSON.stringify(body)) as ErrorEnvelope;
       return this;
     },
   } as unknown as Response;
@@ -103,7 +103,7 @@ describe("errorHandler", () => {
     expect(status).toBe(500);
     const errorId = body.error.details?.errorId;
     expect(errorId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(body.error).toEqual({ code: "INTERNAL_ERROR", message: `internal error (reference ${errorId})`, details: { errorId } });
+    expect(body.error).toEqual({ code: "INTERNAL_ERROR", message: `internal error (reference ${String(errorId)})`, details: { errorId } });
     const text = JSON.stringify(body);
     expect(text).not.toContain("secretField");
     expect(text).not.toMatch(/\bat .+:\d+:\d+/);

@@ -25,7 +25,7 @@ export interface RateLimiters {
    * After `status` has charged a request one poll: charges it `units(req) - 1` more (batch status,
    * one poll per id); 429 for the whole request when fewer are left.
    */
-  statusUnits(units: (req: Request) => number): RequestHandler;
+  statusUnits: (units: (req: Request) => number) => RequestHandler;
   authFailure: RequestHandler;
 }
 

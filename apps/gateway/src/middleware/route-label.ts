@@ -9,7 +9,7 @@ import type { Request } from "express";
  * with its 401 or 404) are "unmatched".
  */
 export function routeLabel(req: Request): string {
-  const route: { path?: unknown } | undefined = req.route;
+  const route = req.route as { path?: unknown } | undefined;
   if (!route) return "unmatched";
   return route.path instanceof RegExp ? req.path : req.baseUrl + String(route.path);
 }

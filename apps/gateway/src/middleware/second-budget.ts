@@ -12,7 +12,7 @@ const BUDGET_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLim
  */
 export function spendSecondBudget(limit: RequestHandler, req: Request, res: Response): Promise<void> {
   const own = BUDGET_HEADERS.map((name) => [name, res.getHeader(name)] as const);
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, reject: (error: Error) => void) => {
     void limit(req, res, (error?: unknown) => {
       if (error) return reject(error as Error);
       for (const [name, value] of own) if (value !== undefined) res.setHeader(name, value);

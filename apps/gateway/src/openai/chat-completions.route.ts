@@ -28,7 +28,7 @@ function textModelOf(req: Request): ModelId {
 
 /** Runs a guard (the text budget's limiter) inside a handler, as its route chain would have. */
 function passGuard(guard: RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise((resolve, reject) => void guard(req, res, (error?: unknown) => (error ? reject(error as Error) : resolve())));
+  return new Promise((resolve, reject: (error: Error) => void) => void guard(req, res, (error?: unknown) => (error ? reject(error as Error) : resolve())));
 }
 
 /** A client that leaves before its answer is whole cancels the job (when it is still processing). */

@@ -96,7 +96,7 @@ export async function sendStreamedSpeech(res: Response, jobs: SpeechJobs, job: S
     if (!keep) await jobs.audio.delete(job.requestId).catch((error: unknown) => logger.warn("could not delete delivered audio", { error: String(error) }));
     return "delivered";
   } catch (error) {
-    const reason = stop.signal.aborted ? stop.signal.reason : error;
+    const reason: unknown = stop.signal.aborted ? stop.signal.reason : error;
     if (reason === CLIENT_GONE) return "client-gone";
     if (!res.headersSent) throw reason instanceof ApiError ? reason : new ApiError("INTERNAL_ERROR", `speech synthesis failed: ${String(reason).slice(0, 300)}`);
     logger.warn("speech stream cut short: the synthesis failed after the first bytes", { requestId: job.requestId, error: reason instanceof Error ? reason.message : String(reason) });

@@ -25,9 +25,10 @@ function fakeUsage(failures = 0) {
   let refused = 0;
   return {
     added,
-    countRequests: async (keyId: string, counts: Partial<Record<UsageOperation, number>>, day = "") => {
-      if (refused++ < failures) throw new Error("READONLY");
+    countRequests: (keyId: string, counts: Partial<Record<UsageOperation, number>>, day = "") => {
+      if (refused++ < failures) return Promise.reject(new Error("READONLY"));
       added.push([keyId, { ...counts }, day]);
+      return Promise.resolve();
     },
   };
 }

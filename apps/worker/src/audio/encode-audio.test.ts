@@ -48,7 +48,7 @@ describe("encodeAudio", () => {
     expect(info.pages.every((page) => page.crcValid)).toBe(true);
     expect(info.pages.map((page) => page.sequence)).toEqual(info.pages.map((_, i) => i));
     expect(new Set(info.pages.map((page) => page.serial)).size).toBe(1);
-    expect(info.pages.map((page) => page.flags)).toEqual([0x02, ...Array(info.pages.length - 2).fill(0), 0x04]);
+    expect(info.pages.map((page) => page.flags)).toEqual([0x02, ...Array<number>(info.pages.length - 2).fill(0), 0x04]);
     expect(info.pages[0]?.granulePosition).toBe(0n);
     expect(info.pages[1]?.granulePosition).toBe(0n);
     const granules = info.pages.map((page) => page.granulePosition);

@@ -51,7 +51,7 @@ describe("createStreamEncoder", () => {
     expect(info.pages.every((page) => page.crcValid)).toBe(true);
     expect(info.pages.map((page) => page.sequence)).toEqual(info.pages.map((_, i) => i));
     expect(new Set(info.pages.map((page) => page.serial)).size).toBe(1);
-    expect(info.pages.map((page) => page.flags)).toEqual([0x02, ...Array(info.pages.length - 2).fill(0), 0x04]);
+    expect(info.pages.map((page) => page.flags)).toEqual([0x02, ...Array<number>(info.pages.length - 2).fill(0), 0x04]);
     const granules = info.pages.map((page) => page.granulePosition);
     granules.forEach((granule, i) => expect(granule).toBeGreaterThanOrEqual(granules[i - 1] ?? 0n));
     const whole = inspectOggOpus(await encodeAudio({ samples: ALL, sampleRate: RATE }, "opus"));

@@ -33,7 +33,7 @@ export function checkModelsConfig(value: unknown, source: string): ModelsConfig 
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "(top level)"} ${e.message ?? "is invalid"}`);
     throw new ModelsConfigError(`${source} is not a valid models configuration:\n  ${[...new Set(problems)].join("\n  ")}`);
   }
-  return resolveEngines(value as ModelsConfigFile, source);
+  return resolveEngines(value, source);
 }
 
 /** Reads MODELS_CONFIG (YAML or JSON: YAML is a superset) and validates it. */

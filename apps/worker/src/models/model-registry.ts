@@ -67,7 +67,7 @@ function warnOfSlowLlama({ runs }: LoadedLlamaEngine, runtime: EngineRuntime): v
 }
 
 export interface ModelRegistry {
-  modelFor(model: ModelId): ServedModel;
+  modelFor: (model: ModelId) => ServedModel;
   close(): Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+import { describe, expect, it } from "@jest/globals";
 import type { GenerateTextJob } from "@chorus/contracts";
 import { resolveSampling } from "./sampling.js";
 

@@ -15,7 +15,7 @@ describe("ReplyDeltaPublisher", () => {
     published = [];
     publisher = new ReplyDeltaPublisher(
       "r1",
-      async (message) => published.push(JSON.parse(message) as ReplyDelta),
+      (message) => Promise.resolve(published.push(JSON.parse(message) as ReplyDelta)),
       INTERVAL,
       () => jest.now(),
     );

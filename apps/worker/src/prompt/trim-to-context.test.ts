@@ -6,7 +6,7 @@ import { trimToContext } from "./trim-to-context.js";
  * and one token of the context stays free (node-llama-cpp's rule for keeping a conversation whole).
  */
 const countSync = (turns: ChatTurn[]) => turns.reduce((sum, turn) => sum + turn.content.length + 8, 0);
-const count = async (turns: ChatTurn[]) => countSync(turns);
+const count = (turns: ChatTurn[]) => Promise.resolve(countSync(turns));
 const system: ChatTurn = { role: "system", content: "S".repeat(12) }; // 20 tokens with overhead
 const message = (i: number): ChatTurn => ({ role: i % 2 === 0 ? "user" : "assistant", content: String(i).padStart(12, "m") }); // 20 each
 
@@ -40,7 +40,7 @@ describe("trimToContext", () => {
   it("when there are many messages, then the prompt is counted a few times, not once per message", async () => {
     const turns = [system, ...Array.from({ length: 200 }, (_, i) => message(i))];
     let calls = 0;
-    const counting = async (t: ChatTurn[]) => (calls++, countSync(t));
+    const counting = (t: ChatTurn[]) => (calls++, Promise.resolve(countSync(t)));
     const trimmed = await trimToContext(turns, { contextTokens: 1041, replyTokens: 20, countPromptTokens: counting });
     expect(trimmed.droppedMessages).toBe(200 - 50); // (1041 - 1 - 20 - 20) / 20
     expect(calls).toBeLessThanOrEqual(9);

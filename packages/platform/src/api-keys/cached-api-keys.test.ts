@@ -5,7 +5,7 @@ const record = (id: string): ApiKeyRecord => ({ id, name: id, scopes: ["*"], lim
 
 function fakeStore(keys: Record<string, ApiKeyRecord>) {
   const lookups: string[] = [];
-  const store = { findBySecret: async (secret: string) => (lookups.push(secret), keys[secret] ?? null) } as unknown as ApiKeyStore;
+  const store = { findBySecret: (secret: string) => (lookups.push(secret), Promise.resolve(keys[secret] ?? null)) } as unknown as ApiKeyStore;
   return { store, lookups };
 }
 

@@ -59,7 +59,7 @@ describe("createMetrics", () => {
 
   it("when a queue depth reader is given, then each scrape reports its counts per queue and state", async () => {
     const counts = { waiting: 3, active: 1, delayed: 0 };
-    const queue = { name: "text-generation", getJobCounts: async (...states: QueueDepthState[]) => Object.fromEntries(states.map((s) => [s, counts[s]])) };
+    const queue = { name: "text-generation", getJobCounts: (...states: QueueDepthState[]) => Promise.resolve(Object.fromEntries(states.map((s) => [s, counts[s]]))) };
     const metrics = createMetrics("worker", { queueDepth: readQueueDepths([queue]) });
     expect(sample(await metrics.render(), 'queue_depth{queue="text-generation",state="waiting"}')).toBe(3);
     counts.waiting = 7;

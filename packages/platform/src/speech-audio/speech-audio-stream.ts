@@ -80,8 +80,6 @@ function parseEntry(fields: Buffer[]): AudioStreamEntry {
   return { run, kind: "failed", reason: String(data) };
 }
 
-type XreadReply = [key: Buffer, entries: [id: Buffer, fields: Buffer[]][]][] | null;
-
 /**
  * The gateway's side: the request's entries in order, from the first, each XREAD blocking up to
  * `blockMs`; an empty batch (nothing new within `blockMs`) is yielded so the caller can look at its
@@ -92,7 +90,7 @@ export async function* readAudioStream(redis: RedisClient, keys: RedisKeys, requ
   const stream = keys.audioStream(requestId);
   let lastId = "0";
   for (;;) {
-    const reply = (await redis.xreadBuffer("BLOCK", blockMs, "STREAMS", stream, lastId)) as XreadReply;
+    const reply = await redis.xreadBuffer("BLOCK", blockMs, "STREAMS", stream, lastId);
     const entries = reply?.[0]?.[1] ?? [];
     if (entries.length > 0) lastId = String((entries[entries.length - 1] as [Buffer, Buffer[]])[0]);
     yield entries.map(([, fields]) => parseEntry(fields));

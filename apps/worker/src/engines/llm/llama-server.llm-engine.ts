@@ -101,8 +101,8 @@ export class LlamaServerLlmEngine implements LlmEngine {
     }
   }
 
-  async countPromptTokens(turns: ChatTurn[]): Promise<number> {
-    return this.promptTokens(turns).length;
+  countPromptTokens(turns: ChatTurn[]): Promise<number> {
+    return Promise.resolve(this.promptTokens(turns).length);
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {

@@ -231,7 +231,7 @@ async function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T
   signal.throwIfAborted();
   let onAbort!: () => void;
   const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(signal.reason);
+    onAbort = () => reject(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {

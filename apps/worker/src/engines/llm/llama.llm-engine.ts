@@ -61,8 +61,8 @@ export class LlamaLlmEngine implements LlmEngine {
     return new LlamaLlmEngine(model, context, llama.buildType);
   }
 
-  async countPromptTokens(turns: ChatTurn[]): Promise<number> {
-    return this.promptTokens(toHistory(turns)).length;
+  countPromptTokens(turns: ChatTurn[]): Promise<number> {
+    return Promise.resolve(this.promptTokens(toHistory(turns)).length);
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {

@@ -36,7 +36,7 @@ function input(overrides: Partial<GenerationInput> = {}): GenerationInput {
   };
 }
 
-describeLlmEngineContract("openai-compatible (fake server)", async () => makeEngine({ apiKey: "contract-key" }));
+describeLlmEngineContract("openai-compatible (fake server)", () => Promise.resolve(makeEngine({ apiKey: "contract-key" })));
 
 describe("OpenAiCompatibleLlmEngine", () => {
   it("when generating, then it posts a streaming chat completion request built from the input", async () => {

@@ -89,8 +89,8 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   }
 
   /** About four characters a token for English text, and a few tokens of template around each turn. */
-  async countPromptTokens(turns: ChatTurn[]): Promise<number> {
-    return turns.reduce((sum, turn) => sum + Math.ceil(turn.content.length / 4) + ESTIMATED_TURN_TEMPLATE_TOKENS, 0);
+  countPromptTokens(turns: ChatTurn[]): Promise<number> {
+    return Promise.resolve(turns.reduce((sum, turn) => sum + Math.ceil(turn.content.length / 4) + ESTIMATED_TURN_TEMPLATE_TOKENS, 0));
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
@@ -115,8 +115,9 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   }
 
   /** Nothing to release (connections belong to fetch's pool); later generate() calls are refused. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closed = true;
+    return Promise.resolve();
   }
 
   private async attempt(input: GenerationInput, streamed: StreamedSoFar): Promise<GenerationResult> {

@@ -46,7 +46,7 @@ export function upstreamError(error: unknown, timedOutAfterMs: number | undefine
   }
   if (error instanceof APIError && !(error instanceof APIConnectionError)) {
     // The client throws a stream event carrying `error` as an APIError without a status.
-    const message = upstreamMessage(JSON.stringify({ error: error.error }), apiKey);
+    const message = upstreamMessage(JSON.stringify({ error: error.error as unknown }), apiKey);
     return new OpenAiCompatibleUpstreamError(`Upstream reported an error mid-stream: ${message}`, { retryable: false });
   }
   if (error instanceof SyntaxError) return new OpenAiCompatibleUpstreamError("Upstream sent a stream event that is not JSON", { retryable: false });

@@ -56,7 +56,7 @@ export class SlotPool<S extends CacheSlot> {
       const onAbort = (): void => {
         const at = this.waiters.indexOf(waiter);
         if (at >= 0) this.waiters.splice(at, 1);
-        reject(signal.reason);
+        reject(signal.reason as Error);
       };
       signal.addEventListener("abort", onAbort, { once: true });
       this.waiters.push(waiter);

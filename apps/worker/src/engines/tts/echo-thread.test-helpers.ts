@@ -18,16 +18,16 @@ export interface EchoResult {
   threadId: number;
 }
 
-export default serveTasks<EchoTask, EchoResult>(async (task) => {
+export default serveTasks<EchoTask, EchoResult>((task) => {
   switch (task.kind) {
     case "echo":
-      return { result: { value: task.value, threadId } };
+      return Promise.resolve({ result: { value: task.value, threadId } });
     case "bytes": {
       const bytes = new Uint8Array(task.length).fill(7).buffer;
-      return { result: { bytes, threadId }, transfer: [bytes] };
+      return Promise.resolve({ result: { bytes, threadId }, transfer: [bytes] });
     }
     case "fail":
-      throw new Error(task.message);
+      return Promise.reject(new Error(task.message));
     case "block": {
       const started = new Int32Array(task.started);
       Atomics.store(started, 0, 1);

@@ -6,7 +6,7 @@ import { measureAudio } from "./measure-audio.test-helpers.js";
 import { CONTRACT_TEXT, describeSpeechEngineContract } from "./speech-engine.contract.js";
 import { SpeechEngineError } from "./speech-engine.js";
 
-describeSpeechEngineContract("espeak-ng", async () => new EspeakSpeechEngine({ concurrency: 2 }), { testTimeoutMs: 60_000 });
+describeSpeechEngineContract("espeak-ng", () => Promise.resolve(new EspeakSpeechEngine({ concurrency: 2 })), { testTimeoutMs: 60_000 });
 
 const TIMEOUT = 60_000;
 /** A fresh signal per call: one shared signal would collect a listener per waiting request. */

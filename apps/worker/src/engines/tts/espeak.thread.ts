@@ -29,7 +29,7 @@ async function speak(job: EspeakJob): Promise<PcmAudio> {
 /** The bytes in an ArrayBuffer of their own: a Buffer may be a view into Node's shared pool, which must not be transferred. */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-  return whole ? (bytes.buffer as ArrayBuffer) : new Uint8Array(bytes).buffer; // a copy (Buffer#slice would be a view)
+  return whole ? bytes.buffer : new Uint8Array(bytes).buffer; // a copy (Buffer#slice would be a view)
 }
 
 async function run(job: EspeakJob): Promise<TaskOutcome<EspeakJobResult>> {

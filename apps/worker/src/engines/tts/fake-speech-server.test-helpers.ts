@@ -43,9 +43,9 @@ async function readBody(req: IncomingMessage): Promise<SpeechRequestBody> {
 }
 
 async function speak(res: ServerResponse, body: SpeechRequestBody): Promise<void> {
-  const format = String(body.response_format ?? "mp3");
-  if (!isAudioFormat(format) || typeof body.input !== "string") {
-    res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `bad request: ${format}` } }));
+  const format = body.response_format ?? "mp3";
+  if (typeof format !== "string" || !isAudioFormat(format) || typeof body.input !== "string") {
+    res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `bad request: ${JSON.stringify(format)}` } }));
     return;
   }
   const speed = typeof body.speed === "number" ? body.speed : 1;

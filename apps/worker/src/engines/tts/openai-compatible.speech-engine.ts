@@ -83,8 +83,9 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
     return audio;
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closing.abort(new SpeechEngineError("CLOSED", "the speech engine was closed", false));
+    return Promise.resolve();
   }
 
   private serverVoice(voice: VoiceId): string {

@@ -29,12 +29,12 @@ export function parseVoiceMap(json: string): Partial<Record<VoiceId, string>> {
     throw new Error("the voice map is not valid JSON");
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("the voice map must be a JSON object");
-  const entries = Object.entries(parsed);
+  const entries = Object.entries(parsed as Record<string, unknown>);
   const unknown = entries.filter(([id]) => !isVoiceId(id)).map(([id]) => id);
   if (unknown.length > 0) throw new Error(`the voice map names unknown voice ids: ${unknown.join(", ")}`);
   const blank = entries.filter(([, name]) => typeof name !== "string" || name.trim() === "").map(([id]) => id);
   if (blank.length > 0) throw new Error(`the voice map gives no server voice name for: ${blank.join(", ")}`);
-  return Object.fromEntries(entries) as Partial<Record<VoiceId, string>>;
+  return Object.fromEntries(entries);
 }
 
 /** Reads a comma-separated format list (`mp3,wav,pcm`). Throws naming every unknown format. */
