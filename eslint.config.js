@@ -3,10 +3,20 @@ import js from "@eslint/js";
 import { defineConfig, globalIgnores } from "eslint/config";
 import globals from "globals";
 import importX from "eslint-plugin-import-x";
+import stylistic from "@stylistic/eslint-plugin";
 import tseslint from "typescript-eslint";
 
 /** The npm workspaces (package.json), each with its own dependencies. */
-const WORKSPACES = ["apps/cli", "apps/gateway", "apps/worker", "packages/client", "packages/contracts", "packages/local-runtime", "packages/platform", "bench"];
+const WORKSPACES = [
+  "apps/cli",
+  "apps/gateway",
+  "apps/worker",
+  "packages/client",
+  "packages/contracts",
+  "packages/local-runtime",
+  "packages/platform",
+  "bench",
+];
 
 export default defineConfig(
   globalIgnores(["**/dist/", "**/node_modules/", "bench-results/", "coverage/", ".cache/"]),
@@ -36,6 +46,7 @@ export default defineConfig(
   },
   ...dependencyRules(),
   ...workspaceBoundaries(),
+  lineWidth(),
   {
     // No import cycles: a module that needs a helper of the module that imports it gets the helper
     // moved out. Relative imports are written with .js and resolved to the .ts beside them.
@@ -68,12 +79,17 @@ export default defineConfig(
  */
 function dependencyRules() {
   const tests = ["**/test/**", "**/*.test.ts", "**/*.test-helpers.ts", "**/*.contract.ts"];
-  const rule = (packageDir, devDependencies) => ({ "import-x/no-extraneous-dependencies": ["error", { packageDir, devDependencies }] });
+  const rule = (packageDir, devDependencies) => ({
+    "import-x/no-extraneous-dependencies": ["error", { packageDir, devDependencies }],
+  });
   return [
     { files: ["**/*.ts"], plugins: { "import-x": importX }, rules: rule([import.meta.dirname], true) },
     ...WORKSPACES.flatMap((dir) => [
       { files: [`${dir}/**/*.ts`], ignores: tests, rules: rule([`${import.meta.dirname}/${dir}`], false) },
-      { files: tests.map((glob) => `${dir}/${glob}`), rules: rule([`${import.meta.dirname}/${dir}`, import.meta.dirname], true) },
+      {
+        files: tests.map((glob) => `${dir}/${glob}`),
+        rules: rule([`${import.meta.dirname}/${dir}`, import.meta.dirname], true),
+      },
     ]),
   ];
 }
@@ -87,11 +103,43 @@ function dependencyRules() {
 function workspaceBoundaries() {
   const names = ["cli", "gateway", "worker", "contracts", "platform", "client", "local-runtime", "bench"];
   const message = "Another workspace's files: import its package by name, or (tests) go through test-support.";
-  const restrict = (regex) => ({ "no-restricted-imports": ["error", { patterns: [{ regex, message }] }] });
+  const relative = (others) => ({ regex: `^(\\.\\./)+(apps/|packages/)?(${others})/`, message });
+  // The layers: a package never imports an app; the gateway never imports the worker (its tests wire
+  // one in through test-support/worker.ts).
+  const layered = {
+    packages: { regex: "^@chorus/(gateway|worker|cli|bench)(/|$)", message: "A package does not import an app." },
+    "apps/gateway": {
+      regex: "^@chorus/worker(/|$)",
+      message: "The gateway's code and tests reach the worker through test-support.",
+    },
+  };
   const inWorkspaces = WORKSPACES.map((dir) => {
     const others = names.filter((name) => !dir.endsWith(`/${name}`) && dir !== name).join("|");
-    return { files: [`${dir}/**/*.ts`], rules: restrict(`^(\\.\\./)+(apps/|packages/)?(${others})/`) };
+    const layer = layered[dir] ?? (dir.startsWith("packages/") ? layered.packages : undefined);
+    const patterns = [relative(others), ...(layer ? [layer] : [])];
+    return { files: [`${dir}/**/*.ts`], rules: { "no-restricted-imports": ["error", { patterns }] } };
   });
-  const between = { files: ["test-support/**/*.ts", "deploy/**/*.ts", "examples/**/*.ts"], rules: restrict("^(\\.\\./)+(apps|packages|bench)/") };
+  const between = {
+    files: ["test-support/**/*.ts", "deploy/**/*.ts", "examples/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex: "^(\\.\\./)+(apps|packages|bench)/", message }] }],
+    },
+  };
   return [...inWorkspaces, between];
+}
+
+/**
+ * Lines of at most 120 characters (prettier's printWidth wraps the code; this keeps comments within
+ * it). String and template literals and regular expressions are exempt: a message, a test's name or
+ * an OpenAPI description broken in two could no longer be found by a search.
+ */
+function lineWidth() {
+  const options = {
+    code: 120,
+    ignoreStrings: true,
+    ignoreTemplateLiterals: true,
+    ignoreRegExpLiterals: true,
+    ignoreUrls: true,
+  };
+  return { plugins: { "@stylistic": stylistic }, rules: { "@stylistic/max-len": ["error", options] } };
 }

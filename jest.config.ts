@@ -2,7 +2,10 @@ import type { Config } from "jest";
 
 // TypeScript is transformed by swc (no type-check: `npm test` runs `tsc -b` first) into native ES
 // modules, because node-llama-cpp is ESM-only; jest therefore runs with --experimental-vm-modules.
-const swc = ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "es6" } }] as const;
+const swc = [
+  "@swc/jest",
+  { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "es6" } },
+] as const;
 
 const shared = {
   extensionsToTreatAsEsm: [".ts"],
@@ -75,7 +78,10 @@ const config: Config = {
     {
       ...shared,
       displayName: "cluster",
-      testMatch: [...ON_REDIS_CLUSTER.map((path) => `<rootDir>/${path}`), "<rootDir>/test-support/cluster/*.int.test.ts"],
+      testMatch: [
+        ...ON_REDIS_CLUSTER.map((path) => `<rootDir>/${path}`),
+        "<rootDir>/test-support/cluster/*.int.test.ts",
+      ],
       testEnvironment: "<rootDir>/test-support/cluster/redis-cluster.environment.cjs",
     },
   ],

@@ -17,9 +17,16 @@ export interface BrowserOnGateway {
 }
 
 /** A test gateway on a real port and Chromium to open its pages. Fails, never skips, without Chromium. */
-export async function startBrowserOnGateway(label: string, env: Record<string, string> = {}, chromiumArgs: string[] = []): Promise<BrowserOnGateway> {
+export async function startBrowserOnGateway(
+  label: string,
+  env: Record<string, string> = {},
+  chromiumArgs: string[] = [],
+): Promise<BrowserOnGateway> {
   // CI installs Chromium (.ci/run), so a missing one is a broken machine.
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium' (.ci/run does), or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium' (.ci/run does), or set CHROMIUM_PATH`,
+    );
   const gw = await startTestGateway(uniquePrefix(label), env);
   const server: Server = createServer(gw.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -49,10 +56,18 @@ export interface WatchedPage {
   close: () => Promise<void>;
 }
 
-/** A page whose every request passes a check (scripts, styles, fonts, fetches, workers): another origin's is refused and noted. */
+/**
+ * A page whose every request passes a check (scripts, styles, fonts, fetches, workers): another origin's is refused and
+ * noted.
+ */
 export async function watchedPage(on: BrowserOnGateway, options: BrowserContextOptions = {}): Promise<WatchedPage> {
   const context = await on.browser.newContext(options);
-  const watched = { requested: [] as string[], offHost: [] as string[], problems: [] as string[], failed: [] as string[] };
+  const watched = {
+    requested: [] as string[],
+    offHost: [] as string[],
+    problems: [] as string[],
+    failed: [] as string[],
+  };
   await context.route("**/*", async (route) => {
     const url = route.request().url();
     watched.requested.push(url);

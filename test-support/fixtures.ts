@@ -18,7 +18,18 @@ export function defaultRequest(content = "Tell me a story about a brave cat.") {
 export function characterRequest(botName = "Morwenna", content = "Hello! Who are you?") {
   return {
     botName,
-    messages: [{ role: "You", content, index: 0, id: "m0", messageIndex: 0, chatId: "chat-1", userId: "user-1", createdAt: "2026-11-23T10:00:00Z" }],
+    messages: [
+      {
+        role: "You",
+        content,
+        index: 0,
+        id: "m0",
+        messageIndex: 0,
+        chatId: "chat-1",
+        userId: "user-1",
+        createdAt: "2026-11-23T10:00:00Z",
+      },
+    ],
   };
 }
 

@@ -98,10 +98,42 @@ const ODD_STRINGS = [
   "ck_",
 ] as const;
 
-const ODD_NUMBERS = [0, -0, -1, 0.5, 1, 2, 2048, 2049, 0.1, 0.09, 4.01, 1e21, -1e21, 1.7976931348623157e308, 5e-324, 2 ** 53 + 1] as const;
+const ODD_NUMBERS = [
+  0,
+  -0,
+  -1,
+  0.5,
+  1,
+  2,
+  2048,
+  2049,
+  0.1,
+  0.09,
+  4.01,
+  1e21,
+  -1e21,
+  1.7976931348623157e308,
+  5e-324,
+  2 ** 53 + 1,
+] as const;
 
 /** Number tokens JSON.stringify never writes: some are JSON (1e400 is Infinity to JSON.parse), most are not. */
-const NUMBER_TOKENS = ["NaN", "Infinity", "-Infinity", "1e400", "-1e400", "1e-400", "-0", "0x10", "01", ".5", "1.", "+1", "undefined", "1_000"] as const;
+const NUMBER_TOKENS = [
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "1e400",
+  "-1e400",
+  "1e-400",
+  "-0",
+  "0x10",
+  "01",
+  ".5",
+  "1.",
+  "+1",
+  "undefined",
+  "1_000",
+] as const;
 
 export function oddString(rng: Rng): string {
   return rng.weighted<string>([
@@ -119,7 +151,13 @@ export function randomJson(rng: Rng, depth = 3): Json {
     [3, () => rng.pick(ODD_NUMBERS)],
     [4, () => oddString(rng)],
     [depth > 0 ? 2 : 0, () => Array.from({ length: rng.int(4) }, () => randomJson(rng, depth - 1))],
-    [depth > 0 ? 2 : 0, () => Object.fromEntries(Array.from({ length: rng.int(4) }, () => [oddString(rng).slice(0, 20), randomJson(rng, depth - 1)]))],
+    [
+      depth > 0 ? 2 : 0,
+      () =>
+        Object.fromEntries(
+          Array.from({ length: rng.int(4) }, () => [oddString(rng).slice(0, 20), randomJson(rng, depth - 1)]),
+        ),
+    ],
   ]);
 }
 
@@ -148,11 +186,38 @@ function mutateObject(rng: Rng, root: { [key: string]: Json }): void {
     [3, () => (Array.isArray(parent) ? parent.splice(key as number, 1) : delete parent[key])],
     [3, () => ((parent as Record<string | number, Json>)[key] = randomJson(rng, 2))],
     [1, () => ((parent as Record<string | number, Json>)[key] = "x".repeat(rng.pick([8001, 100_000, 500_000])))],
-    [2, () => (Array.isArray(parent) ? parent.push(randomJson(rng, 1)) : (parent[rng.pick(["maxTokens", "top_k", "extra", "Messages", oddString(rng)])] = randomJson(rng, 1)))],
+    [
+      2,
+      () =>
+        Array.isArray(parent)
+          ? parent.push(randomJson(rng, 1))
+          : (parent[rng.pick(["maxTokens", "top_k", "extra", "Messages", oddString(rng)])] = randomJson(rng, 1)),
+    ],
     [1, () => messages?.push(...messages.slice(0, 1))],
-    [1, () => messages && (root.messages = Array.from({ length: rng.pick([0, 199, 200, 201]) }, (_, i) => ({ role: i % 2 ? "Bot" : "You", content: `m${i}`, index: i })))],
-    [1, () => messages?.forEach((m) => m && typeof m === "object" && !Array.isArray(m) && (m.index = rng.pick(ODD_NUMBERS)))],
-    [2, () => (root.samplingParams = { max_tokens: rng.pick(ODD_NUMBERS), temperature: rng.pick(ODD_NUMBERS), top_p: rng.pick(ODD_NUMBERS) })],
+    [
+      1,
+      () =>
+        messages &&
+        (root.messages = Array.from({ length: rng.pick([0, 199, 200, 201]) }, (_, i) => ({
+          role: i % 2 ? "Bot" : "You",
+          content: `m${i}`,
+          index: i,
+        }))),
+    ],
+    [
+      1,
+      () =>
+        messages?.forEach((m) => m && typeof m === "object" && !Array.isArray(m) && (m.index = rng.pick(ODD_NUMBERS))),
+    ],
+    [
+      2,
+      () =>
+        (root.samplingParams = {
+          max_tokens: rng.pick(ODD_NUMBERS),
+          temperature: rng.pick(ODD_NUMBERS),
+          top_p: rng.pick(ODD_NUMBERS),
+        }),
+    ],
   ]);
 }
 
@@ -162,8 +227,30 @@ function mutateText(rng: Rng, text: string): string {
     [3, () => text.replace(/:(-?\d[\d.eE+-]*)/, () => `:${rng.pick(NUMBER_TOKENS)}`)],
     [1, () => (text.startsWith("{") ? `{"messages":[],${text.slice(1)}` : text)],
     [1, () => (text.endsWith("}") ? `${text.slice(0, -1)},"messages":"dup"}` : text)],
-    [1, () => (text.endsWith("}") ? `${text.slice(0, -1)},"__proto__":{"admin":true},"constructor":{"prototype":{}}}` : text)],
-    [2, () => text.replace(/"(content|text|botName)":"/, (m) => m + rng.pick(["\\u0000", "\\ud800", "\\udfff\\ud800", "\\u202e", "\\uffff", "\\uD83D\\uDE00", "\\x41", "\\u00"]))],
+    [
+      1,
+      () =>
+        text.endsWith("}") ? `${text.slice(0, -1)},"__proto__":{"admin":true},"constructor":{"prototype":{}}}` : text,
+    ],
+    [
+      2,
+      () =>
+        text.replace(
+          /"(content|text|botName)":"/,
+          (m) =>
+            m +
+            rng.pick([
+              "\\u0000",
+              "\\ud800",
+              "\\udfff\\ud800",
+              "\\u202e",
+              "\\uffff",
+              "\\uD83D\\uDE00",
+              "\\x41",
+              "\\u00",
+            ]),
+        ),
+    ],
   ]);
 }
 
@@ -174,13 +261,30 @@ function deepNesting(rng: Rng): string {
     () => '{"a":'.repeat(d) + "1" + "}".repeat(d),
     () => `{"messages":${"[".repeat(d)}${"]".repeat(d)}}`,
     () => `{"messages":[{"role":"You","content":"x","index":0,"image":${"[".repeat(d)}${"]".repeat(d)}}]}`,
-    () => `{"samplingParams":${'{"a":'.repeat(d)}1${"}".repeat(d)},"messages":[{"role":"You","content":"x","index":0}]}`,
+    () =>
+      `{"samplingParams":${'{"a":'.repeat(d)}1${"}".repeat(d)},"messages":[{"role":"You","content":"x","index":0}]}`,
     () => "[".repeat(d),
     () => '{"a":'.repeat(d),
   ])();
 }
 
-const INVALID_JSON = ["", "{", "}", "{'messages':[]}", '{"messages":[],}', "[1,2,]", "{/*c*/}", "\ufeff{}", "nul", "tru", '"unterminated', '{"a" 1}', "{{}}", "1 2", "\u0000"];
+const INVALID_JSON = [
+  "",
+  "{",
+  "}",
+  "{'messages':[]}",
+  '{"messages":[],}',
+  "[1,2,]",
+  "{/*c*/}",
+  "\ufeff{}",
+  "nul",
+  "tru",
+  '"unterminated',
+  '{"a" 1}',
+  "{{}}",
+  "1 2",
+  "\u0000",
+];
 
 /** A body for `base` (a valid request object): mostly mutated, sometimes valid, huge, nested or not JSON. */
 export function jsonBody(rng: Rng, base: () => { [key: string]: Json }): string {
@@ -204,13 +308,22 @@ export function jsonBody(rng: Rng, base: () => { [key: string]: Json }): string 
         return rng.chance(0.5) ? text.slice(0, rng.int(text.length)) : rng.pick(INVALID_JSON);
       },
     ],
-    [2, () => JSON.stringify({ ...base(), persona: "p".repeat(REQUEST_LIMITS.maxBodyBytes + rng.pick([1, 1000, 2_000_000])) })],
+    [
+      2,
+      () =>
+        JSON.stringify({
+          ...base(),
+          persona: "p".repeat(REQUEST_LIMITS.maxBodyBytes + rng.pick([1, 1000, 2_000_000])),
+        }),
+    ],
   ]);
 }
 
 /** A valid body for `model` (a character body is valid on `default` too). */
-const textBase = (rng: Rng, model: string) => () => (model === "default" && rng.chance(0.7) ? defaultRequest() : characterRequest()) as { [key: string]: Json };
-const speechBase = () => ({ text: "Hello there.", voice: "Witch", speed: 1.25, format: "wav" }) as { [key: string]: Json };
+const textBase = (rng: Rng, model: string) => () =>
+  (model === "default" && rng.chance(0.7) ? defaultRequest() : characterRequest()) as { [key: string]: Json };
+const speechBase = () =>
+  ({ text: "Hello there.", voice: "Witch", speed: 1.25, format: "wav" }) as { [key: string]: Json };
 
 export interface HttpMessage {
   method: string;
@@ -253,7 +366,20 @@ export function encodeBody(rng: Rng, body: Buffer): { body: Buffer; encoding: st
 
 // ---- Well-formed HTTP/1.1 requests against the real routes: the app itself must answer each. ----
 
-const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "PROPFIND", "PURGE", "TRACE", "SEARCH", "REPORT"] as const;
+const METHODS = [
+  "GET",
+  "POST",
+  "PUT",
+  "DELETE",
+  "PATCH",
+  "OPTIONS",
+  "HEAD",
+  "PROPFIND",
+  "PURGE",
+  "TRACE",
+  "SEARCH",
+  "REPORT",
+] as const;
 
 const ODD_SEGMENTS = [
   "%ZZ",
@@ -299,7 +425,11 @@ function segment(rng: Rng): string {
     [4, () => encodeSegment(oddString(rng).slice(0, 300))],
     [4, () => rng.pick(ODD_SEGMENTS)],
     [1, () => "a".repeat(rng.pick([65, 300, 5000]))],
-    [1, () => Array.from({ length: 36 }, (_, i) => ([8, 13, 18, 23].includes(i) ? "-" : rng.int(16).toString(16))).join("")],
+    [
+      1,
+      () =>
+        Array.from({ length: 36 }, (_, i) => ([8, 13, 18, 23].includes(i) ? "-" : rng.int(16).toString(16))).join(""),
+    ],
   ]);
 }
 
@@ -308,7 +438,11 @@ function withSuffix(rng: Rng, path: string): string {
     [20, () => path],
     [2, () => `${path}/`],
     [1, () => path.toUpperCase()],
-    [2, () => `${path}?${rng.pick(["a=1&a=2", "__proto__[x]=1", "a[b][c][d]=1", "%ZZ", `x=${"y".repeat(3000)}`, "=&&=", "messages=1"])}`],
+    [
+      2,
+      () =>
+        `${path}?${rng.pick(["a=1&a=2", "__proto__[x]=1", "a[b][c][d]=1", "%ZZ", `x=${"y".repeat(3000)}`, "=&&=", "messages=1"])}`,
+    ],
   ]);
 }
 
@@ -358,9 +492,32 @@ function authorization(rng: Rng, keys: FuzzKeys): string | null {
   const random = () => Array.from({ length: 43 }, () => String.fromCharCode(48 + rng.int(75))).join("");
   return rng.weighted<string | null>([
     [70, () => `Bearer ${keys.good}`],
-    [4, () => rng.pick([`bearer ${keys.good}`, `BEARER   ${keys.good}   `, `Bearer\t${keys.good}`, `Bearer ${keys.good} extra`, `Token ${keys.good}`])],
+    [
+      4,
+      () =>
+        rng.pick([
+          `bearer ${keys.good}`,
+          `BEARER   ${keys.good}   `,
+          `Bearer\t${keys.good}`,
+          `Bearer ${keys.good} extra`,
+          `Token ${keys.good}`,
+        ]),
+    ],
     [5, () => null],
-    [4, () => rng.pick(["Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer ck_", `Bearer ck_${"A".repeat(5000)}`, `Bearer ${keys.good.slice(0, -1)}`, "Digest x", "ck_x"])],
+    [
+      4,
+      () =>
+        rng.pick([
+          "Bearer",
+          "Bearer ",
+          "Basic dXNlcjpwYXNz",
+          "Bearer ck_",
+          `Bearer ck_${"A".repeat(5000)}`,
+          `Bearer ${keys.good.slice(0, -1)}`,
+          "Digest x",
+          "ck_x",
+        ]),
+    ],
     [4, () => `Bearer ck_${random()}`],
     [4, () => `Bearer ${keys.revoked}`],
     [5, () => `Bearer ${keys.textDefaultOnly}`],
@@ -400,7 +557,12 @@ function appCase(rng: Rng, ctx: FuzzContext): FuzzCase {
     [20, () => "random"],
     [15, () => "misc"],
   ]);
-  const usual = route === "text" || route === "speech" ? "POST" : route === "status" ? rng.pick(["GET", "GET", "DELETE", "HEAD"]) : "GET";
+  const usual =
+    route === "text" || route === "speech"
+      ? "POST"
+      : route === "status"
+        ? rng.pick(["GET", "GET", "DELETE", "HEAD"])
+        : "GET";
   const method = rng.chance(route === "random" ? 1 : 0.15) ? rng.pick(METHODS) : usual;
   const target = path(rng, route === "random" ? rng.pick(["text", "speech", "status", "misc"]) : route, ctx);
   const model = /^\/api\/text\/(\w+)/.exec(target)?.[1] ?? "default";
@@ -419,19 +581,53 @@ function appCase(rng: Rng, ctx: FuzzContext): FuzzCase {
       headers.push(["Content-Encoding", encoded.encoding]);
     }
   }
-  if (rng.chance(0.05)) headers.push(["X-Request-Id", rng.pick(["abc-123", "x".repeat(65), "../../x", "a b", "", "%00"])]);
   if (rng.chance(0.05))
-    headers.push(["X-Forwarded-For", rng.pick(["1.2.3.4", "::1", "2001:db8::1", "fe80::1%eth0", "::ffff:1.2.3.4", "garbage", "1.2.3.4, 5.6.7.8", "", "[::1]:80", "unknown", "999.1.1.1"])]);
+    headers.push(["X-Request-Id", rng.pick(["abc-123", "x".repeat(65), "../../x", "a b", "", "%00"])]);
+  if (rng.chance(0.05))
+    headers.push([
+      "X-Forwarded-For",
+      rng.pick([
+        "1.2.3.4",
+        "::1",
+        "2001:db8::1",
+        "fe80::1%eth0",
+        "::ffff:1.2.3.4",
+        "garbage",
+        "1.2.3.4, 5.6.7.8",
+        "",
+        "[::1]:80",
+        "unknown",
+        "999.1.1.1",
+      ]),
+    ]);
   if (rng.chance(0.03)) headers.push(["Expect", "100-continue"]);
   if (rng.chance(0.03)) headers.push(["Accept", rng.pick(["text/html", "application/xml", "*/*;q=0", "garbage"])]);
   headers.push(["Connection", "close"]);
-  return { kind: `app:${route}`, method, bytes: serialize(rng, { method, target, headers, body, chunked: !!body && rng.chance(0.1) }), protocolGarbage: false, halfClose: false };
+  return {
+    kind: `app:${route}`,
+    method,
+    bytes: serialize(rng, { method, target, headers, body, chunked: !!body && rng.chance(0.1) }),
+    protocolGarbage: false,
+    halfClose: false,
+  };
 }
 
 // ---- Protocol-level requests: malformed framing, headers, methods, versions and plain garbage. ----
 
-function raw(kind: string, method: string, bytes: Buffer | string, protocolGarbage = true, halfClose = false): FuzzCase {
-  return { kind: `raw:${kind}`, method, bytes: typeof bytes === "string" ? Buffer.from(bytes, "latin1") : bytes, protocolGarbage, halfClose };
+function raw(
+  kind: string,
+  method: string,
+  bytes: Buffer | string,
+  protocolGarbage = true,
+  halfClose = false,
+): FuzzCase {
+  return {
+    kind: `raw:${kind}`,
+    method,
+    bytes: typeof bytes === "string" ? Buffer.from(bytes, "latin1") : bytes,
+    protocolGarbage,
+    halfClose,
+  };
 }
 
 function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
@@ -446,8 +642,11 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
         raw(
           "bad-header-value",
           "POST",
-          head([json, `Content-Length: ${valid.length}`, `${rng.pick(["X-Custom", "Authorization", "Content-Type"])}: a${rng.pick(["\x00", "\x01", "\x7f", "\x1b[31m", "\rb", "\xff\xe9"])}b`]) +
-            valid,
+          head([
+            json,
+            `Content-Length: ${valid.length}`,
+            `${rng.pick(["X-Custom", "Authorization", "Content-Type"])}: a${rng.pick(["\x00", "\x01", "\x7f", "\x1b[31m", "\rb", "\xff\xe9"])}b`,
+          ]) + valid,
         ),
     ],
     [
@@ -459,12 +658,38 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
           head([
             json,
             `Content-Length: ${valid.length}`,
-            rng.pick(["NoColonHere", "Content-Type : application/json", "X(Y): z", " folded: continuation", "X-A: 1\n X-B: 2", "\x00: x", ": empty-name"]),
+            rng.pick([
+              "NoColonHere",
+              "Content-Type : application/json",
+              "X(Y): z",
+              " folded: continuation",
+              "X-A: 1\n X-B: 2",
+              "\x00: x",
+              ": empty-name",
+            ]),
           ]) + valid,
         ),
     ],
-    [1, () => raw("lf-only", "GET", `GET /api/v2/status/x HTTP/1.1\nHost: ${ctx.host}\nAuthorization: Bearer ${ctx.keys.good}\nConnection: close\n\n`)],
-    [2, () => raw("content-length-larger", "POST", head([json, `Content-Length: ${valid.length + 1 + rng.int(5000)}`]) + valid, true, true)],
+    [
+      1,
+      () =>
+        raw(
+          "lf-only",
+          "GET",
+          `GET /api/v2/status/x HTTP/1.1\nHost: ${ctx.host}\nAuthorization: Bearer ${ctx.keys.good}\nConnection: close\n\n`,
+        ),
+    ],
+    [
+      2,
+      () =>
+        raw(
+          "content-length-larger",
+          "POST",
+          head([json, `Content-Length: ${valid.length + 1 + rng.int(5000)}`]) + valid,
+          true,
+          true,
+        ),
+    ],
     [2, () => raw("content-length-smaller", "POST", head([json, `Content-Length: ${rng.int(valid.length)}`]) + valid)],
     [
       3,
@@ -495,7 +720,10 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
         raw(
           "chunked-invalid",
           "POST",
-          head([json, `Transfer-Encoding: ${rng.pick(["chunked", "chunked", "chunked, gzip", "gzip", "xchunked", " chunked"])}`]) +
+          head([
+            json,
+            `Transfer-Encoding: ${rng.pick(["chunked", "chunked", "chunked, gzip", "gzip", "xchunked", " chunked"])}`,
+          ]) +
             rng.pick([
               "zz\r\nabc\r\n0\r\n\r\n",
               "5\r\nabc",
@@ -509,7 +737,17 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
           true,
         ),
     ],
-    [2, () => raw("truncated-body", "POST", head([json, `Content-Length: ${valid.length}`]) + valid.slice(0, rng.int(valid.length)), true, true)],
+    [
+      2,
+      () =>
+        raw(
+          "truncated-body",
+          "POST",
+          head([json, `Content-Length: ${valid.length}`]) + valid.slice(0, rng.int(valid.length)),
+          true,
+          true,
+        ),
+    ],
     [
       2,
       () =>
@@ -535,8 +773,25 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
         return raw("method", m, head([], m, m === "CONNECT" ? "127.0.0.1:80" : "/api/v2/status/x"));
       },
     ],
-    [2, () => raw("version", "GET", head([], "GET", "/api/v2/status/x").replace("HTTP/1.1", rng.pick(["HTTP/2.0", "HTTP/9.9", "HTTP/1.1x", "HTTP/1", "http/1.1", "HTTP/1.10", ""])), true, true)],
-    [1, () => raw("http1.0", "GET", `GET /api/v2/status/x HTTP/1.0\r\nAuthorization: Bearer ${ctx.keys.good}\r\n\r\n`, false)],
+    [
+      2,
+      () =>
+        raw(
+          "version",
+          "GET",
+          head([], "GET", "/api/v2/status/x").replace(
+            "HTTP/1.1",
+            rng.pick(["HTTP/2.0", "HTTP/9.9", "HTTP/1.1x", "HTTP/1", "http/1.1", "HTTP/1.10", ""]),
+          ),
+          true,
+          true,
+        ),
+    ],
+    [
+      1,
+      () =>
+        raw("http1.0", "GET", `GET /api/v2/status/x HTTP/1.0\r\nAuthorization: Bearer ${ctx.keys.good}\r\n\r\n`, false),
+    ],
     [
       3,
       () =>
@@ -557,14 +812,37 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
     [
       4,
       () => {
-        const bad = Buffer.from(rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xfe, 0xff], [0x80]]));
-        const [before, after] = [Buffer.from('{"messages":[{"role":"You","content":"a'), Buffer.from('b","index":0}]}')];
+        const bad = Buffer.from(
+          rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xfe, 0xff], [0x80]]),
+        );
+        const [before, after] = [
+          Buffer.from('{"messages":[{"role":"You","content":"a'),
+          Buffer.from('b","index":0}]}'),
+        ];
         const body = rng.chance(0.2) ? Buffer.from(valid, "utf16le") : Buffer.concat([before, bad, after]);
-        const type = rng.pick(["application/json", "application/json; charset=utf-8", "application/json; charset=utf-16le", "application/json; charset=utf-16"]);
-        return raw("non-utf8-body", "POST", Buffer.concat([Buffer.from(head([`Content-Type: ${type}`, `Content-Length: ${body.length}`])), body]), false);
+        const type = rng.pick([
+          "application/json",
+          "application/json; charset=utf-8",
+          "application/json; charset=utf-16le",
+          "application/json; charset=utf-16",
+        ]);
+        return raw(
+          "non-utf8-body",
+          "POST",
+          Buffer.concat([Buffer.from(head([`Content-Type: ${type}`, `Content-Length: ${body.length}`])), body]),
+          false,
+        );
       },
     ],
-    [1, () => raw("path-bytes", "GET", head([], "GET", `/api/text/${rng.pick(["\xff\xfe", "a b", "a\x01b", "\x7f", "caf\xe9"])}`))],
+    [
+      1,
+      () =>
+        raw(
+          "path-bytes",
+          "GET",
+          head([], "GET", `/api/text/${rng.pick(["\xff\xfe", "a b", "a\x01b", "\x7f", "caf\xe9"])}`),
+        ),
+    ],
     [
       2,
       () =>
@@ -573,16 +851,37 @@ function rawCase(rng: Rng, ctx: FuzzContext): FuzzCase {
           "POST",
           Buffer.concat([
             Buffer.from(head([json, "Transfer-Encoding: chunked"])),
-            chunk(rng, Buffer.from(JSON.stringify({ messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }] }))),
+            chunk(
+              rng,
+              Buffer.from(
+                JSON.stringify({
+                  messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }],
+                }),
+              ),
+            ),
           ]),
           false,
         ),
     ],
-    [2, () => raw("pipelined", "POST", head([json, `Content-Length: ${valid.length}`]).replace("Connection: close\r\n", "") + valid + head([], "GET", "/healthz"), false)],
+    [
+      2,
+      () =>
+        raw(
+          "pipelined",
+          "POST",
+          head([json, `Content-Length: ${valid.length}`]).replace("Connection: close\r\n", "") +
+            valid +
+            head([], "GET", "/healthz"),
+          false,
+        ),
+    ],
   ]);
 }
 
-/** `count` requests from `seed`: about one in six protocol-level, the rest well-formed. Lazy, so huge bodies do not pile up. */
+/**
+ * `count` requests from `seed`: about one in six protocol-level, the rest well-formed. Lazy, so huge bodies do not pile
+ * up.
+ */
 export function* fuzzCases(seed: number, count: number, ctx: FuzzContext): Generator<FuzzCase> {
   const rng = new Rng(seed);
   for (let i = 0; i < count; i++) yield rng.chance(0.16) ? rawCase(rng, ctx) : appCase(rng, ctx);

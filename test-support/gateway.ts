@@ -1,7 +1,14 @@
 import type { KeyLimits } from "@chorus/contracts";
 import { waitUntilReady, type Logger } from "@chorus/platform";
 import type { Express } from "express";
-import { buildApp, createGatewayDeps, type GatewayConfig, type GatewayDeps, loadGatewayConfig, redisConnections } from "@chorus/gateway";
+import {
+  buildApp,
+  createGatewayDeps,
+  type GatewayConfig,
+  type GatewayDeps,
+  loadGatewayConfig,
+  redisConnections,
+} from "@chorus/gateway";
 import { testLogger } from "./logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_ENV } from "./redis.js";
 
@@ -20,7 +27,12 @@ export interface TestGateway {
  * The real gateway app (as main.ts builds it) on a real Redis, under `prefix`, driven by supertest:
  * at `redisUrl` when given, else the tests' Redis (TEST_REDIS).
  */
-export async function startTestGateway(prefix: string, env: Record<string, string> = {}, redisUrl?: string, logger: Logger = testLogger("gateway")): Promise<TestGateway> {
+export async function startTestGateway(
+  prefix: string,
+  env: Record<string, string> = {},
+  redisUrl?: string,
+  logger: Logger = testLogger("gateway"),
+): Promise<TestGateway> {
   // Sentinel settings name Redis themselves (REDIS_URL with them is a config error).
   const where = env.REDIS_SENTINELS ? {} : redisUrl ? { REDIS_URL: redisUrl } : TEST_REDIS_ENV;
   const config = loadGatewayConfig({ ...where, REDIS_PREFIX: prefix, ...env });
@@ -32,7 +44,8 @@ export async function startTestGateway(prefix: string, env: Record<string, strin
     config,
     deps,
     prefix,
-    createKey: async ({ scopes = ["*"], limits = {} } = {}) => (await deps.apiKeys.create(`key-${++counter}`, scopes, limits)).secret,
+    createKey: async ({ scopes = ["*"], limits = {} } = {}) =>
+      (await deps.apiKeys.create(`key-${++counter}`, scopes, limits)).secret,
     close: async ({ keepKeys = false } = {}) => {
       await deps.close();
       if (!keepKeys) await deleteKeysWithPrefix(redisUrl ?? TEST_REDIS, prefix);

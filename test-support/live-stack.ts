@@ -14,7 +14,11 @@ export interface LiveStack {
 }
 
 /** The real gateway on a loopback port and the real worker on the fixture model, under `prefix`. */
-export async function startLiveStack(prefix: string, gatewayEnv: Record<string, string> = {}, workerOverrides: Partial<WorkerDeps> = {}): Promise<LiveStack> {
+export async function startLiveStack(
+  prefix: string,
+  gatewayEnv: Record<string, string> = {},
+  workerOverrides: Partial<WorkerDeps> = {},
+): Promise<LiveStack> {
   const gw = await startTestGateway(prefix, gatewayEnv);
   const server: Server = gw.app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

@@ -70,7 +70,10 @@ export function processTree(pid: number): TreeProcess[] {
 
 /** The processes of `tree` still running after they had `timeoutMs` to go (a hang guard, not a timing). */
 export async function survivors(tree: TreeProcess[], timeoutMs = 30_000): Promise<TreeProcess[]> {
-  const gone = await waitFor("every process of the tree to go", () => !tree.some((p) => isAlive(p.pid)), { timeoutMs, intervalMs: 100 }).catch(() => false);
+  const gone = await waitFor("every process of the tree to go", () => !tree.some((p) => isAlive(p.pid)), {
+    timeoutMs,
+    intervalMs: 100,
+  }).catch(() => false);
   if (gone) return [];
   const left = tree.filter((p) => isAlive(p.pid));
   for (const p of left) process.kill(p.pid, "SIGKILL");

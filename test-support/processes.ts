@@ -9,6 +9,13 @@ export { waitForOutput } from "./wait-for.js";
  */
 export function startApp(app: "gateway" | "worker", env: Record<string, string>): RunningChild {
   // One llama.cpp thread, as in every test (TEST_LLAMA_THREADS in worker.ts says why).
-  const base = { PATH: process.env.PATH ?? "", LLM_MODEL: FIXTURE_MODEL, LLM_THREADS: "1", LOG_LEVEL: "info", LOG_FORMAT: "json", WORKER_HTTP_PORT: "0" };
+  const base = {
+    PATH: process.env.PATH ?? "",
+    LLM_MODEL: FIXTURE_MODEL,
+    LLM_THREADS: "1",
+    LOG_LEVEL: "info",
+    LOG_FORMAT: "json",
+    WORKER_HTTP_PORT: "0",
+  };
   return startAppProcess(app, app, { ...base, ...env });
 }

@@ -9,7 +9,12 @@ import { waitFor } from "./wait-for.js";
  * `processing` (a wait also ends at its limit, or when the gateway stops). A hang guard, not a timing.
  */
 /** `app`: a gateway in the test's process, or the URL of one running as a process. */
-export async function finalRecord(app: Express | string, key: string, id: string, timeoutMs = 120_000): Promise<StatusRecord> {
+export async function finalRecord(
+  app: Express | string,
+  key: string,
+  id: string,
+  timeoutMs = 120_000,
+): Promise<StatusRecord> {
   return waitFor(
     `the final record of ${id}`,
     async () => {

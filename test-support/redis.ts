@@ -12,10 +12,14 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6
 const clusterNodes = (globalThis as { chorusTestRedisCluster?: string }).chorusTestRedisCluster;
 
 /** Where the test services' Redis is: the cluster in the `cluster` project, else TEST_REDIS_URL. */
-export const TEST_REDIS: RedisTarget = clusterNodes ? redisTargetOf({ REDIS_CLUSTER_NODES: clusterNodes }) : { url: TEST_REDIS_URL };
+export const TEST_REDIS: RedisTarget = clusterNodes
+  ? redisTargetOf({ REDIS_CLUSTER_NODES: clusterNodes })
+  : { url: TEST_REDIS_URL };
 
 /** TEST_REDIS as the settings that name it. */
-export const TEST_REDIS_ENV: Record<string, string> = clusterNodes ? { REDIS_CLUSTER_NODES: clusterNodes } : { REDIS_URL: TEST_REDIS_URL };
+export const TEST_REDIS_ENV: Record<string, string> = clusterNodes
+  ? { REDIS_CLUSTER_NODES: clusterNodes }
+  : { REDIS_URL: TEST_REDIS_URL };
 
 export function uniquePrefix(label: string): string {
   return `test-${label}-${randomUUID().slice(0, 8)}`;

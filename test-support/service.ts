@@ -21,7 +21,9 @@ export async function startTestServiceWithSpeech(
   const gw = await startTestGateway(prefix, gatewayEnv);
   const llm = await loadFixtureEngine();
   const speech = new EspeakSpeechEngine({ concurrency: speechConcurrency });
-  const worker = await startTestWorker(prefix, llm, { speech: { speech: wrapSpeech(speech), concurrency: speechConcurrency, audioTtlSeconds: 60 } });
+  const worker = await startTestWorker(prefix, llm, {
+    speech: { speech: wrapSpeech(speech), concurrency: speechConcurrency, audioTtlSeconds: 60 },
+  });
   return {
     gw,
     worker,

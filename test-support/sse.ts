@@ -22,13 +22,21 @@ export interface StatusStreamClient {
 }
 
 /** Opens GET `url` with Accept: text/event-stream and parses what comes with eventsource-parser. */
-export async function openStatusStream(url: string, apiKey: string, headers: Record<string, string> = {}): Promise<StatusStreamClient> {
+export async function openStatusStream(
+  url: string,
+  apiKey: string,
+  headers: Record<string, string> = {},
+): Promise<StatusStreamClient> {
   const controller = new AbortController();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream", ...headers }, signal: controller.signal });
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream", ...headers },
+    signal: controller.signal,
+  });
   const events: StatusEvent[] = [];
   const comments: string[] = [];
   const parser = createParser({
-    onEvent: (message: EventSourceMessage) => events.push({ event: message.event, id: message.id, record: JSON.parse(message.data) as StatusRecord }),
+    onEvent: (message: EventSourceMessage) =>
+      events.push({ event: message.event, id: message.id, record: JSON.parse(message.data) as StatusRecord }),
     onComment: (comment) => comments.push(comment),
   });
   const read = async () => {
@@ -43,7 +51,10 @@ export async function openStatusStream(url: string, apiKey: string, headers: Rec
     comments,
     ended,
     untilEvents: async (count) => {
-      await waitFor(`${count} events (${events.length} came)`, () => events.length >= count, { timeoutMs: 120_000, intervalMs: 10 });
+      await waitFor(`${count} events (${events.length} came)`, () => events.length >= count, {
+        timeoutMs: 120_000,
+        intervalMs: 10,
+      });
       return events;
     },
     abort: () => controller.abort(),

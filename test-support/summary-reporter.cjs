@@ -10,7 +10,9 @@ const SAYS_WHY = /\[SKIPPED:|\(skipped:/;
 
 /** Full names of the skipped tests whose names say why (tests left out by -t or --selectProjects do not). */
 function skippedWithReasons(results) {
-  const names = results.testResults.flatMap((file) => file.testResults.filter((test) => test.status === "pending" || test.status === "todo").map((test) => test.fullName));
+  const names = results.testResults.flatMap((file) =>
+    file.testResults.filter((test) => test.status === "pending" || test.status === "todo").map((test) => test.fullName),
+  );
   return [...new Set(names.filter((name) => SAYS_WHY.test(name)))];
 }
 
@@ -24,7 +26,9 @@ class LastLineSummaryReporter extends SummaryReporter {
     const withReasons = skippedWithReasons(results);
     for (const name of withReasons) process.stdout.write(`skipped: ${name}\n`);
     if (FAIL_ON_SKIPPED && withReasons.length > 0) {
-      process.stdout.write(`\nFAIL_ON_SKIPPED_TESTS=1: ${withReasons.length} test(s) skipped, each named above with its reason\n`);
+      process.stdout.write(
+        `\nFAIL_ON_SKIPPED_TESTS=1: ${withReasons.length} test(s) skipped, each named above with its reason\n`,
+      );
       process.exitCode = 1; // jest leaves a successful run's exit code alone
     }
     const { numPassedTests: passed, numFailedTests: failed, numPendingTests: skipped, numTodoTests: todo } = results;

@@ -16,7 +16,11 @@ export interface WaitOptions {
  * and the probe's last error. The tests' one polling loop: each waits for a state it then checks,
  * never for a time.
  */
-export async function waitFor<T>(what: string, probe: () => T | Promise<T>, options: WaitOptions = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  options: WaitOptions = {},
+): Promise<NonNullable<T>> {
   const { timeoutMs = 30_000, intervalMs = 50, stopWhen } = options;
   const giveUpAt = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -54,6 +58,8 @@ export async function waitForOutput(child: WithOutput, pattern: RegExp, timeoutM
     timeoutMs,
     stopWhen: () => (finished(child) ? `it exited (code ${String(child.process.exitCode)})` : undefined),
   }).catch((error: unknown) => {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}; its output ends:\n${child.output().slice(-3000)}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}; its output ends:\n${child.output().slice(-3000)}`,
+    );
   });
 }

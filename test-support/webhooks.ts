@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import type { Queue } from "bullmq";
-import { createWebhookQueue, createWorkerRedis, redisKeys, StatusStore, WebhookOutbox, type RedisTarget } from "@chorus/platform";
+import {
+  createWebhookQueue,
+  createWorkerRedis,
+  redisKeys,
+  StatusStore,
+  WebhookOutbox,
+  type RedisTarget,
+} from "@chorus/platform";
 import { WebhookSender, type WorkerDeps } from "@chorus/worker";
 import { waitFor } from "./wait-for.js";
 import { testLogger } from "./logger.js";
@@ -31,7 +38,9 @@ export interface WebhookReceiver {
 /** A status for `startWebhookReceiver` that means: read the request, never answer it. */
 export const NEVER_ANSWER = 0;
 
-/** A local HTTP server that records every POST and answers with `status(path, nth)` (nth: 1 for the first on that path). */
+/**
+ * A local HTTP server that records every POST and answers with `status(path, nth)` (nth: 1 for the first on that path).
+ */
 export async function startWebhookReceiver(status: (path: string, nth: number) => number): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const on = (path: string) => received.filter((r) => r.path === path);
@@ -81,10 +90,16 @@ export interface DribblingReceiver {
  */
 export async function startDribblingReceiver(mode: "headers" | "body", everyMs = 300): Promise<DribblingReceiver> {
   const slow = "a".repeat(200);
-  const head = mode === "headers" ? `HTTP/1.1 200 OK\r\nx-slow: ${slow}\r\ncontent-length: 0\r\n\r\n` : "HTTP/1.1 200 OK\r\ncontent-length: 200\r\n\r\n";
+  const head =
+    mode === "headers"
+      ? `HTTP/1.1 200 OK\r\nx-slow: ${slow}\r\ncontent-length: 0\r\n\r\n`
+      : "HTTP/1.1 200 OK\r\ncontent-length: 200\r\n\r\n";
   const connections: ReceiverConnection[] = [];
   const server = createTcpServer((socket) => {
-    const connection: ReceiverConnection = { requested: false, closed: new Promise((resolve) => socket.on("close", () => resolve())) };
+    const connection: ReceiverConnection = {
+      requested: false,
+      closed: new Promise((resolve) => socket.on("close", () => resolve())),
+    };
     connections.push(connection);
     socket.on("error", () => undefined);
     let timer: NodeJS.Timeout | undefined;
@@ -137,12 +152,20 @@ export interface WebhookWorkerSettings {
  * What startTestWorker needs to queue and deliver webhooks as main.ts sets it up: a status store
  * that queues the delivery of the records it finishes, and the delivery worker's sender.
  */
-export function webhookWorkerOverrides(prefix: string, settings: WebhookWorkerSettings, redis: string | RedisTarget = TEST_REDIS): { overrides: Partial<WorkerDeps>; close(): Promise<void> } {
+export function webhookWorkerOverrides(
+  prefix: string,
+  settings: WebhookWorkerSettings,
+  redis: string | RedisTarget = TEST_REDIS,
+): { overrides: Partial<WorkerDeps>; close(): Promise<void> } {
   const connection = createWorkerRedis(redis);
   const keys = redisKeys(prefix);
   const queue = createWebhookQueue(connection, keys);
   const outbox = new WebhookOutbox(queue, settings, testLogger("webhooks"));
-  const sender = new WebhookSender({ secret: settings.secret, allowPrivate: settings.allowPrivate, timeoutMs: settings.timeoutMs ?? 5000 });
+  const sender = new WebhookSender({
+    secret: settings.secret,
+    allowPrivate: settings.allowPrivate,
+    timeoutMs: settings.timeoutMs ?? 5000,
+  });
   return {
     overrides: { statuses: new StatusStore(connection, keys, 3600, outbox), webhooks: { sender, concurrency: 4 } },
     close: async () => {

@@ -1,12 +1,32 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import { ApiKeyUsage, createWorkerRedis, JobTimeStats, redisKeys, SpeechAudioStore, StatusStore, type RedisTarget } from "@chorus/platform";
+import {
+  ApiKeyUsage,
+  createWorkerRedis,
+  JobTimeStats,
+  redisKeys,
+  SpeechAudioStore,
+  StatusStore,
+  type RedisTarget,
+} from "@chorus/platform";
 import type { Worker } from "bullmq";
-import { findLlamaServer, type LlamaRuntime, type LlmEngine, loadCharacterCatalog, loadLlamaEngine } from "@chorus/worker/llm";
-import { createWorkers, listenForCancellations, ReplyLengthStats, type WorkerDeps, WorkerPresence } from "@chorus/worker";
+import {
+  findLlamaServer,
+  type LlamaRuntime,
+  type LlmEngine,
+  loadCharacterCatalog,
+  loadLlamaEngine,
+} from "@chorus/worker/llm";
+import {
+  createWorkers,
+  listenForCancellations,
+  ReplyLengthStats,
+  type WorkerDeps,
+  WorkerPresence,
+} from "@chorus/worker";
 import { FIXTURE_MODEL } from "./fixtures.js";
 
-// The worker's parts that gateway tests wire in come through here: the gateway's own code and tests
-// never import the worker's sources.
+// The worker's parts that the gateway's and the SDK's tests wire in come through here: they never import
+// the worker themselves (a lint rule keeps it so).
 export type { LlmEngine } from "@chorus/worker/llm";
 export { EspeakSpeechEngine, synthesizeSpeechProcessor } from "@chorus/worker/speech";
 import { testLogger } from "./logger.js";
@@ -30,9 +50,21 @@ export const LLAMA_SERVER_BINARY = process.env.LLAMA_SERVER_BIN ?? findLlamaServ
 export const TEST_LLAMA_THREADS = 1;
 
 /** The fixture model on a llama.cpp engine; `auto`, as the worker does by default: llama-server when built. */
-export async function loadFixtureEngine(sequences = 2, contextSize = 1024, runtime: LlamaRuntime = "auto"): Promise<LlmEngine> {
-  const settings = { modelPath: FIXTURE_MODEL, threads: TEST_LLAMA_THREADS, sequences, contextSize, gpu: false as const };
-  return (await loadLlamaEngine({ ...settings, runtime, serverBinary: LLAMA_SERVER_BINARY, logger: testLogger("llama") })).engine;
+export async function loadFixtureEngine(
+  sequences = 2,
+  contextSize = 1024,
+  runtime: LlamaRuntime = "auto",
+): Promise<LlmEngine> {
+  const settings = {
+    modelPath: FIXTURE_MODEL,
+    threads: TEST_LLAMA_THREADS,
+    sequences,
+    contextSize,
+    gpu: false as const,
+  };
+  return (
+    await loadLlamaEngine({ ...settings, runtime, serverBinary: LLAMA_SERVER_BINARY, logger: testLogger("llama") })
+  ).engine;
 }
 
 /** The llama.cpp runtimes to run a suite on: both, each skipped with its reason when it cannot run here. */
@@ -41,13 +73,20 @@ export const LLAMA_RUNTIMES = ["server", "in-process"] as const;
 /** A describe per runtime; the server's says why it is skipped where llama-server was not built. */
 export function describeEachLlamaRuntime(name: string, body: (runtime: (typeof LLAMA_RUNTIMES)[number]) => void): void {
   for (const runtime of LLAMA_RUNTIMES) {
-    if (runtime === "server" && !LLAMA_SERVER_BINARY) describe.skip(`${name} [llama-server] [SKIPPED: no llama-server built; run npm run llama:build]`, () => body(runtime));
+    if (runtime === "server" && !LLAMA_SERVER_BINARY)
+      describe.skip(`${name} [llama-server] [SKIPPED: no llama-server built; run npm run llama:build]`, () =>
+        body(runtime));
     else describe(`${name} [${runtime}]`, () => body(runtime));
   }
 }
 
 /** The real worker (as main.ts builds it) in this process, on the shared fixture model. */
-export async function startTestWorker(prefix: string, engine: LlmEngine, overrides: Partial<WorkerDeps> = {}, redis: string | RedisTarget = TEST_REDIS): Promise<TestWorker> {
+export async function startTestWorker(
+  prefix: string,
+  engine: LlmEngine,
+  overrides: Partial<WorkerDeps> = {},
+  redis: string | RedisTarget = TEST_REDIS,
+): Promise<TestWorker> {
   const connection = createWorkerRedis(redis);
   connection.on("error", () => undefined); // as in production, an error event is not fatal (the worker waits for Redis)
   const keys = redisKeys(prefix);
@@ -69,7 +108,14 @@ export async function startTestWorker(prefix: string, engine: LlmEngine, overrid
     speech: null,
     // As in production (apps/worker/src/dependencies.ts), a worker with a speech engine also speaks
     // replies asked for with `speak`, storing them on its own connection.
-    replySpeech: overrides.speech ? { speech: overrides.speech.speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: 3600, maxChars: SPEECH_LIMITS.textMaxChars } : null,
+    replySpeech: overrides.speech
+      ? {
+          speech: overrides.speech.speech,
+          audio: new SpeechAudioStore(connection, keys),
+          ttlSeconds: 3600,
+          maxChars: SPEECH_LIMITS.textMaxChars,
+        }
+      : null,
     ...overrides,
   };
   const workers = createWorkers(deps);

@@ -72,11 +72,25 @@ async function main(options: BenchOptions): Promise<void> {
   }
   const { out, ...settings } = options;
   const summary = summarise(rows);
-  const results: BenchResults = { tool: "chorus-bench", formatVersion: 1, machine, settings, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), rows, summary };
+  const results: BenchResults = {
+    tool: "chorus-bench",
+    formatVersion: 1,
+    machine,
+    settings,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    rows,
+    summary,
+  };
   await writeResults(out, results);
   process.stdout.write(`\n${formatTable(rows)}\n\nmachine: ${formatMachine(machine)}\n`);
-  process.stdout.write(`targets: ${summary.passed} passed, ${summary.failed} failed, ${summary.withoutTarget} reported without a target\nresults: ${out}\n`);
-  if (options.profileDir) process.stdout.write(`gateway CPU profile: ${options.profileDir} (summarise: node bench/dist/profile/summarise-cpu-profile.js FILE)\n`);
+  process.stdout.write(
+    `targets: ${summary.passed} passed, ${summary.failed} failed, ${summary.withoutTarget} reported without a target\nresults: ${out}\n`,
+  );
+  if (options.profileDir)
+    process.stdout.write(
+      `gateway CPU profile: ${options.profileDir} (summarise: node bench/dist/profile/summarise-cpu-profile.js FILE)\n`,
+    );
 }
 
 const options = optionsOrExit();

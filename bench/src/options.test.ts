@@ -4,12 +4,24 @@ import { parseBenchOptions, UsageError } from "./options.js";
 describe("parseBenchOptions", () => {
   it("when nothing is given, then the full-scale defaults apply and results go to bench-results/latest.json", () => {
     const options = parseBenchOptions([], "/repo");
-    expect(options).toEqual(expect.objectContaining({ durationS: 8, connections: 50, rounds: 5, warmupS: 2, queueSamples: 150, quick: false, profileDir: null }));
+    expect(options).toEqual(
+      expect.objectContaining({
+        durationS: 8,
+        connections: 50,
+        rounds: 5,
+        warmupS: 2,
+        queueSamples: 150,
+        quick: false,
+        profileDir: null,
+      }),
+    );
     expect(options.out).toBe("/repo/bench-results/latest.json");
   });
 
   it("when --quick is given, then every setting shrinks to smoke-test scale", () => {
-    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(expect.objectContaining({ durationS: 1, connections: 4, rounds: 1, warmupS: 0, queueSamples: 10, quick: true }));
+    expect(parseBenchOptions(["--quick"], "/repo")).toEqual(
+      expect.objectContaining({ durationS: 1, connections: 4, rounds: 1, warmupS: 0, queueSamples: 10, quick: true }),
+    );
   });
 
   it("when --quick and an explicit setting are given, then the explicit one wins", () => {
@@ -23,11 +35,15 @@ describe("parseBenchOptions", () => {
 
   it("when --anchor is something else than llama-server or none, then it is a usage error", () => {
     expect(parseBenchOptions(["--anchor", "none"]).anchor).toBe("none");
-    expect(() => parseBenchOptions(["--anchor", "vllm"])).toThrow(new UsageError("--anchor takes llama-server or none; got 'vllm'"));
+    expect(() => parseBenchOptions(["--anchor", "vllm"])).toThrow(
+      new UsageError("--anchor takes llama-server or none; got 'vllm'"),
+    );
   });
 
   it("when a number is malformed or too small, then it is a usage error naming the option", () => {
-    expect(() => parseBenchOptions(["--duration", "0"])).toThrow(new UsageError("--duration must be a number >= 1, got '0'"));
+    expect(() => parseBenchOptions(["--duration", "0"])).toThrow(
+      new UsageError("--duration must be a number >= 1, got '0'"),
+    );
     expect(() => parseBenchOptions(["--connections", "2.5"])).toThrow(UsageError);
     expect(() => parseBenchOptions(["--rounds", "many"])).toThrow(/--rounds/);
   });
@@ -45,7 +61,15 @@ describe("parseBenchOptions", () => {
       }),
     );
     expect(parseBenchOptions(["--quick"], "/repo")).toEqual(
-      expect.objectContaining({ formats: ["wav"], speechRuns: 1, generations: 1, maxTokens: 32, threads: 1, largerModel: false, anchor: "none" }),
+      expect.objectContaining({
+        formats: ["wav"],
+        speechRuns: 1,
+        generations: 1,
+        maxTokens: 32,
+        threads: 1,
+        largerModel: false,
+        anchor: "none",
+      }),
     );
   });
 

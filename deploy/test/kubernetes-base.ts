@@ -17,7 +17,16 @@ export const BASE_DIR = "deploy/kubernetes";
 export const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 /** Every kind the base may hold, each with the kubernetes-models class that validates it. */
-export const MODELS = [ConfigMap, Secret, Service, Deployment, HorizontalPodAutoscaler, PodDisruptionBudget, ScaledObject, TriggerAuthentication] as const;
+export const MODELS = [
+  ConfigMap,
+  Secret,
+  Service,
+  Deployment,
+  HorizontalPodAutoscaler,
+  PodDisruptionBudget,
+  ScaledObject,
+  TriggerAuthentication,
+] as const;
 type ModelClass = (typeof MODELS)[number];
 
 export interface BuiltObject {
@@ -29,8 +38,10 @@ export interface BuiltObject {
 /** Runs `kubectl kustomize` on a base directory and parses the YAML stream it prints. */
 export function kustomize(dir: string): BuiltObject[] {
   const result = spawnSync("kubectl", ["kustomize", join(ROOT, dir)], { encoding: "utf8" });
-  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("kubectl is not installed: apt-get install kubernetes-client (or any kubectl), as .ci/run does");
-  if (result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${result.error?.message ?? result.stderr}`);
+  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT")
+    throw new Error("kubectl is not installed: apt-get install kubernetes-client (or any kubectl), as .ci/run does");
+  if (result.status !== 0)
+    throw new Error(`kubectl kustomize ${dir} failed: ${result.error?.message ?? result.stderr}`);
   const documents = parseAllDocuments(result.stdout);
   if (!Array.isArray(documents)) return [];
   const errors = documents.flatMap((d) => d.errors.map((e) => e.message));
@@ -38,11 +49,14 @@ export function kustomize(dir: string): BuiltObject[] {
   return documents.map((d) => d.toJS() as BuiltObject);
 }
 
-export const modelOf = (object: BuiltObject): ModelClass | undefined => MODELS.find((m) => m.apiVersion === object.apiVersion && m.kind === object.kind);
+export const modelOf = (object: BuiltObject): ModelClass | undefined =>
+  MODELS.find((m) => m.apiVersion === object.apiVersion && m.kind === object.kind);
 
 /** The base's objects of one kind, as instances of its model (typed; `validate()` checks the schema). */
 export function objectsOf<M extends ModelClass>(objects: BuiltObject[], model: M): InstanceType<M>[] {
-  return objects.filter((o) => o.apiVersion === model.apiVersion && o.kind === model.kind).map((o) => new model(o as never) as InstanceType<M>);
+  return objects
+    .filter((o) => o.apiVersion === model.apiVersion && o.kind === model.kind)
+    .map((o) => new model(o as never) as InstanceType<M>);
 }
 
 /** "500m" -> 0.5, "2" -> 2 (Kubernetes CPU quantities). */
@@ -61,7 +75,9 @@ export function bytes(quantity: string | number): number {
 }
 
 const secretValues = (secret: Secret): Record<string, string> => ({
-  ...Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")])),
+  ...Object.fromEntries(
+    Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]),
+  ),
   ...secret.stringData,
 });
 
@@ -75,7 +91,11 @@ function findByName<T extends { metadata?: { name?: string } }>(items: T[], name
  * The environment Kubernetes gives a container: envFrom first, then env, which wins. A reference
  * to a ConfigMap, Secret or key the base lacks throws (unless marked optional).
  */
-export function containerEnv(objects: BuiltObject[], container: IContainer, podContainers: IContainer[]): Record<string, string> {
+export function containerEnv(
+  objects: BuiltObject[],
+  container: IContainer,
+  podContainers: IContainer[],
+): Record<string, string> {
   const configMaps = objectsOf(objects, ConfigMap);
   const secrets = objectsOf(objects, Secret);
   const env: Record<string, string> = {};
@@ -86,25 +106,50 @@ export function containerEnv(objects: BuiltObject[], container: IContainer, podC
   for (const variable of container.env ?? []) {
     const from = variable.valueFrom;
     if (variable.value !== undefined || !from) env[variable.name] = variable.value ?? "";
-    else if (from.configMapKeyRef) setFromKey(env, variable.name, findByName(configMaps, from.configMapKeyRef.name, "ConfigMap").data, from.configMapKeyRef);
-    else if (from.secretKeyRef) setFromKey(env, variable.name, secretValues(findByName(secrets, from.secretKeyRef.name, "Secret")), from.secretKeyRef);
-    else if (from.resourceFieldRef) env[variable.name] = String(resourceField(podContainers, container, from.resourceFieldRef));
+    else if (from.configMapKeyRef)
+      setFromKey(
+        env,
+        variable.name,
+        findByName(configMaps, from.configMapKeyRef.name, "ConfigMap").data,
+        from.configMapKeyRef,
+      );
+    else if (from.secretKeyRef)
+      setFromKey(
+        env,
+        variable.name,
+        secretValues(findByName(secrets, from.secretKeyRef.name, "Secret")),
+        from.secretKeyRef,
+      );
+    else if (from.resourceFieldRef)
+      env[variable.name] = String(resourceField(podContainers, container, from.resourceFieldRef));
     else throw new Error(`${variable.name}: a valueFrom this check does not know`);
   }
   return env;
 }
 
-function setFromKey(env: Record<string, string>, name: string, values: Record<string, string> | undefined, ref: { key: string; name?: string; optional?: boolean }) {
+function setFromKey(
+  env: Record<string, string>,
+  name: string,
+  values: Record<string, string> | undefined,
+  ref: { key: string; name?: string; optional?: boolean },
+) {
   const value = values?.[ref.key];
   if (value !== undefined) env[name] = value;
   else if (!ref.optional) throw new Error(`${name}: key ${ref.key} is not in ${ref.name}`);
 }
 
 /** The downward API's value of requests.cpu/limits.cpu (rounded up to the divisor, as the kubelet does). */
-function resourceField(podContainers: IContainer[], self: IContainer, ref: { containerName?: string; resource: string; divisor?: string | number }): number {
+function resourceField(
+  podContainers: IContainer[],
+  self: IContainer,
+  ref: { containerName?: string; resource: string; divisor?: string | number },
+): number {
   const target = ref.containerName ? podContainers.find((c) => c.name === ref.containerName) : self;
   const [kind, resource] = ref.resource.split(".") as ["requests" | "limits", string];
   const quantity = target?.resources?.[kind]?.[resource];
-  if (resource !== "cpu" || quantity === undefined) throw new Error(`resourceFieldRef ${ref.resource} of ${ref.containerName ?? self.name}: not a CPU the container sets`);
+  if (resource !== "cpu" || quantity === undefined)
+    throw new Error(
+      `resourceFieldRef ${ref.resource} of ${ref.containerName ?? self.name}: not a CPU the container sets`,
+    );
   return Math.ceil(cpuCores(quantity) / cpuCores(ref.divisor ?? 1));
 }

@@ -14,7 +14,9 @@ import { BASE_DIR, containerEnv, kustomize, objectsOf } from "./kubernetes-base.
 // list names to the keys BullMQ (the version installed) really keeps the text queue's jobs in.
 
 const objects = kustomize(BASE_DIR);
-const workerDeployment = objectsOf(objects, Deployment).find((d) => d.metadata?.labels?.["app.kubernetes.io/component"] === "worker")!;
+const workerDeployment = objectsOf(objects, Deployment).find(
+  (d) => d.metadata?.labels?.["app.kubernetes.io/component"] === "worker",
+)!;
 const podSpec = workerDeployment.spec!.template.spec!;
 const workerConfig = loadWorkerConfig(
   containerEnv(
@@ -28,12 +30,17 @@ const triggers = scaledObject?.spec.triggers ?? [];
 const secrets = objectsOf(objects, Secret);
 
 /** BullMQ's key of one of the text queue's lists, under a REDIS_PREFIX (built by BullMQ's own QueueKeys). */
-const textQueueList = (prefix: string, list: "active") => new QueueKeys(redisKeys(prefix).bullPrefix(QUEUES.text)).toKey(QUEUES.text, list);
+const textQueueList = (prefix: string, list: "active") =>
+  new QueueKeys(redisKeys(prefix).bullPrefix(QUEUES.text)).toKey(QUEUES.text, list);
 
 describe("the workers' KEDA ScaledObject", () => {
   it("when KEDA scales, then it scales the worker Deployment, between at least one worker and more", () => {
     expect(moreScaledObjects).toEqual([]);
-    expect(scaledObject?.spec.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "Deployment", name: workerDeployment.metadata?.name });
+    expect(scaledObject?.spec.scaleTargetRef).toEqual({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      name: workerDeployment.metadata?.name,
+    });
     expect(scaledObject?.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
     expect(scaledObject?.spec.maxReplicaCount).toBeGreaterThan(scaledObject?.spec.minReplicaCount ?? 0);
   });
@@ -85,11 +92,18 @@ describe("BullMQ's text queue in Redis", () => {
     try {
       // As a submit does (TextJobs): the record and its turn, then the job with that turn as its priority.
       const joined = await statuses.create("k8s-check", "key_k8s", "default");
-      await queue.add(JOB_NAMES.generateText, { requestId: "k8s-check" } as GenerateTextJob, { jobId: "k8s-check", priority: joined.joined ? joined.turn : 0 });
+      await queue.add(JOB_NAMES.generateText, { requestId: "k8s-check" } as GenerateTextJob, {
+        jobId: "k8s-check",
+        priority: joined.joined ? joined.turn : 0,
+      });
       expect([await connection.type(backlog), await connection.llen(backlog)]).toEqual(["list", 1]);
       expect((await worker.getNextJob("k8s-token"))?.id).toBe("k8s-check");
       expect(await statuses.markStarted("k8s-check")).toBe("processing"); // as the worker's processor does first
-      expect([await connection.llen(backlog), await connection.type(active), await connection.lrange(active, 0, -1)]).toEqual([0, "list", ["k8s-check"]]);
+      expect([
+        await connection.llen(backlog),
+        await connection.type(active),
+        await connection.lrange(active, 0, -1),
+      ]).toEqual([0, "list", ["k8s-check"]]);
     } finally {
       await worker.close();
       await queue.close();

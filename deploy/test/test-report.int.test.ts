@@ -17,11 +17,19 @@ describe("the test report", () => {
     try {
       const log = join(dir, "log");
       const fd = openSync(log, "w");
-      const result = spawnSync(process.execPath, ["--experimental-vm-modules", "node_modules/jest/bin/jest.js", "packages/local-runtime/src/app-command.test.ts"], {
-        cwd: ROOT,
-        stdio: ["ignore", fd, fd],
-        timeout: 50_000,
-      });
+      const result = spawnSync(
+        process.execPath,
+        [
+          "--experimental-vm-modules",
+          "node_modules/jest/bin/jest.js",
+          "packages/local-runtime/src/app-command.test.ts",
+        ],
+        {
+          cwd: ROOT,
+          stdio: ["ignore", fd, fd],
+          timeout: 50_000,
+        },
+      );
       closeSync(fd);
       const lines = readFileSync(log, "utf8").trimEnd().split("\n");
       expect(result.status).toBe(0);

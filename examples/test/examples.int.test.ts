@@ -61,7 +61,10 @@ describeWithModel("the examples against a live gateway and worker", () => {
     "when the %s example runs, then it prints the reply of the one request it made",
     async (_name, command, args) => {
       const apiKey = await stack.gw.createKey();
-      const { stdout, stderr } = await run(command, [...args, "Tell me a story about a brave cat."], { env: { ...process.env, CHORUS_URL: baseUrl, CHORUS_API_KEY: apiKey }, timeout: 90_000 });
+      const { stdout, stderr } = await run(command, [...args, "Tell me a story about a brave cat."], {
+        env: { ...process.env, CHORUS_URL: baseUrl, CHORUS_API_KEY: apiKey },
+        timeout: 90_000,
+      });
       const { data } = await new ChorusClient({ baseUrl, apiKey }).requests();
       expect(data).toHaveLength(1);
       expect(data[0]?.status).toBe("completed");

@@ -1,5 +1,5 @@
-// Generates a reply with the TypeScript SDK: the reply grows on stderr as it streams, the final
-// reply goes to stdout. Usage: CHORUS_URL=http://127.0.0.1:3000 CHORUS_API_KEY=ck_... node dist/generate.js "Tell me a story"
+// Generates a reply with the TypeScript SDK: the reply grows on stderr as it streams, the final reply goes to stdout.
+// Usage: CHORUS_URL=http://127.0.0.1:3000 CHORUS_API_KEY=ck_... node dist/generate.js "Tell me a story"
 import { ChorusClient, ChorusError } from "@chorus/client";
 
 const baseUrl = process.env.CHORUS_URL ?? "http://127.0.0.1:3000";
@@ -31,7 +31,8 @@ try {
   console.log(result.reply);
 } catch (error) {
   // REQUEST_FAILED: the request ran and ended in error; any other code: the API refused a call.
-  if (error instanceof ChorusError) console.error(`${error.code}${error.status ? ` (HTTP ${error.status})` : ""}: ${error.message}`);
+  if (error instanceof ChorusError)
+    console.error(`${error.code}${error.status ? ` (HTTP ${error.status})` : ""}: ${error.message}`);
   else console.error(error);
   process.exitCode = 1;
 }

@@ -44,24 +44,42 @@ async function startCluster(dir, nodes) {
     mkdirSync(own);
     const port = await freePort();
     const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", own];
-    args.push("--cluster-enabled", "yes", "--cluster-config-file", join(own, "nodes.conf"), "--cluster-node-timeout", "2000");
+    args.push(
+      "--cluster-enabled",
+      "yes",
+      "--cluster-config-file",
+      join(own, "nodes.conf"),
+      "--cluster-node-timeout",
+      "2000",
+    );
     const child = spawn("redis-server", args, { stdio: ["ignore", "ignore", "inherit"] });
     nodes.push({ port, child, exited: new Promise((resolve) => child.once("exit", resolve)) });
   }
-  const clients = nodes.map(({ port }) => new Redis({ host: "127.0.0.1", port, maxRetriesPerRequest: 1, lazyConnect: true }));
+  const clients = nodes.map(
+    ({ port }) => new Redis({ host: "127.0.0.1", port, maxRetriesPerRequest: 1, lazyConnect: true }),
+  );
   clients.forEach((client) => client.on("error", () => undefined));
   try {
-    await until("every node answers", async () => (await Promise.all(clients.map((c) => c.ping()))).every((reply) => reply === "PONG"));
+    await until("every node answers", async () =>
+      (await Promise.all(clients.map((c) => c.ping()))).every((reply) => reply === "PONG"),
+    );
     await Promise.all(
       clients.map(async (client, i) => {
-        await client.call("CLUSTER", "ADDSLOTSRANGE", Math.floor((SLOTS * i) / MASTERS), Math.floor((SLOTS * (i + 1)) / MASTERS) - 1);
+        await client.call(
+          "CLUSTER",
+          "ADDSLOTSRANGE",
+          Math.floor((SLOTS * i) / MASTERS),
+          Math.floor((SLOTS * (i + 1)) / MASTERS) - 1,
+        );
         await client.call("CLUSTER", "SET-CONFIG-EPOCH", i + 1);
       }),
     );
     for (const { port } of nodes.slice(1)) await clients[0].call("CLUSTER", "MEET", "127.0.0.1", port);
     await until("every node sees every slot served", async () => {
       const infos = await Promise.all(clients.map((client) => client.call("CLUSTER", "INFO")));
-      return infos.every((info) => info.includes("cluster_state:ok") && info.includes(`cluster_known_nodes:${MASTERS}`));
+      return infos.every(
+        (info) => info.includes("cluster_state:ok") && info.includes(`cluster_known_nodes:${MASTERS}`),
+      );
     });
   } finally {
     clients.forEach((client) => client.disconnect());

@@ -1,5 +1,12 @@
 import { parseArgs } from "node:util";
-import { ApiError, CAPPED_HOLDINGS, isKnownScope, KNOWN_SCOPES, LIMITED_OPERATIONS, type KeyLimits } from "@chorus/contracts";
+import {
+  ApiError,
+  CAPPED_HOLDINGS,
+  isKnownScope,
+  KNOWN_SCOPES,
+  LIMITED_OPERATIONS,
+  type KeyLimits,
+} from "@chorus/contracts";
 import { ApiKeyError, ApiKeyStore, parseCommandLine, redisKeys } from "@chorus/platform";
 import { runOnRedis } from "./command-redis.js";
 
@@ -26,7 +33,10 @@ function parseLimits(value: string | undefined): KeyLimits {
     const [name, raw] = pair.split("=");
     const operation = KEY_LIMITS.find((op) => op === name?.trim());
     const number = Number(raw);
-    if (!operation || !Number.isInteger(number) || number < 1) throw new UsageError(`bad --limits entry '${pair}'; expected ${KEY_LIMITS.map((op) => `${op}=N`).join(", ")} with N >= 1`);
+    if (!operation || !Number.isInteger(number) || number < 1)
+      throw new UsageError(
+        `bad --limits entry '${pair}'; expected ${KEY_LIMITS.map((op) => `${op}=N`).join(", ")} with N >= 1`,
+      );
     limits[operation] = number;
   }
   return limits;
@@ -38,7 +48,8 @@ function parseScopes(value: string | undefined): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   const unknown = scopes.filter((s) => !isKnownScope(s));
-  if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(", ") || "(none given)"}`);
+  if (unknown.length > 0 || scopes.length === 0)
+    throw new UsageError(`unknown scope(s): ${unknown.join(", ") || "(none given)"}`);
   return scopes;
 }
 
@@ -51,20 +62,33 @@ function withNameHint(error: unknown): never {
 type CommandLine = ReturnType<typeof parseCommand>;
 
 function parseCommand(args: string[]) {
-  return parseArgs({ args, allowPositionals: true, options: { name: { type: "string" }, scopes: { type: "string" }, limits: { type: "string" }, rotate: { type: "boolean" } } });
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      scopes: { type: "string" },
+      limits: { type: "string" },
+      rotate: { type: "boolean" },
+    },
+  });
 }
 
 async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Promise<void> {
   const [command, target] = positionals;
   if (command === "create") {
     if (!values.name) throw new UsageError("create needs --name NAME");
-    const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits), { replace: values.rotate === true });
+    const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits), {
+      replace: values.rotate === true,
+    });
     process.stdout.write(`${secret}\n`);
   } else if (command === "list") {
     const listed = await store.list(); // read before printing: a failure leaves no half a table
     process.stdout.write("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\n");
     for (const k of listed) {
-      process.stdout.write(`${k.id}\t${k.name}\t${k.scopes.join(",")}\t${JSON.stringify(k.limits)}\t${k.createdAt}\t${k.revoked ? "revoked" : "active"}\n`);
+      process.stdout.write(
+        `${k.id}\t${k.name}\t${k.scopes.join(",")}\t${JSON.stringify(k.limits)}\t${k.createdAt}\t${k.revoked ? "revoked" : "active"}\n`,
+      );
     }
   } else if (command === "revoke" && (target === undefined) !== (values.name === undefined)) {
     // Never both ways at once: a key may be named like another key's id.
@@ -76,7 +100,8 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
 
 function whatWasWrong(command: string | undefined, target: string | undefined): string {
   if (command === undefined) return "no command given";
-  if (command === "revoke") return target === undefined ? "revoke needs an ID or --name NAME" : "revoke takes an ID or --name NAME, not both";
+  if (command === "revoke")
+    return target === undefined ? "revoke needs an ID or --name NAME" : "revoke takes an ID or --name NAME, not both";
   return `unknown command '${command}'`;
 }
 

@@ -17,19 +17,32 @@ Redis: REDIS_URL, REDIS_SENTINELS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_NODES
 /** --check's exit code when the keys of an earlier release are waiting to be moved. */
 const NEEDED = 3;
 
-const { values } = parseCommandLine(USAGE, (args) => parseArgs({ args, options: { check: { type: "boolean", default: false } } }));
+const { values } = parseCommandLine(USAGE, (args) =>
+  parseArgs({ args, options: { check: { type: "boolean", default: false } } }),
+);
 const say = (line: string) => process.stdout.write(`migrate: ${line}\n`);
 
 async function migrate(redis: RedisClient, prefix: string): Promise<void> {
   const state = await readKeyLayout(redis, prefix);
   if (values.check) {
-    say(state === "earlier" ? `prefix '${prefix}' holds keys of an earlier release: run npm run migrate` : `prefix '${prefix}' needs no migration (${state})`);
+    say(
+      state === "earlier"
+        ? `prefix '${prefix}' holds keys of an earlier release: run npm run migrate`
+        : `prefix '${prefix}' needs no migration (${state})`,
+    );
     if (state === "earlier") process.exitCode = NEEDED;
     return;
   }
   const { moved, jobsLeft } = await migrateKeyLayout(redis, prefix);
-  say(state === "current" ? `prefix '${prefix}' is on key layout ${KEY_LAYOUT} already: nothing to do` : `moved ${moved} key(s) under prefix '${prefix}' to key layout ${KEY_LAYOUT}`);
-  if (jobsLeft > 0) say(`${jobsLeft} job(s) of the earlier release are still in its queue, which this release does not read: their records will close as lost`);
+  say(
+    state === "current"
+      ? `prefix '${prefix}' is on key layout ${KEY_LAYOUT} already: nothing to do`
+      : `moved ${moved} key(s) under prefix '${prefix}' to key layout ${KEY_LAYOUT}`,
+  );
+  if (jobsLeft > 0)
+    say(
+      `${jobsLeft} job(s) of the earlier release are still in its queue, which this release does not read: their records will close as lost`,
+    );
 }
 
 await runOnRedis("migrate", migrate, () => false);

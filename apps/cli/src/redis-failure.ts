@@ -10,7 +10,8 @@ export function describeRedisFailure(error: unknown, target: RedisTarget, connec
   const credentials = "url" in target ? "the user and password in REDIS_URL" : "REDIS_USERNAME and REDIS_PASSWORD";
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && error.name === "ReplyError") {
-    if (/^(NOAUTH|WRONGPASS)\b/.test(message)) return `Redis at ${where} refused the credentials (${credentials}): ${message}`;
+    if (/^(NOAUTH|WRONGPASS)\b/.test(message))
+      return `Redis at ${where} refused the credentials (${credentials}): ${message}`;
     return `Redis at ${where} answered with an error: ${message}`;
   }
   if (connectionError) return `could not reach Redis at ${where}: ${connectionError.message}`;

@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { redactRedisUrl } from "@chorus/platform";
 import { migrateBeforeStart } from "./local/key-layout.js";
-import { buildLlamaServerFirst, buildLlamaServerMeanwhile, planLlamaServerBuild, type BackgroundBuild } from "./local/llama-server-build.js";
+import {
+  buildLlamaServerFirst,
+  buildLlamaServerMeanwhile,
+  planLlamaServerBuild,
+  type BackgroundBuild,
+} from "./local/llama-server-build.js";
 import { LocalService } from "./local/local-service.js";
 import { saveLocalRedis } from "./local/local-state.js";
 import { chooseRedis, type RedisChoice } from "./local/redis-choice.js";
@@ -28,15 +33,20 @@ async function refuseSharedPrefix(command: StartCommand, url: string): Promise<n
 
 /** The Redis this run uses, checked for another deployment on its prefix and for an earlier release's keys. */
 async function prepareRedis(command: StartCommand): Promise<RedisChoice> {
-  const redis = await chooseRedis({ privateRedis: command.privateRedis, dataDir: command.redisData }, say).catch((error: unknown) => {
-    say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  });
+  const redis = await chooseRedis({ privateRedis: command.privateRedis, dataDir: command.redisData }, say).catch(
+    (error: unknown) => {
+      say(`could not start a private redis-server: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
   say(`Redis: ${redactRedisUrl(redis.url)}, key prefix '${command.prefix}' (REDIS_PREFIX)`);
   if (redis.owned) saveLocalRedis({ redisUrl: redis.url, prefix: command.prefix });
   const joined = redis.owned ? 0 : await refuseSharedPrefix(command, redis.url);
   if (joined === 0) await migrateBeforeStart(redis.url, command.prefix, say);
-  if (!redis.owned && command.redisDataChosen) say("--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)");
+  if (!redis.owned && command.redisDataChosen)
+    say(
+      "--redis-data / CHORUS_REDIS_DATA choose the data of a private redis-server only; this one is not (--private-redis starts one)",
+    );
   return redis;
 }
 
@@ -47,7 +57,8 @@ async function prepareRedis(command: StartCommand): Promise<RedisChoice> {
  */
 function startLlamaServerBuild(): BackgroundBuild | undefined {
   const plan = planLlamaServerBuild(process.env);
-  if (plan === "first" && !buildLlamaServerFirst(process.env)) say("llama-server could not be built: LLAMA_RUNTIME=server workers cannot start (npm run llama:build -- --help)");
+  if (plan === "first" && !buildLlamaServerFirst(process.env))
+    say("llama-server could not be built: LLAMA_RUNTIME=server workers cannot start (npm run llama:build -- --help)");
   if (plan !== "meanwhile") return undefined;
   say(
     "llama-server is not built for this machine yet: the workers start now on node-llama-cpp's prebuilt binary (1.5-4x slower), and llama-server builds meanwhile at low CPU priority (~10 min on 2 cores); then each worker restarts onto it",
@@ -64,7 +75,10 @@ const service = new LocalService(command, redis, build, randomUUID(), say);
 // npm forwards the terminal's Ctrl-C to this process, which has it from the terminal too: one stop, said once.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => {
-    if (!service.isStopping) say(`${signal}: stopping the gateways, then the workers (running jobs finish, 30 s at most)${redis.owned ? ", then the private Redis" : ""}`);
+    if (!service.isStopping)
+      say(
+        `${signal}: stopping the gateways, then the workers (running jobs finish, 30 s at most)${redis.owned ? ", then the private Redis" : ""}`,
+      );
     void service.shutdown(0);
   });
 }

@@ -26,10 +26,14 @@ async function startService(redisUrl: string, gateways: number, workers: number)
       WORKER_HTTP_PORT: "0",
     },
   });
-  await waitFor("every gateway listening", () => (child.output().match(/gateway listening on/g) ?? []).length >= gateways, {
-    timeoutMs: 60_000,
-    stopWhen: () => (child.process.exitCode !== null ? `npm start exited:\n${child.output()}` : undefined),
-  });
+  await waitFor(
+    "every gateway listening",
+    () => (child.output().match(/gateway listening on/g) ?? []).length >= gateways,
+    {
+      timeoutMs: 60_000,
+      stopWhen: () => (child.process.exitCode !== null ? `npm start exited:\n${child.output()}` : undefined),
+    },
+  );
   const urls = Array.from({ length: gateways }, (_, i) => `http://127.0.0.1:${port + i}`);
   return { urls, output: () => child.output(), stop: () => child.kill("SIGTERM") };
 }
@@ -44,7 +48,11 @@ async function createKey(redisUrl: string, limits = {}): Promise<string> {
 }
 
 const post = (url: string, key: string, body: object) =>
-  fetch(`${url}/api/text/default`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  fetch(`${url}/api/text/default`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 /** Each request's final status, in order (a hang guard of `budgetMs` for each, not a timing). */
 async function waitForAll(url: string, key: string, ids: string[], budgetMs: number): Promise<string[]> {

@@ -43,7 +43,11 @@ async function authenticates(secret: string): Promise<number> {
 }
 
 function keysOn(redisUrl: string, ...args: string[]) {
-  const result = spawnSync(process.execPath, [KEYS, ...args], { encoding: "utf8", timeout: 20_000, env: { ...process.env, REDIS_URL: redisUrl, REDIS_PREFIX: prefix } });
+  const result = spawnSync(process.execPath, [KEYS, ...args], {
+    encoding: "utf8",
+    timeout: 20_000,
+    env: { ...process.env, REDIS_URL: redisUrl, REDIS_PREFIX: prefix },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -147,8 +151,15 @@ describe("npm run keys", () => {
     expect(keys("revoke", id).code).toBe(0);
 
     expect(keys("revoke", id)).toEqual({ code: 0, stdout: "", stderr: `${id} (twice) was already revoked\n` });
-    expect(keys("revoke", "--name", "twice")).toEqual({ code: 0, stdout: "", stderr: `${id} (twice) was already revoked; no active key holds that name\n` });
-    expect(keys("revoke", "--name", "never-existed")).toMatchObject({ code: 2, stderr: 'keys: no key named "never-existed" that is not revoked\n' });
+    expect(keys("revoke", "--name", "twice")).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: `${id} (twice) was already revoked; no active key holds that name\n`,
+    });
+    expect(keys("revoke", "--name", "never-existed")).toMatchObject({
+      code: 2,
+      stderr: 'keys: no key named "never-existed" that is not revoked\n',
+    });
   });
 
   it("when the command is unknown or an option misspelt, then it says what was wrong first, then the usage, exit 2", () => {
@@ -158,7 +169,9 @@ describe("npm run keys", () => {
 
     const misspelt = keys("create", "--nam", "x");
     expect(misspelt).toMatchObject({ code: 2, stdout: "" });
-    expect(misspelt.stderr.startsWith("unknown option --nam (the options are listed below)\n\nusage: npm run keys")).toBe(true);
+    expect(
+      misspelt.stderr.startsWith("unknown option --nam (the options are listed below)\n\nusage: npm run keys"),
+    ).toBe(true);
     expect(misspelt.stderr).not.toContain("positional");
   });
 
@@ -173,6 +186,8 @@ describe("npm run keys", () => {
     const port = await closedPort();
     const failed = keysOn(`redis://admin:s3cret@127.0.0.1:${port}`, "list");
     expect(failed).toMatchObject({ code: 1, stdout: "" });
-    expect(failed.stderr).toBe(`keys: could not reach Redis at redis://admin:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(failed.stderr).toBe(
+      `keys: could not reach Redis at redis://admin:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    );
   });
 });

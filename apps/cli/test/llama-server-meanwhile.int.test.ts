@@ -77,7 +77,11 @@ async function createKey(): Promise<string> {
 
 async function submit(url: string, key: string): Promise<string> {
   const body = { ...defaultRequest(), samplingParams: { max_tokens: 16 } };
-  const res = await fetch(`${url}/api/text/default`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/text/default`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { id: string }).id;
 }
@@ -132,6 +136,8 @@ describeWithServer("npm start before llama-server is built for this machine", ()
     expect(await service.run.exited).toBe(0);
     expect(await waitUntilGone(compiler)).toBe(true);
     // No lock, no scratch folder, no llama-server entry.
-    expect(readdirSync(join(dir, "llama-builds")).filter((entry) => entry.startsWith(".") || entry.endsWith("-server"))).toEqual([]);
+    expect(
+      readdirSync(join(dir, "llama-builds")).filter((entry) => entry.startsWith(".") || entry.endsWith("-server")),
+    ).toEqual([]);
   }, 120_000);
 });

@@ -3,7 +3,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "@chorus/local-runtime";
-import { KEYS_SCRIPT, processTree, quickServiceEnv, runInOwnGroup, START_SCRIPT, survivors, waitForText, type TreeProcess } from "../../../test-support/local-service.js";
+import {
+  KEYS_SCRIPT,
+  processTree,
+  quickServiceEnv,
+  runInOwnGroup,
+  START_SCRIPT,
+  survivors,
+  waitForText,
+  type TreeProcess,
+} from "../../../test-support/local-service.js";
 
 /**
  * `npm start`'s private redis-server keeps its data (API keys above all) across runs in a data
@@ -24,7 +33,10 @@ afterEach(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function start(args: string[], env: Record<string, string> = {}) {
-  const run = runInOwnGroup(process.execPath, [START_SCRIPT, "--private-redis", ...args], { ...quickServiceEnv(dir, port), ...env });
+  const run = runInOwnGroup(process.execPath, [START_SCRIPT, "--private-redis", ...args], {
+    ...quickServiceEnv(dir, port),
+    ...env,
+  });
   await waitForText(run, /\[start\] ready/);
   started = processTree(run.process.pid!);
   return {
@@ -37,13 +49,21 @@ async function start(args: string[], env: Record<string, string> = {}) {
 }
 
 function createKey(): string {
-  const result = spawnSync(process.execPath, [KEYS_SCRIPT, "create", "--name", `k${Date.now()}`], { encoding: "utf8", env: quickServiceEnv(dir, port) });
+  const result = spawnSync(process.execPath, [KEYS_SCRIPT, "create", "--name", `k${Date.now()}`], {
+    encoding: "utf8",
+    env: quickServiceEnv(dir, port),
+  });
   expect(result.stderr).toBe("");
   return result.stdout.trim();
 }
 
 /** The key's answer for a status that does not exist: 404 when the key is known, 401 when not. */
-const statusWith = async (key: string) => (await fetch(`http://127.0.0.1:${port}/api/v2/status/00000000-0000-4000-8000-000000000000`, { headers: { Authorization: `Bearer ${key}` } })).status;
+const statusWith = async (key: string) =>
+  (
+    await fetch(`http://127.0.0.1:${port}/api/v2/status/00000000-0000-4000-8000-000000000000`, {
+      headers: { Authorization: `Bearer ${key}` },
+    })
+  ).status;
 
 describe("npm start's private Redis", () => {
   it("when stopped and started again with its data directory, then a key created before still authenticates", async () => {
@@ -72,7 +92,10 @@ describe("npm start's private Redis", () => {
   it("when another npm start uses the data directory, then a second one refuses and names it", async () => {
     const data = join(dir, "shared");
     await start(["--redis-data", data]);
-    const second = spawnSync(process.execPath, [START_SCRIPT, "--private-redis", "--redis-data", data], { encoding: "utf8", env: quickServiceEnv(dir, port + 1) });
+    const second = spawnSync(process.execPath, [START_SCRIPT, "--private-redis", "--redis-data", data], {
+      encoding: "utf8",
+      env: quickServiceEnv(dir, port + 1),
+    });
     expect(second.status).toBe(1);
     expect(second.stdout).toContain(`${data} is in use by another npm start`);
   });

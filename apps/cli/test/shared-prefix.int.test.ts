@@ -18,7 +18,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "chorus-shared-prefix-"));
   // Another deployment's worker, alive for a minute, as WorkerPresence announces one.
   const redis = createWorkerRedis(TEST_REDIS_URL);
-  await redis.hset(redisKeys(prefix).workerSlots(), "other-deployment-worker", workerSlotsEntry(2, Date.now() + 60_000));
+  await redis.hset(
+    redisKeys(prefix).workerSlots(),
+    "other-deployment-worker",
+    workerSlotsEntry(2, Date.now() + 60_000),
+  );
   redis.disconnect();
 });
 afterAll(async () => {
@@ -26,7 +30,12 @@ afterAll(async () => {
   await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
 });
 
-const start = async (...args: string[]) => runInOwnGroup(process.execPath, [START_SCRIPT, ...args], { ...quickServiceEnv(dir, await freePort()), REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
+const start = async (...args: string[]) =>
+  runInOwnGroup(process.execPath, [START_SCRIPT, ...args], {
+    ...quickServiceEnv(dir, await freePort()),
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: prefix,
+  });
 
 describe("npm start on a Redis and key prefix that another deployment's workers serve", () => {
   it("when started as usual, then it names the Redis and prefix, refuses with the ways out, and exits 2 before starting anything", async () => {
@@ -34,7 +43,9 @@ describe("npm start on a Redis and key prefix that another deployment's workers 
 
     expect(await run.exited).toBe(2);
     expect(run.output()).toContain(`[start] Redis: ${TEST_REDIS_URL}, key prefix '${prefix}' (REDIS_PREFIX)`);
-    expect(run.output()).toContain(`already has 1 live worker(s) under the key prefix '${prefix}', from another deployment`);
+    expect(run.output()).toContain(
+      `already has 1 live worker(s) under the key prefix '${prefix}', from another deployment`,
+    );
     expect(run.output()).toContain("Set REDIS_PREFIX to a prefix of your own");
     expect(run.output()).toContain("--share-prefix");
     expect(run.output()).not.toMatch(/gateway listening|\[start\] ready/);

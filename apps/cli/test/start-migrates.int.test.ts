@@ -24,7 +24,10 @@ afterAll(async () => {
   await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
 });
 
-/** An API key as the earlier release kept it: today's keys renamed to layout 1's (an oracle written out, not the code under test). */
+/**
+ * An API key as the earlier release kept it: today's keys renamed to layout 1's (an oracle written out, not the code
+ * under test).
+ */
 async function keyOfEarlierRelease(): Promise<string> {
   const { secret } = await new ApiKeyStore(redis, redisKeys(prefix)).create("from-before", ["*"], {});
   const renames: [RegExp, (m: RegExpMatchArray) => string][] = [
@@ -44,11 +47,19 @@ describe("npm start on an earlier release's keys", () => {
   it("when started, then it moves them to this release's layout, starts, and the earlier API key works", async () => {
     const secret = await keyOfEarlierRelease();
     const port = await freePort();
-    const run = runInOwnGroup(process.execPath, [START_SCRIPT], { ...quickServiceEnv(dir, port), REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
+    const run = runInOwnGroup(process.execPath, [START_SCRIPT], {
+      ...quickServiceEnv(dir, port),
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+    });
     try {
       await waitForText(run, /\[start\] ready/);
-      expect(run.output()).toContain("[start] moved 3 Redis key(s) of an earlier release to this release's layout (npm run migrate)");
-      const listed = await fetch(`http://127.0.0.1:${port}/api/v2/requests`, { headers: { Authorization: `Bearer ${secret}` } });
+      expect(run.output()).toContain(
+        "[start] moved 3 Redis key(s) of an earlier release to this release's layout (npm run migrate)",
+      );
+      const listed = await fetch(`http://127.0.0.1:${port}/api/v2/requests`, {
+        headers: { Authorization: `Bearer ${secret}` },
+      });
       expect(listed.status).toBe(200);
     } finally {
       process.kill(-run.pid, "SIGINT");

@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "@chorus/local-runtime";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
-import { processTree, quickServiceEnv, runInOwnGroup, START_SCRIPT, survivors, waitForText, type RunningChild, type TreeProcess } from "../../../test-support/local-service.js";
+import {
+  processTree,
+  quickServiceEnv,
+  runInOwnGroup,
+  START_SCRIPT,
+  survivors,
+  waitForText,
+  type RunningChild,
+  type TreeProcess,
+} from "../../../test-support/local-service.js";
 
 /**
  * `npm start`, `npm run gateway` and `npm run worker` as a user runs them, stopped the ways a user
@@ -29,10 +38,16 @@ const remember = (tree: TreeProcess[]) => (started = tree);
 /** `npm start` on a private Redis keeping its data in the test's directory; resolves once it says ready. */
 async function npmStart(): Promise<{ run: RunningChild; tree: TreeProcess[] }> {
   const env = quickServiceEnv(dir, await freePort());
-  const run = runInOwnGroup("npm", ["start", "--silent", "--", "--private-redis", "--redis-data", join(dir, "redis")], env);
+  const run = runInOwnGroup(
+    "npm",
+    ["start", "--silent", "--", "--private-redis", "--redis-data", join(dir, "redis")],
+    env,
+  );
   await waitForText(run, /\[start\] ready/);
   const tree = remember(processTree(run.process.pid!));
-  expect(tree.filter((p) => /^redis-server|apps\/gateway\/dist\/main|apps\/worker\/dist\/main/.test(p.command))).toHaveLength(3);
+  expect(
+    tree.filter((p) => /^redis-server|apps\/gateway\/dist\/main|apps\/worker\/dist\/main/.test(p.command)),
+  ).toHaveLength(3);
   return { run, tree };
 }
 
@@ -73,7 +88,12 @@ describe("npm start", () => {
 
 describe.each(["gateway", "worker"])("npm run %s", (app) => {
   it("when the npm process is killed, then its node process stops too", async () => {
-    const env = { ...quickServiceEnv(dir, await freePort()), REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, LOG_FORMAT: "json" };
+    const env = {
+      ...quickServiceEnv(dir, await freePort()),
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      LOG_FORMAT: "json",
+    };
     const run = runInOwnGroup("npm", ["run", "--silent", app], env);
     await waitForText(run, app === "gateway" ? /gateway listening/ : /worker ready/);
     const tree = remember(processTree(run.process.pid!));

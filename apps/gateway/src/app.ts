@@ -139,9 +139,20 @@ export function buildApp(deps: GatewayDeps): Express {
   const status = countedUsage(limiters.status, deps.requestCounts, "status");
   const tts = countedUsage(limiters.tts, deps.requestCounts, "tts");
   const holds = { openStreams: deps.openStreams, caps: deps.caps };
-  addStatusRoutes(app, { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges, holds }, { authenticate: authenticated, limit: status });
-  addBatchStatusRoute(app, deps.statuses, { authenticate: authenticated, limit: status, chargeIds: limiters.statusUnits });
-  addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), { authenticate: authenticated, limit: status });
+  addStatusRoutes(
+    app,
+    { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges, holds },
+    { authenticate: authenticated, limit: status },
+  );
+  addBatchStatusRoute(app, deps.statuses, {
+    authenticate: authenticated,
+    limit: status,
+    chargeIds: limiters.statusUnits,
+  });
+  addRequestsListRoute(app, new RequestListing(new RequestIndex(deps.redis, deps.keys), deps.statuses), {
+    authenticate: authenticated,
+    limit: status,
+  });
   const textDeps = {
     jobs: deps.textJobs,
     statuses: deps.statuses,
@@ -156,10 +167,22 @@ export function buildApp(deps: GatewayDeps): Express {
   const text = countedUsage(limiters.text, deps.requestCounts, "text");
   // A submit with `speak` also spends (and counts as) one speech request.
   addTextRoutes(app, textDeps, { authenticate: authenticated, limit: text, speechLimit: tts });
-  addSpeechRoutes(app, { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds }, { authenticate: authenticated, limit: tts });
-  addReplyAudioRoutes(app, { statuses: deps.statuses, audio: deps.replyAudio }, { authenticate: authenticated, limit: tts });
+  addSpeechRoutes(
+    app,
+    { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds },
+    { authenticate: authenticated, limit: tts },
+  );
+  addReplyAudioRoutes(
+    app,
+    { statuses: deps.statuses, audio: deps.replyAudio },
+    { authenticate: authenticated, limit: tts },
+  );
   const chat = { ...textDeps, changes: deps.statusChanges, deltas: deps.replyDeltas };
-  addOpenAiRoutes(app, { chat, speech: deps.speechJobs, connections: redisConnections(deps) }, { authenticate: authenticated, text, tts });
+  addOpenAiRoutes(
+    app,
+    { chat, speech: deps.speechJobs, connections: redisConnections(deps) },
+    { authenticate: authenticated, text, tts },
+  );
   addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);

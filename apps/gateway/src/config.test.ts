@@ -16,17 +16,32 @@ function startUpError(env: Record<string, string>): string {
 // Each value is a near miss of a real secret (what an operator pastes with a mistake), marked s3cret.
 describe("gateway configuration errors", () => {
   it.each([
-    ["ADMIN_TOKEN", "s3cret admin token with spaces 0123456789", 'ADMIN_TOKEN: must match pattern "^\\S{32,}$" (when set,'],
+    [
+      "ADMIN_TOKEN",
+      "s3cret admin token with spaces 0123456789",
+      'ADMIN_TOKEN: must match pattern "^\\S{32,}$" (when set,',
+    ],
     ["ADMIN_TOKEN", "short-admin-s3cret", 'ADMIN_TOKEN: must match pattern "^\\S{32,}$" (when set,'],
     ["METRICS_TOKEN", "metrics s3cret token", 'METRICS_TOKEN: must match pattern "^\\S{16,}$" (when set,'],
-    ["WEBHOOK_SECRET", "whsec_s3cret!not-base64-at-all-0123456789", 'WEBHOOK_SECRET: must match pattern "^whsec_[A-Za-z0-9+/]{22,}={0,2}$" (Standard'],
-    ["REDIS_URL", "http://admin:s3cret-redis-pass@redis:6379", 'REDIS_URL: must match pattern "^rediss?://" (Redis connection URL'],
-  ])("when %s is malformed, then the error names it and its rule, and does not contain the value", (name, value, rule) => {
-    const message = startUpError({ [name]: value });
-    expect(message).toContain(`\n  ${rule}`);
-    expect(message).not.toContain(value);
-    expect(message).not.toContain("s3cret"); // nor any piece of it
-  });
+    [
+      "WEBHOOK_SECRET",
+      "whsec_s3cret!not-base64-at-all-0123456789",
+      'WEBHOOK_SECRET: must match pattern "^whsec_[A-Za-z0-9+/]{22,}={0,2}$" (Standard',
+    ],
+    [
+      "REDIS_URL",
+      "http://admin:s3cret-redis-pass@redis:6379",
+      'REDIS_URL: must match pattern "^rediss?://" (Redis connection URL',
+    ],
+  ])(
+    "when %s is malformed, then the error names it and its rule, and does not contain the value",
+    (name, value, rule) => {
+      const message = startUpError({ [name]: value });
+      expect(message).toContain(`\n  ${rule}`);
+      expect(message).not.toContain(value);
+      expect(message).not.toContain("s3cret"); // nor any piece of it
+    },
+  );
 
   it("when REDIS_PASSWORD is set where it means nothing, then the error names it and the rule, not the password", () => {
     const message = startUpError({ REDIS_URL: "redis://redis:6379", REDIS_PASSWORD: "hunter2-redis-password" });
@@ -41,14 +56,25 @@ describe("gateway configuration errors", () => {
   });
 
   it("when the tokens are well formed, then they load as given (the rules refuse only the malformed)", () => {
-    const tokens = { ADMIN_TOKEN: "a".repeat(32), METRICS_TOKEN: "m".repeat(16), WEBHOOK_SECRET: `whsec_${"A".repeat(32)}` };
-    expect(loadGatewayConfig({ ...tokens, REDIS_URL: "rediss://u:p@redis:6380/1" })).toMatchObject({ ...tokens, REDIS_URL: "rediss://u:p@redis:6380/1" });
+    const tokens = {
+      ADMIN_TOKEN: "a".repeat(32),
+      METRICS_TOKEN: "m".repeat(16),
+      WEBHOOK_SECRET: `whsec_${"A".repeat(32)}`,
+    };
+    expect(loadGatewayConfig({ ...tokens, REDIS_URL: "rediss://u:p@redis:6380/1" })).toMatchObject({
+      ...tokens,
+      REDIS_URL: "rediss://u:p@redis:6380/1",
+    });
   });
 });
 
 describe("gateway HTTP server settings", () => {
   it("when none is set, then headers must come within 10 s, a whole request within 30 s, and idle connections live 65 s", () => {
-    expect(loadGatewayConfig({})).toMatchObject({ HTTP_HEADERS_TIMEOUT_MS: 10000, HTTP_REQUEST_TIMEOUT_MS: 30000, HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000 });
+    expect(loadGatewayConfig({})).toMatchObject({
+      HTTP_HEADERS_TIMEOUT_MS: 10000,
+      HTTP_REQUEST_TIMEOUT_MS: 30000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000,
+    });
   });
 
   it("when the headers timeout is longer than the request timeout, then start-up is refused naming both", () => {

@@ -71,7 +71,11 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const webhookQueue = createWebhookQueue(queueRedis, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
   // A cancel turns the record final here, so the gateway queues that record's webhook itself.
-  const webhookOutbox = new WebhookOutbox(webhookQueue, { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS }, logger);
+  const webhookOutbox = new WebhookOutbox(
+    webhookQueue,
+    { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
+    logger,
+  );
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
   const queueDepth = new QueueDepth(textQueue);
@@ -150,23 +154,41 @@ function createSubscriber(target: RedisTarget, logger: Logger): RedisClient {
 }
 
 /** Speech waits for its result: QueueEvents reads job completions on its own blocking connection. */
-function createSpeechDeps(config: GatewayConfig, target: RedisTarget, queueRedis: RedisClient, keys: RedisKeys, logger: Logger) {
+function createSpeechDeps(
+  config: GatewayConfig,
+  target: RedisTarget,
+  queueRedis: RedisClient,
+  keys: RedisKeys,
+  logger: Logger,
+) {
   const queue = createSpeechQueue(queueRedis, keys);
   queue.on("error", (error: Error) => logger.warn("speech queue error", { error: error.message }));
   // BullMQ duplicates a connection it is handed for blocking reads; this one is ours to close.
   const eventsConnection = createWorkerRedis(target);
   eventsConnection.on("error", () => undefined); // reported through `events` below
-  const events = new QueueEvents(QUEUES.speech, { connection: eventsConnection, prefix: keys.bullPrefix(QUEUES.speech) });
+  const events = new QueueEvents(QUEUES.speech, {
+    connection: eventsConnection,
+    prefix: keys.bullPrefix(QUEUES.speech),
+  });
   events.on("error", (error: Error) => logger.warn("speech queue events error", { error: error.message }));
   // Audio (up to ~40 MB) travels on a connection of its own, a piece per command, with a timeout for
   // a piece rather than the request connection's 1.5 s: neither a poll nor an audio piece waits
   // behind the other, and a slow read fails alone.
-  const audioRedis = createGatewayRedis(target, { enableAutoPipelining: false, commandTimeout: AUDIO_PIECE_TIMEOUT_MS });
+  const audioRedis = createGatewayRedis(target, {
+    enableAutoPipelining: false,
+    commandTimeout: AUDIO_PIECE_TIMEOUT_MS,
+  });
   audioRedis.on("error", (error: Error) => logger.warn("redis audio connection error", { error: error.message }));
   return {
     queue,
     audioRedis,
-    jobs: new SpeechJobs(queue, events, new SpeechAudioStore(audioRedis, keys), new SpeechStreamReaders(audioRedis, keys), config.TTS_TIMEOUT_MS),
+    jobs: new SpeechJobs(
+      queue,
+      events,
+      new SpeechAudioStore(audioRedis, keys),
+      new SpeechStreamReaders(audioRedis, keys),
+      config.TTS_TIMEOUT_MS,
+    ),
     close: async () => {
       // Closing waits for the blocking read to return; after a Redis outage that can take long,
       // so it is bounded and the connection is then cut.

@@ -1,7 +1,10 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { GatewayConfig } from "./config.js";
 
-export type HttpTimeouts = Pick<GatewayConfig, "HTTP_HEADERS_TIMEOUT_MS" | "HTTP_REQUEST_TIMEOUT_MS" | "HTTP_KEEP_ALIVE_TIMEOUT_MS">;
+export type HttpTimeouts = Pick<
+  GatewayConfig,
+  "HTTP_HEADERS_TIMEOUT_MS" | "HTTP_REQUEST_TIMEOUT_MS" | "HTTP_KEEP_ALIVE_TIMEOUT_MS"
+>;
 
 /**
  * How often Node looks for requests past their headers or request timeout. Its default, 30 s, is

@@ -41,7 +41,8 @@ const ready = await Promise.all(redisConnections(deps).map((redis) => waitUntilR
     return false;
   },
 );
-// Keys of an earlier release are moved by `npm run migrate`, before this release starts: refuse rather than answer 401 to every key.
+// Keys of an earlier release are moved by `npm run migrate`, before this release starts: refuse rather than answer 401
+// to every key.
 if (ready) await requireCurrentKeyLayout(deps.redis, config.REDIS_PREFIX).catch(exitWith(1));
 const server = createHttpServer(buildApp(deps), config);
 // A taken port must stop the process: a gateway that cannot listen serves nobody.

@@ -25,7 +25,11 @@ interface KeyUsage {
 }
 
 function expectEnvelope(body: unknown, code: string) {
-  expect(body).toMatchObject({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
+  expect(body).toMatchObject({
+    error: { code, message: expect.any(String) },
+    status: "error",
+    timestamp: expect.any(String),
+  });
   expect(Object.keys(body as ErrorEnvelope).sort()).toEqual(["error", "status", "timestamp"]);
 }
 
@@ -42,7 +46,10 @@ describe("admin routes without ADMIN_TOKEN", () => {
     ["get", "/admin/queues"],
   ])("when %s %s is asked with an API key, then it is the 404 an unknown path gets", async (method, path) => {
     const key = await gw.createKey();
-    const call = (url: string) => (request(gw.app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url).auth(key, { type: "bearer" });
+    const call = (url: string) =>
+      (request(gw.app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url).auth(key, {
+        type: "bearer",
+      });
     const [admin, unknown] = [await call(path), await call("/no/such/path")];
     expect(admin.status).toBe(404);
     expectEnvelope(admin.body, "NOT_FOUND");
@@ -50,7 +57,10 @@ describe("admin routes without ADMIN_TOKEN", () => {
   });
 
   it("when the admin token is sent anyway, then it opens nothing (401, as any unknown key)", async () => {
-    const res = await request(gw.app).get("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).set("X-Forwarded-For", nextAddress());
+    const res = await request(gw.app)
+      .get("/admin/keys")
+      .auth(ADMIN_TOKEN, { type: "bearer" })
+      .set("X-Forwarded-For", nextAddress());
     expect(res.status).toBe(401);
   });
 });
@@ -96,13 +106,24 @@ describe("admin API with ADMIN_TOKEN", () => {
   it("when one address keeps failing, then it is 429 past the failed-authentication budget, even with the right token", async () => {
     const address = nextAddress();
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await request(gw.app).get("/admin/keys").auth("wrong", { type: "bearer" }).set("X-Forwarded-For", address)).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await request(gw.app).get("/admin/keys").auth("wrong", { type: "bearer" }).set("X-Forwarded-For", address))
+          .status,
+      );
     expect(statuses).toEqual([401, 401, 401, 429]);
-    expect((await request(gw.app).get("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).set("X-Forwarded-For", address)).status).toBe(200);
+    expect(
+      (await request(gw.app).get("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).set("X-Forwarded-For", address))
+        .status,
+    ).toBe(200);
   });
 
   it("when a key is created, then it works on the public API, is listed without its secret, and once revoked gets 401", async () => {
-    const created = await admin().post("/admin/keys", { name: "partner-a", scopes: ["text:default"], limits: { text: 7, inflight: 5, streams: 3 } });
+    const created = await admin().post("/admin/keys", {
+      name: "partner-a",
+      scopes: ["text:default"],
+      limits: { text: 7, inflight: 5, streams: 3 },
+    });
     expect(created.status).toBe(201);
     expect(created.headers["cache-control"]).toBe("no-store");
     expect(created.body).toEqual({
@@ -115,21 +136,37 @@ describe("admin API with ADMIN_TOKEN", () => {
     });
     const { id, key, createdAt } = created.body as CreatedKey;
 
-    const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
+    const submitted = await request(gw.app)
+      .post("/api/text/default")
+      .auth(key, { type: "bearer" })
+      .send(defaultRequest());
     expect(submitted.status).toBe(200);
     expect(submitted.headers["x-ratelimit-limit"]).toBe("7");
-    expect((await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send({ text: "hi" })).status).toBe(403);
+    expect((await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send({ text: "hi" })).status).toBe(
+      403,
+    );
 
     const listed = await admin().get("/admin/keys");
     expect(listed.status).toBe(200);
     const entry = (listed.body as KeyList).data.find((k) => k.id === id);
-    expect(entry).toEqual({ id, name: "partner-a", scopes: ["text:default"], limits: { text: 7, inflight: 5, streams: 3 }, createdAt, revoked: false });
+    expect(entry).toEqual({
+      id,
+      name: "partner-a",
+      scopes: ["text:default"],
+      limits: { text: 7, inflight: 5, streams: 3 },
+      createdAt,
+      revoked: false,
+    });
     expect(JSON.stringify(listed.body)).not.toContain(key);
 
     const revoked = await admin().delete(`/admin/keys/${id}`);
     expect(revoked.status).toBe(204);
     expect(revoked.text).toBe("");
-    const refused = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).set("X-Forwarded-For", nextAddress()).send(defaultRequest());
+    const refused = await request(gw.app)
+      .post("/api/text/default")
+      .auth(key, { type: "bearer" })
+      .set("X-Forwarded-For", nextAddress())
+      .send(defaultRequest());
     expect(refused.status).toBe(401);
     expect(errorOf(refused).message).toBe("the API key has been revoked");
     expect((await listedKeys()).find((k) => k.id === id)?.revoked).toBe(true);
@@ -145,7 +182,14 @@ describe("admin API with ADMIN_TOKEN", () => {
     expect(errorOf(again).message).toContain('"rotate": true');
     const rotated = await admin().post("/admin/keys", { name: "rotating", rotate: true });
     expect(rotated.status).toBe(201);
-    expect((await request(gw.app).get("/api/voices").auth(first.key, { type: "bearer" }).set("X-Forwarded-For", nextAddress())).status).toBe(401);
+    expect(
+      (
+        await request(gw.app)
+          .get("/api/voices")
+          .auth(first.key, { type: "bearer" })
+          .set("X-Forwarded-For", nextAddress())
+      ).status,
+    ).toBe(401);
     expect(
       (
         await request(gw.app)
@@ -172,22 +216,30 @@ describe("admin API with ADMIN_TOKEN", () => {
     ["owner", { name: "n", owner: "me" }],
     ["rotate", { name: "n", rotate: "yes" }],
     ["body", []],
-  ])("when the body's %s is wrong, then it is 400 INVALID_PARAMETER naming it, and no key is made", async (parameter, body) => {
-    const before = (await listedKeys()).length;
-    const res = await admin().post("/admin/keys", body);
-    expect(res.status).toBe(400);
-    expect(errorOf(res).code).toBe("INVALID_PARAMETER");
-    expect(errorOf(res).details?.parameter).toBe(parameter);
-    expect(await listedKeys()).toHaveLength(before);
-  });
+  ])(
+    "when the body's %s is wrong, then it is 400 INVALID_PARAMETER naming it, and no key is made",
+    async (parameter, body) => {
+      const before = (await listedKeys()).length;
+      const res = await admin().post("/admin/keys", body);
+      expect(res.status).toBe(400);
+      expect(errorOf(res).code).toBe("INVALID_PARAMETER");
+      expect(errorOf(res).details?.parameter).toBe(parameter);
+      expect(await listedKeys()).toHaveLength(before);
+    },
+  );
 
   it("when the body is not JSON, then it is 415 or 400 as on the public API", async () => {
     expect((await admin().post("/admin/keys", "name=x").type("form")).status).toBe(415);
-    expect((await request(gw.app).post("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).type("json").send("{")).status).toBe(400);
+    expect(
+      (await request(gw.app).post("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).type("json").send("{")).status,
+    ).toBe(400);
   });
 
   it("when an id is unknown, then revoking it and reading its usage are 404 NOT_FOUND", async () => {
-    for (const res of [await admin().delete("/admin/keys/key_ffffffffffffffff"), await admin().get("/admin/keys/key_ffffffffffffffff/usage")]) {
+    for (const res of [
+      await admin().delete("/admin/keys/key_ffffffffffffffff"),
+      await admin().get("/admin/keys/key_ffffffffffffffff/usage"),
+    ]) {
       expect(res.status).toBe(404);
       expectEnvelope(res.body, "NOT_FOUND");
     }
@@ -200,11 +252,17 @@ describe("admin API with ADMIN_TOKEN", () => {
     const states = Object.fromEntries((await listedKeys()).map((k) => [k.id, k.revoked]));
     expect([states[a.id], states[b.id]]).toEqual([true, false]);
     expect((await request(gw.app).get("/api/voices").auth(b.key, { type: "bearer" })).status).toBe(200);
-    expect((await request(gw.app).get("/api/voices").auth(a.key, { type: "bearer" }).set("X-Forwarded-For", nextAddress())).status).toBe(401);
+    expect(
+      (await request(gw.app).get("/api/voices").auth(a.key, { type: "bearer" }).set("X-Forwarded-For", nextAddress()))
+        .status,
+    ).toBe(401);
   });
 
   it("when the path holds a key's name rather than an id, then it is 404 NOT_FOUND and that key stays active", async () => {
-    const named = (await admin().post("/admin/keys", { name: "key_0123456789abcdef" })).body as { id: string; key: string };
+    const named = (await admin().post("/admin/keys", { name: "key_0123456789abcdef" })).body as {
+      id: string;
+      key: string;
+    };
     const res = await admin().delete("/admin/keys/key_0123456789abcdef");
     expect(res.status).toBe(404);
     expectEnvelope(res.body, "NOT_FOUND");
@@ -225,9 +283,13 @@ describe("admin API with ADMIN_TOKEN", () => {
   });
 
   it("when a key polls and is rate limited, then only the admitted requests are counted", async () => {
-    const { id, key } = (await admin().post("/admin/keys", { name: "poller", limits: { status: 2 } })).body as { id: string; key: string };
+    const { id, key } = (await admin().post("/admin/keys", { name: "poller", limits: { status: 2 } })).body as {
+      id: string;
+      key: string;
+    };
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await request(gw.app).get("/api/v2/status/no-such-request").auth(key, { type: "bearer" })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await request(gw.app).get("/api/v2/status/no-such-request").auth(key, { type: "bearer" })).status);
     expect(statuses).toEqual([404, 404, 429]);
     // Counted without being waited for, but on the connection the usage is then read on: Redis runs them in order.
     const usage = ((await admin().get(`/admin/keys/${id}/usage`)).body as KeyUsage).total;
@@ -251,7 +313,8 @@ describe("queues dashboard", () => {
     expect(page.text).not.toMatch(/(src|href)="(https?:)?\/\//);
     const assets = [...page.text.matchAll(/(?:src|href)="(static\/[^"]+)"/g)].map((m) => m[1] as string);
     expect(assets.length).toBeGreaterThan(2);
-    for (const asset of assets) expect((await request(gw.app).get(`/admin/queues/${asset}`).auth("admin", ADMIN_TOKEN)).status).toBe(200);
+    for (const asset of assets)
+      expect((await request(gw.app).get(`/admin/queues/${asset}`).auth("admin", ADMIN_TOKEN)).status).toBe(200);
   });
 
   it("when its API is asked with the Bearer token, then it lists the text, speech and webhook-delivery queues, read-only", async () => {
@@ -263,7 +326,9 @@ describe("queues dashboard", () => {
   });
 
   it("when an action is attempted, then it is 405, whatever bull-board would do", async () => {
-    const res = await request(gw.app).put("/admin/queues/api/queues/text-generation/pause").auth(ADMIN_TOKEN, { type: "bearer" });
+    const res = await request(gw.app)
+      .put("/admin/queues/api/queues/text-generation/pause")
+      .auth(ADMIN_TOKEN, { type: "bearer" });
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe("GET, HEAD");
   });
@@ -271,15 +336,21 @@ describe("queues dashboard", () => {
   it.each([
     ["no credentials", undefined],
     ["a wrong Basic password", `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}x`).toString("base64")}`],
-  ])("when the page is asked with %s, then it is 401 with a Basic challenge for the browser", async (_label, header) => {
-    const req = request(gw.app).get("/admin/queues").set("X-Forwarded-For", nextAddress());
-    const res = await (header ? req.set("Authorization", header) : req);
-    expect(res.status).toBe(401);
-    expect(res.headers["www-authenticate"]).toMatch(/^Basic realm=/);
-    expectEnvelope(res.body, "UNAUTHORIZED");
-  });
+  ])(
+    "when the page is asked with %s, then it is 401 with a Basic challenge for the browser",
+    async (_label, header) => {
+      const req = request(gw.app).get("/admin/queues").set("X-Forwarded-For", nextAddress());
+      const res = await (header ? req.set("Authorization", header) : req);
+      expect(res.status).toBe(401);
+      expect(res.headers["www-authenticate"]).toMatch(/^Basic realm=/);
+      expectEnvelope(res.body, "UNAUTHORIZED");
+    },
+  );
 
   it("when the admin API is asked with the token as a Basic password, then it is 401: only the dashboard takes Basic", async () => {
-    expect((await request(gw.app).get("/admin/keys").auth("admin", ADMIN_TOKEN).set("X-Forwarded-For", nextAddress())).status).toBe(401);
+    expect(
+      (await request(gw.app).get("/admin/keys").auth("admin", ADMIN_TOKEN).set("X-Forwarded-For", nextAddress()))
+        .status,
+    ).toBe(401);
   });
 });

@@ -17,7 +17,11 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 function expectEnvelope(body: unknown, code: string) {
-  expect(body).toEqual({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
+  expect(body).toEqual({
+    error: { code, message: expect.any(String) },
+    status: "error",
+    timestamp: expect.any(String),
+  });
   const { timestamp } = body as ErrorEnvelope;
   expect(new Date(timestamp).toISOString()).toBe(timestamp);
 }
@@ -52,15 +56,21 @@ describe("authentication", () => {
   ];
 
   it("when the app's route table is read, then every /api route is one the next test calls without a key", () => {
-    const routes = (gw.app.router as unknown as { stack: { route?: { path: unknown; methods: Record<string, boolean> } }[] }).stack
-      .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((method) => [method, layer.route!.path]) : []))
+    const routes = (
+      gw.app.router as unknown as { stack: { route?: { path: unknown; methods: Record<string, boolean> } }[] }
+    ).stack
+      .flatMap((layer) =>
+        layer.route ? Object.keys(layer.route.methods).map((method) => [method, layer.route!.path]) : [],
+      )
       .filter(([, path]) => String(path).startsWith("/api"));
     expect(routes.sort()).toEqual([...API_ENDPOINTS].sort());
   });
 
   it.each(API_ENDPOINTS)("when %s %s is called without a key, then it is 401 UNAUTHORIZED", async (method, path) => {
     const url = path.replace(":id", "abc").replace(":model", "default");
-    const res = await (request(gw.app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url).set("X-Forwarded-For", nextAddress()).send({});
+    const res = await (request(gw.app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url)
+      .set("X-Forwarded-For", nextAddress())
+      .send({});
     expect(res.status).toBe(401);
     expectEnvelope(res.body, "UNAUTHORIZED");
   });
@@ -84,10 +94,16 @@ describe("authentication", () => {
 
   it("when a key lacks the model's scope, then text on that model is 403 and on its own model 200", async () => {
     const secret = await gw.createKey({ scopes: ["text:default"] });
-    const denied = await request(gw.app).post("/api/text/Witch").auth(secret, { type: "bearer" }).send(defaultRequest());
+    const denied = await request(gw.app)
+      .post("/api/text/Witch")
+      .auth(secret, { type: "bearer" })
+      .send(defaultRequest());
     expect(denied.status).toBe(403);
     expectEnvelope(denied.body, "FORBIDDEN");
-    const allowed = await request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).send(defaultRequest());
+    const allowed = await request(gw.app)
+      .post("/api/text/default")
+      .auth(secret, { type: "bearer" })
+      .send(defaultRequest());
     expect(allowed.status).toBe(200);
   });
 
@@ -103,7 +119,10 @@ describe("authentication", () => {
   it("when one address keeps failing authentication, then past the budget it gets 429 with Retry-After", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const res = await request(gw.app).get("/api/v2/status/x").set("Authorization", "Bearer ck_wrong").set("X-Forwarded-For", "203.0.113.7");
+      const res = await request(gw.app)
+        .get("/api/v2/status/x")
+        .set("Authorization", "Bearer ck_wrong")
+        .set("X-Forwarded-For", "203.0.113.7");
       statuses.push(res.status);
       if (res.status === 429) {
         expectEnvelope(res.body, "RATE_LIMITED");
@@ -114,7 +133,10 @@ describe("authentication", () => {
   });
 
   it("when the failing address is another one, then its budget is separate", async () => {
-    const res = await request(gw.app).get("/api/v2/status/x").set("Authorization", "Bearer ck_wrong").set("X-Forwarded-For", "198.51.100.1");
+    const res = await request(gw.app)
+      .get("/api/v2/status/x")
+      .set("Authorization", "Bearer ck_wrong")
+      .set("X-Forwarded-For", "198.51.100.1");
     expect(res.status).toBe(401);
   });
 

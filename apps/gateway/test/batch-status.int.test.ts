@@ -12,8 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const batch = (secret: string, ids: string) => request(gw.app).get("/api/v2/status").query({ ids }).auth(secret, { type: "bearer" });
-const single = (secret: string, id: string) => request(gw.app).get(`/api/v2/status/${id}`).auth(secret, { type: "bearer" });
+const batch = (secret: string, ids: string) =>
+  request(gw.app).get("/api/v2/status").query({ ids }).auth(secret, { type: "bearer" });
+const single = (secret: string, id: string) =>
+  request(gw.app).get(`/api/v2/status/${id}`).auth(secret, { type: "bearer" });
 /** The items of a batch answer (GET /api/v2/status?ids=). */
 const itemsOf = (res: { body: unknown }) => (res.body as { data: BatchStatusItem[] }).data;
 
@@ -30,14 +32,29 @@ describe("GET /api/v2/status?ids=", () => {
     const [a, b] = [await submit(owner), await submit(owner)];
     const theirs = await submit(stranger);
     const unknown = randomUUID();
-    await gw.deps.statuses.complete(b, { reply: "Done.", tokens: 2, promptTokens: 8, cachedTokens: 0, processingTime: 0.2, droppedMessages: 0 });
+    await gw.deps.statuses.complete(b, {
+      reply: "Done.",
+      tokens: 2,
+      promptTokens: 8,
+      cachedTokens: 0,
+      processingTime: 0.2,
+      droppedMessages: 0,
+    });
 
     const res = await batch(owner, [b, a, unknown, theirs, a, b].join(","));
     expect(res.status).toBe(200);
     expect(res.headers["cache-control"]).toBe("no-store");
-    const notFound = async (id: string) => ({ id, error: { code: "NOT_FOUND", message: errorOf(await single(owner, id)).message } });
+    const notFound = async (id: string) => ({
+      id,
+      error: { code: "NOT_FOUND", message: errorOf(await single(owner, id)).message },
+    });
     expect(res.body).toEqual({
-      data: [{ id: b, ...(await single(owner, b)).body }, { id: a, ...(await single(owner, a)).body }, await notFound(unknown), await notFound(theirs)],
+      data: [
+        { id: b, ...(await single(owner, b)).body },
+        { id: a, ...(await single(owner, a)).body },
+        await notFound(unknown),
+        await notFound(theirs),
+      ],
     });
     expect(itemsOf(res)[0]).toMatchObject({ id: b, status: "completed", reply: "Done." });
   });

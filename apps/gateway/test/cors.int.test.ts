@@ -5,7 +5,11 @@ import { uniquePrefix } from "../../../test-support/redis.js";
 const ALLOWED = "https://app.example.com";
 
 const preflight = (gw: TestGateway, origin: string, path = "/api/v2/requests") =>
-  request(gw.app).options(path).set("Origin", origin).set("Access-Control-Request-Method", "GET").set("Access-Control-Request-Headers", "authorization,prefer");
+  request(gw.app)
+    .options(path)
+    .set("Origin", origin)
+    .set("Access-Control-Request-Method", "GET")
+    .set("Access-Control-Request-Headers", "authorization,prefer");
 
 describe("CORS off (the default)", () => {
   let gw: TestGateway;
@@ -29,7 +33,10 @@ describe("CORS off (the default)", () => {
 describe("CORS_ORIGINS with a list of origins", () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway(uniquePrefix("cors-on"), { CORS_ORIGINS: `${ALLOWED}, http://localhost:5173`, AUTH_FAILURE_LIMIT: "2" });
+    gw = await startTestGateway(uniquePrefix("cors-on"), {
+      CORS_ORIGINS: `${ALLOWED}, http://localhost:5173`,
+      AUTH_FAILURE_LIMIT: "2",
+    });
   });
   afterAll(() => gw.close());
 
@@ -38,7 +45,9 @@ describe("CORS_ORIGINS with a list of origins", () => {
     expect(res.status).toBe(204);
     expect(res.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
     expect(res.headers["access-control-allow-methods"]).toBe("GET,HEAD,POST,DELETE");
-    expect(res.headers["access-control-allow-headers"]).toBe("Authorization,Content-Type,Idempotency-Key,Prefer,Last-Event-ID,Accept");
+    expect(res.headers["access-control-allow-headers"]).toBe(
+      "Authorization,Content-Type,Idempotency-Key,Prefer,Last-Event-ID,Accept",
+    );
     expect(res.headers["access-control-max-age"]).toBe("600");
     expect(res.headers.vary).toMatch(/Origin/);
   });
@@ -46,7 +55,10 @@ describe("CORS_ORIGINS with a list of origins", () => {
   it("when an origin not in the list preflights or calls, then it gets no Access-Control-Allow-Origin", async () => {
     const key = await gw.createKey();
     const asked = await preflight(gw, "https://evil.example.net");
-    const call = await request(gw.app).get("/api/v2/requests").set("Origin", "https://evil.example.net").auth(key, { type: "bearer" });
+    const call = await request(gw.app)
+      .get("/api/v2/requests")
+      .set("Origin", "https://evil.example.net")
+      .auth(key, { type: "bearer" });
     expect(asked.headers["access-control-allow-origin"]).toBeUndefined();
     expect(call.status).toBe(200);
     expect(call.headers["access-control-allow-origin"]).toBeUndefined();
@@ -58,8 +70,18 @@ describe("CORS_ORIGINS with a list of origins", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers["access-control-allow-origin"]).toBe(ALLOWED);
     const exposed = String(ok.headers["access-control-expose-headers"]).split(",");
-    expect(exposed).toEqual(expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Preference-Applied", "Content-Type"]));
-    for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) expect(ok.headers[name]).toBeDefined();
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "Retry-After",
+        "Preference-Applied",
+        "Content-Type",
+      ]),
+    );
+    for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"])
+      expect(ok.headers[name]).toBeDefined();
 
     // An error answer (here a 429) carries the headers too, so a browser can read Retry-After.
     await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" });

@@ -15,7 +15,16 @@ describe("GET /docs in a real browser", () => {
     await paths.first().waitFor();
     // Swagger UI puts zero-width spaces in long paths so they may wrap.
     const shown = (await paths.allTextContents()).map((text) => text.replace(/\u200b/g, ""));
-    expect(shown).toEqual(expect.arrayContaining(["/api/text/default", "/api/text/{model}", "/api/v2/status/{id}", "/api/status/{task_id}", "/api/audio/full", "/api/voices"]));
+    expect(shown).toEqual(
+      expect.arrayContaining([
+        "/api/text/default",
+        "/api/text/{model}",
+        "/api/v2/status/{id}",
+        "/api/status/{task_id}",
+        "/api/audio/full",
+        "/api/voices",
+      ]),
+    );
     await expect(page.title()).resolves.toBe("Chorus API reference");
     expect(requested).toContain(`${on.origin}/openapi.json`);
     expect(offHost).toEqual([]);

@@ -37,7 +37,8 @@ const submit = async (key: string): Promise<string> => {
   expect(res.status).toBe(200);
   return submittedId(res);
 };
-const status = async (key: string, id: string): Promise<StatusRecord> => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+const status = async (key: string, id: string): Promise<StatusRecord> =>
+  (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 
 /** The real worker with `concurrency` slots; `started` fills with the ids in the order their jobs start. */
 async function startWorker(concurrency: number): Promise<{ started: string[]; firstStart: Promise<void> }> {
@@ -85,7 +86,8 @@ describe("fair turns between keys (no worker yet: the queue as it stands)", () =
     // What an autoscaler counts (LLEN): every waiting request once; a cancelled one leaves it.
     expect(await gw.deps.redis.llen(gw.deps.keys.textJobsBacklog())).toBe(11);
     await request(gw.app).delete(`/api/v2/status/${single}`).auth(quiet, { type: "bearer" });
-    await request(gw.app).delete(`/api/v2/status/${single}`).auth(quiet, { type: "bearer" }); // a second cancel (409) changes nothing
+    // A second cancel (409) changes nothing
+    await request(gw.app).delete(`/api/v2/status/${single}`).auth(quiet, { type: "bearer" });
     expect(await gw.deps.redis.llen(gw.deps.keys.textJobsBacklog())).toBe(10);
   });
 
@@ -95,7 +97,10 @@ describe("fair turns between keys (no worker yet: the queue as it stands)", () =
     const [first, second] = [await submit(key), await submit(key)];
     const queue = createTextQueue(gw.deps.queueRedis, gw.deps.keys);
     try {
-      expect([(await queue.getJob(first))?.opts.priority, (await queue.getJob(second))?.opts.priority]).toEqual([LAST_TURN, LAST_TURN]);
+      expect([(await queue.getJob(first))?.opts.priority, (await queue.getJob(second))?.opts.priority]).toEqual([
+        LAST_TURN,
+        LAST_TURN,
+      ]);
       expect([(await status(key, first)).queuePosition, (await status(key, second)).queuePosition]).toEqual([0, 1]);
     } finally {
       await queue.close();
@@ -111,7 +116,9 @@ describeWithModel("fair turns with the real worker", () => {
       for (let i = 0; i < count; i++) owner.set(await submit(keys[k]!), keys[k]!);
     }
     const ids = [...owner.keys()];
-    const positions = new Map(await Promise.all(ids.map(async (id) => [id, (await status(owner.get(id)!, id)).queuePosition!] as const)));
+    const positions = new Map(
+      await Promise.all(ids.map(async (id) => [id, (await status(owner.get(id)!, id)).queuePosition!] as const)),
+    );
     expect([...positions.values()].sort((a, b) => a - b)).toEqual(ids.map((_, i) => i));
     const byPosition = [...ids].sort((a, b) => positions.get(a)! - positions.get(b)!);
     // Turn 1: one of each key; turn 2: the first two keys; then the first key alone.

@@ -20,7 +20,12 @@ import { startThrottledProxy, type ThrottledProxy } from "../../../test-support/
 const PREFIX = "large-audio";
 const SENTENCE = "The witch stirred her cauldron slowly, and green smoke curled up toward the crooked beams. ";
 /** The longest text at the slowest speed, as WAV: ~37 MB. */
-const LONGEST = { text: SENTENCE.repeat(Math.ceil(4096 / SENTENCE.length)).slice(0, 4096), speed: 0.25, format: "wav", voice: "Witch" };
+const LONGEST = {
+  text: SENTENCE.repeat(Math.ceil(4096 / SENTENCE.length)).slice(0, 4096),
+  speed: 0.25,
+  format: "wav",
+  voice: "Witch",
+};
 
 let redis: PrivateRedis;
 let proxy: ThrottledProxy;
@@ -41,8 +46,18 @@ beforeAll(async () => {
   workerConnection = createWorkerRedis(redis.url);
   const keys = redisKeys(PREFIX);
   speech = new EspeakSpeechEngine({ concurrency: 1 });
-  const processor = synthesizeSpeechProcessor({ speech, connection: workerConnection, keys, logger: testLogger("worker"), audioTtlSeconds: 300, usage: new ApiKeyUsage(workerConnection, keys) });
-  speechWorker = new Worker(QUEUES.speech, processor, { connection: workerConnection, prefix: keys.bullPrefix(QUEUES.speech) });
+  const processor = synthesizeSpeechProcessor({
+    speech,
+    connection: workerConnection,
+    keys,
+    logger: testLogger("worker"),
+    audioTtlSeconds: 300,
+    usage: new ApiKeyUsage(workerConnection, keys),
+  });
+  speechWorker = new Worker(QUEUES.speech, processor, {
+    connection: workerConnection,
+    prefix: keys.bullPrefix(QUEUES.speech),
+  });
   speechQueue = new Queue(QUEUES.speech, { connection: workerConnection, prefix: keys.bullPrefix(QUEUES.speech) });
 }, 60_000);
 afterAll(async () => {
@@ -61,7 +76,12 @@ function postSpeech(body: object, idempotencyKey?: string) {
   const payload = JSON.stringify(body);
   const { port } = server.address() as AddressInfo;
   // Whole (the audio read back from Redis a piece at a time, with Content-Length): what this suite loads.
-  const headers: Record<string, string | number> = { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload), Prefer: "stream=false" };
+  const headers: Record<string, string | number> = {
+    Authorization: `Bearer ${key}`,
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(payload),
+    Prefer: "stream=false",
+  };
   if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
   const req = httpRequest({ host: "127.0.0.1", port, path: "/api/tts", method: "POST", headers });
   const response = new Promise<IncomingMessage>((resolve, reject) => req.on("response", resolve).on("error", reject));
@@ -92,7 +112,9 @@ function expectWholeWav(audio: Buffer, length: number): void {
 
 describe("large audio over a slow link to Redis", () => {
   it("when ~37 MB of audio streams to a client, then a status poll is answered during the transfer and the audio arrives whole", async () => {
-    const textId = submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
+    const textId = submittedId(
+      await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()),
+    );
     const res = await postSpeech(LONGEST).response;
     expect(res.statusCode).toBe(200);
     const length = Number(res.headers["content-length"]);

@@ -27,7 +27,8 @@ afterAll(async () => {
 });
 
 const submit = () => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
-const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+const status = async (id: string) =>
+  (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 const cancel = (id: string) => request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
 
 /** Jobs the fleet still owes an answer, as BullMQ itself counts them. */

@@ -65,7 +65,9 @@ describe("writes split between a record and its queue, the queue's side failing"
 
   it("when a submit cannot join the queue, then the client gets the error and nothing of its record is written (it would not be listed as processing)", async () => {
     const keyId = "key_split";
-    await expect(withQueueSideRefused(() => gw.deps.textJobs.submit({ keyId, model: MODEL, request: defaultRequest() as never }))).rejects.toThrow(/WRONGTYPE/);
+    await expect(
+      withQueueSideRefused(() => gw.deps.textJobs.submit({ keyId, model: MODEL, request: defaultRequest() as never })),
+    ).rejects.toThrow(/WRONGTYPE/);
     // The queue is joined first on every topology (it hands out the job's turn): no record was written.
     const { entries } = await new RequestIndex(gw.deps.redis, gw.deps.keys).after(keyId, null, 10);
     expect(entries).toEqual([]);

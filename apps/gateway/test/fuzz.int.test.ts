@@ -82,7 +82,11 @@ function parseAnswers(data: Buffer, head: boolean): { answers: Answer[]; leftove
     }
     at = end + 4;
     const bodyless = (head && answers.length === 0) || status < 200 || status === 204 || status === 304;
-    const length = bodyless ? 0 : headers["content-length"] !== undefined ? Number(headers["content-length"]) : data.length - at;
+    const length = bodyless
+      ? 0
+      : headers["content-length"] !== undefined
+        ? Number(headers["content-length"])
+        : data.length - at;
     if (at + length > data.length) break;
     if (status >= 200) answers.push({ status, headers, body: data.subarray(at, at + length) });
     at += length;
@@ -99,7 +103,12 @@ interface Parsed {
   error?: {
     code?: unknown;
     message?: unknown;
-    details?: { errorId?: unknown; parameter?: unknown; expected_type?: unknown; problems?: { parameter?: unknown; expected_type?: unknown; message?: unknown }[] };
+    details?: {
+      errorId?: unknown;
+      parameter?: unknown;
+      expected_type?: unknown;
+      problems?: { parameter?: unknown; expected_type?: unknown; message?: unknown }[];
+    };
   };
 }
 
@@ -120,41 +129,74 @@ function problemsWith(answer: Answer, headRequest: boolean): string[] {
   const text = answer.body.toString("utf8");
   const json = parsed(text);
   const code = json?.error?.code;
-  const cause = causes.byId.get(String(json?.error?.details?.errorId)) ?? (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
+  const cause =
+    causes.byId.get(String(json?.error?.details?.errorId)) ??
+    (answer.status >= 500 ? causes.byId.get(answer.headers["x-request-id"] ?? "") : undefined);
   const message = cause
     ? `server log: ${cause}`
     : asText(json?.error?.message ?? text)
         .replace(UUID, "<uuid>")
         .slice(0, 160);
   const label = `${answer.status}${code ? ` ${asText(code)}` : ""}: ${message}`;
-  const speechOff = answer.status === 503 && code === "SERVICE_UNAVAILABLE" && /text-to-speech is not enabled/.test(String(json?.error?.message));
+  const speechOff =
+    answer.status === 503 &&
+    code === "SERVICE_UNAVAILABLE" &&
+    /text-to-speech is not enabled/.test(String(json?.error?.message));
   if (answer.status >= 500 && !speechOff) problems.push(`5xx answer ${label}`);
   const trace = STACK_TRACE.find((pattern) => pattern.test(text));
   if (trace) problems.push(`stack trace or file path in body (${trace}): ${text.slice(0, 200)}`);
   if (answer.status >= 400 && !headRequest) {
-    if (!/^application\/json\b/.test(answer.headers["content-type"] ?? "")) problems.push(`error answer not application/json (${answer.headers["content-type"] ?? "none"}) ${label}`);
+    if (!/^application\/json\b/.test(answer.headers["content-type"] ?? ""))
+      problems.push(`error answer not application/json (${answer.headers["content-type"] ?? "none"}) ${label}`);
     const keysOk = json && typeof json === "object" && Object.keys(json).sort().join() === "error,status,timestamp";
     const error = json?.error;
-    const errorKeysOk = error && typeof error === "object" && Object.keys(error).every((k) => ["code", "message", "details"].includes(k));
-    if (!keysOk || !errorKeysOk || json.status !== "error") problems.push(`not the error envelope: ${label} body ${text.slice(0, 200)}`);
+    const errorKeysOk =
+      error && typeof error === "object" && Object.keys(error).every((k) => ["code", "message", "details"].includes(k));
+    if (!keysOk || !errorKeysOk || json.status !== "error")
+      problems.push(`not the error envelope: ${label} body ${text.slice(0, 200)}`);
     else {
-      if (README_CODES[String(code)] !== answer.status) problems.push(`code ${String(code)} is not docs/api.md's code for ${answer.status}`);
+      if (README_CODES[String(code)] !== answer.status)
+        problems.push(`code ${String(code)} is not docs/api.md's code for ${answer.status}`);
       if (answer.status === 405 && !answer.headers.allow) problems.push("405 without an Allow header");
-      if (typeof error.message !== "string" || error.message === "") problems.push(`envelope without a message: ${label}`);
-      if (error.details !== undefined && (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))) problems.push(`details is not an object: ${label}`);
-      if (code === "INVALID_PARAMETER" && (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string"))
+      if (typeof error.message !== "string" || error.message === "")
+        problems.push(`envelope without a message: ${label}`);
+      if (
+        error.details !== undefined &&
+        (typeof error.details !== "object" || error.details === null || Array.isArray(error.details))
+      )
+        problems.push(`details is not an object: ${label}`);
+      if (
+        code === "INVALID_PARAMETER" &&
+        (typeof error.details?.parameter !== "string" || typeof error.details?.expected_type !== "string")
+      )
         problems.push(`INVALID_PARAMETER without details.parameter/expected_type: ${label}`);
       const listed = error.details?.problems?.[0];
-      if (code === "INVALID_PARAMETER" && (listed?.parameter !== error.details?.parameter || listed?.expected_type !== error.details?.expected_type || listed?.message !== error.message)) {
-        problems.push(`INVALID_PARAMETER whose details.problems does not start with the problem it describes: ${label}`);
+      if (
+        code === "INVALID_PARAMETER" &&
+        (listed?.parameter !== error.details?.parameter ||
+          listed?.expected_type !== error.details?.expected_type ||
+          listed?.message !== error.message)
+      ) {
+        problems.push(
+          `INVALID_PARAMETER whose details.problems does not start with the problem it describes: ${label}`,
+        );
       }
-      if (typeof json.timestamp !== "string" || !ISO.test(json.timestamp) || new Date(json.timestamp).toISOString() !== json.timestamp)
+      if (
+        typeof json.timestamp !== "string" ||
+        !ISO.test(json.timestamp) ||
+        new Date(json.timestamp).toISOString() !== json.timestamp
+      )
         problems.push(`timestamp not ISO 8601: ${asText(json.timestamp)}`);
     }
   }
   // A submit answer (a status record also has `tokens`, but always with `status`).
   if (answer.status === 200 && json && typeof json === "object" && "tokens" in json && !("status" in json)) {
-    if (!(typeof json.id === "string" && /^[0-9a-f-]{36}$/.test(json.id) && json.tokens === -1 && Object.keys(json).length === 2))
+    if (!(
+      typeof json.id === "string" &&
+      /^[0-9a-f-]{36}$/.test(json.id) &&
+      json.tokens === -1 &&
+      Object.keys(json).length === 2
+    ))
       problems.push(`submit answer is not {id, tokens: -1}: ${text.slice(0, 200)}`);
   }
   return problems;
@@ -194,7 +236,8 @@ interface Summary {
 }
 
 const count = (counts: Record<string, number>, key: string | number) => (counts[key] = (counts[key] ?? 0) + 1);
-const preview = (bytes: Buffer) => `${JSON.stringify(bytes.subarray(0, 700).toString("latin1"))}${bytes.length > 700 ? ` …(${bytes.length} bytes)` : ""}`;
+const preview = (bytes: Buffer) =>
+  `${JSON.stringify(bytes.subarray(0, 700).toString("latin1"))}${bytes.length > 700 ? ` …(${bytes.length} bytes)` : ""}`;
 
 let gw: TestGateway;
 let server: Server;
@@ -225,9 +268,17 @@ async function fuzzContext(): Promise<FuzzContext> {
   const other = await gw.createKey({ limits });
   const revoked = await gw.deps.apiKeys.create("revoked", ["*"], limits);
   await gw.deps.apiKeys.revokeById(revoked.record.id);
-  const submit = async (key: string) => submittedId(await request(server).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
+  const submit = async (key: string) =>
+    submittedId(await request(server).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
   const [processing, completed, foreign] = [await submit(good), await submit(good), await submit(other)];
-  await gw.deps.statuses.complete(completed, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });
+  await gw.deps.statuses.complete(completed, {
+    reply: "done",
+    tokens: 1,
+    promptTokens: 1,
+    cachedTokens: 0,
+    processingTime: 0.1,
+    droppedMessages: 0,
+  });
   return {
     host: `127.0.0.1:${port}`,
     keys: {
@@ -256,13 +307,17 @@ describe("fuzzing the gateway over HTTP", () => {
       byKind: {},
       elapsedMs: 0,
     };
-    const failures = new Map<string, { count: number; kinds: string[]; bytes: number; request: string; answer: string }>();
+    const failures = new Map<
+      string,
+      { count: number; kinds: string[]; bytes: number; request: string; answer: string }
+    >();
     const fail = (fuzz: FuzzCase, problem: string, data: Buffer) => {
       const seen = failures.get(problem) ?? { count: 0, kinds: [], bytes: Infinity, request: "", answer: "" };
       seen.count++;
       if (!seen.kinds.includes(fuzz.kind)) seen.kinds.push(fuzz.kind);
       // The shortest request showing a problem is its reproduction.
-      if (fuzz.bytes.length < seen.bytes) Object.assign(seen, { bytes: fuzz.bytes.length, request: preview(fuzz.bytes), answer: preview(data) });
+      if (fuzz.bytes.length < seen.bytes)
+        Object.assign(seen, { bytes: fuzz.bytes.length, request: preview(fuzz.bytes), answer: preview(data) });
       failures.set(problem, seen);
     };
 
@@ -286,7 +341,8 @@ describe("fuzzing the gateway over HTTP", () => {
         if (answer.headers["x-request-id"] === undefined) {
           count(summary.nodeParserAnswers, answer.status);
           if (answer.status >= 500) fail(fuzz, `node's HTTP layer answered ${answer.status}`, data);
-          if (!fuzz.protocolGarbage) fail(fuzz, `node's HTTP parser refused a well-formed request with ${answer.status}`, data);
+          if (!fuzz.protocolGarbage)
+            fail(fuzz, `node's HTTP parser refused a well-formed request with ${answer.status}`, data);
           return;
         }
         summary.appAnswers++;
@@ -302,7 +358,8 @@ describe("fuzzing the gateway over HTTP", () => {
     const started = Date.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        for (let next = cases.next(); !next.done && summary.hangs < MAX_HANGS; next = cases.next()) await judge(next.value);
+        for (let next = cases.next(); !next.done && summary.hangs < MAX_HANGS; next = cases.next())
+          await judge(next.value);
       }),
     );
     summary.elapsedMs = Date.now() - started;
@@ -319,7 +376,10 @@ describe("fuzzing the gateway over HTTP", () => {
   }, 120_000);
 
   it("when the storm is over, then a normal request is accepted and its status can be polled", async () => {
-    const submitted = await request(server).post("/api/text/default").auth(good, { type: "bearer" }).send(defaultRequest());
+    const submitted = await request(server)
+      .post("/api/text/default")
+      .auth(good, { type: "bearer" })
+      .send(defaultRequest());
     expect(submitted.status).toBe(200);
     expect(submitted.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), tokens: -1 });
     const polled = await request(server)

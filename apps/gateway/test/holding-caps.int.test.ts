@@ -22,7 +22,11 @@ let baseUrl: string;
 const opened: StatusStreamClient[] = [];
 
 beforeAll(async () => {
-  gw = await startTestGateway(uniquePrefix("caps"), { MAX_IN_FLIGHT_PER_KEY: "3", MAX_STREAMS_PER_KEY: "2", MAX_STREAMS_PER_GATEWAY: "4" });
+  gw = await startTestGateway(uniquePrefix("caps"), {
+    MAX_IN_FLIGHT_PER_KEY: "3",
+    MAX_STREAMS_PER_KEY: "2",
+    MAX_STREAMS_PER_GATEWAY: "4",
+  });
   server = gw.app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -36,12 +40,16 @@ afterAll(async () => {
   await gw.close();
 });
 
-const submit = (key: string, headers: Record<string, string> = {}) => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).set(headers).send(defaultRequest());
-const cancel = (key: string, id: string) => request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
-const listed = async (key: string) => ((await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" })).body as RequestsListPage).data;
+const submit = (key: string, headers: Record<string, string> = {}) =>
+  request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).set(headers).send(defaultRequest());
+const cancel = (key: string, id: string) =>
+  request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
+const listed = async (key: string) =>
+  ((await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" })).body as RequestsListPage).data;
 
 /** A stream the caps refuse: its body is the error envelope, not events. */
-const refusedStream = (key: string, id: string) => fetch(`${baseUrl}/api/v2/status/${id}`, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } });
+const refusedStream = (key: string, id: string) =>
+  fetch(`${baseUrl}/api/v2/status/${id}`, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } });
 
 async function stream(key: string, id: string): Promise<StatusStreamClient> {
   const sse = await openStatusStream(`${baseUrl}/api/v2/status/${id}`, key);
@@ -61,9 +69,16 @@ async function fill(key: string, count: number): Promise<string[]> {
 }
 
 /** The body and headers a client sees when refused for a cap. */
-function expectRefusal(res: { status: number; headers: Record<string, string>; body: unknown }, status: number, message: RegExp): void {
+function expectRefusal(
+  res: { status: number; headers: Record<string, string>; body: unknown },
+  status: number,
+  message: RegExp,
+): void {
   expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ status: "error", error: { code: status === 429 ? "RATE_LIMITED" : "SERVICE_UNAVAILABLE", message: expect.stringMatching(message) } });
+  expect(res.body).toMatchObject({
+    status: "error",
+    error: { code: status === 429 ? "RATE_LIMITED" : "SERVICE_UNAVAILABLE", message: expect.stringMatching(message) },
+  });
   expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
 }
 
@@ -114,8 +129,14 @@ describe("open streams and waits per key", () => {
 
     const refused = await refusedStream(key, a!);
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ error: { code: "RATE_LIMITED", message: expect.stringMatching(/max streams 2/) } });
-    expectRefusal(await request(gw.app).get(`/api/v2/status/${a}`).auth(key, { type: "bearer" }).set("Prefer", "wait=5"), 429, /max streams 2/);
+    expect(await refused.json()).toMatchObject({
+      error: { code: "RATE_LIMITED", message: expect.stringMatching(/max streams 2/) },
+    });
+    expectRefusal(
+      await request(gw.app).get(`/api/v2/status/${a}`).auth(key, { type: "bearer" }).set("Prefer", "wait=5"),
+      429,
+      /max streams 2/,
+    );
     expectRefusal(await submit(key, { Prefer: "wait=5" }), 429, /max streams 2/);
     expect(await listed(key)).toHaveLength(2); // the refused wait queued nothing
 
@@ -133,7 +154,9 @@ describe("open streams and waits per key", () => {
     const final = await stream(key, b!);
     expect(final.response.status).toBe(200);
     await final.ended;
-    expect((await request(gw.app).get(`/api/v2/status/${b}`).auth(key, { type: "bearer" }).set("Prefer", "wait=5")).status).toBe(200);
+    expect(
+      (await request(gw.app).get(`/api/v2/status/${b}`).auth(key, { type: "bearer" }).set("Prefer", "wait=5")).status,
+    ).toBe(200);
   });
 
   it("when the gateway holds its cap of streams (all keys), then one more is 503 with Retry-After", async () => {
@@ -143,14 +166,20 @@ describe("open streams and waits per key", () => {
     for (const [i, key] of keys.slice(0, 2).entries()) for (const id of ids[i]!) await stream(key, id);
     const refused = await refusedStream(keys[2]!, ids[2]![0]);
     expect(refused.status).toBe(503);
-    expect(await refused.json()).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/most open status streams and waits \(4\)/) } });
+    expect(await refused.json()).toMatchObject({
+      error: {
+        code: "SERVICE_UNAVAILABLE",
+        message: expect.stringMatching(/most open status streams and waits \(4\)/),
+      },
+    });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 });
 
 describe("open streams counted over every gateway", () => {
   const clock = { now: 1_000_000 };
-  const streamsOf = (lifetimeMs = 30_000) => new OpenStreams(gw.deps.redis, gw.deps.keys, { perGateway: 100, lifetimeMs, now: () => clock.now });
+  const streamsOf = (lifetimeMs = 30_000) =>
+    new OpenStreams(gw.deps.redis, gw.deps.keys, { perGateway: 100, lifetimeMs, now: () => clock.now });
 
   it("when two gateways hold a key's streams, then its cap counts both, and a release on one frees a place for the other", async () => {
     const [one, two] = [streamsOf(), streamsOf()];
@@ -176,7 +205,13 @@ describe("open streams counted over every gateway", () => {
   });
 });
 
-/** Waits until the gateway's own count of open streams is `count` (a stream's end is seen by the server a moment after the client's). */
+/**
+ * Waits until the gateway's own count of open streams is `count` (a stream's end is seen by the server a moment after
+ * the client's).
+ */
 async function untilOpen(count: number): Promise<void> {
-  await waitFor(`${count} open streams`, () => gw.deps.openStreams.open === count, { timeoutMs: 10_000, intervalMs: 10 });
+  await waitFor(`${count} open streams`, () => gw.deps.openStreams.open === count, {
+    timeoutMs: 10_000,
+    intervalMs: 10,
+  });
 }

@@ -18,7 +18,11 @@ const post = (path: string) => request(gw.app).post(path).auth(key, { type: "bea
 
 function expectError(res: request.Response, status: number, code: string) {
   expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ error: { code, message: expect.any(String) }, status: "error", timestamp: expect.any(String) });
+  expect(res.body).toMatchObject({
+    error: { code, message: expect.any(String) },
+    status: "error",
+    timestamp: expect.any(String),
+  });
   expect(JSON.stringify(res.body)).not.toMatch(/\n\s+at /); // no stack trace
 }
 
@@ -30,11 +34,14 @@ describe("submitting text over HTTP", () => {
     expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), tokens: -1 });
   });
 
-  it.each(["witch", "DEFAULT", "gpt-4", "Witch2"])("when the model id is %s, then it is 404 listing the valid ids", async (model) => {
-    const res = await post(`/api/text/${model}`).send(defaultRequest());
-    expectError(res, 404, "NOT_FOUND");
-    expect(errorOf(res).message).toContain(MODEL_IDS.join(", "));
-  });
+  it.each(["witch", "DEFAULT", "gpt-4", "Witch2"])(
+    "when the model id is %s, then it is 404 listing the valid ids",
+    async (model) => {
+      const res = await post(`/api/text/${model}`).send(defaultRequest());
+      expectError(res, 404, "NOT_FOUND");
+      expect(errorOf(res).message).toContain(MODEL_IDS.join(", "));
+    },
+  );
 
   it("when messages are missing, then 400 INVALID_PARAMETER names the parameter and its type", async () => {
     const res = await post("/api/text/default").send({});
@@ -59,25 +66,41 @@ describe("submitting text over HTTP", () => {
     expect(errorOf(res).details).toEqual({
       parameter: "messages[2].content",
       expected_type: "string",
-      problems: [{ parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be empty" }],
+      problems: [
+        { parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be empty" },
+      ],
     });
   });
 
   it("when a character request lacks botName, then 400 names botName", async () => {
     const { botName: _omitted, ...body } = characterRequest();
     const res = await post("/api/text/Mage").send(body);
-    expect(errorOf(res).details).toEqual({ parameter: "botName", expected_type: "string", problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }] });
+    expect(errorOf(res).details).toEqual({
+      parameter: "botName",
+      expected_type: "string",
+      problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }],
+    });
   });
 
   it("when a Witch request misses several fields and has a bad one, then one answer lists every problem, the first also as details", async () => {
     const body = { samplingParams: { temperature: 9 }, messages: [{ role: "You", content: "Hello", index: 0 }] };
     const res = await post("/api/text/Witch").send(body);
     expectError(res, 400, "INVALID_PARAMETER");
-    const { problems, ...first } = errorOf(res).details as { problems: { parameter: string; expected_type: string; message: string }[] };
+    const { problems, ...first } = errorOf(res).details as {
+      problems: { parameter: string; expected_type: string; message: string }[];
+    };
     expect(first).toEqual({ parameter: problems[0]!.parameter, expected_type: problems[0]!.expected_type });
     expect(errorOf(res).message).toBe(problems[0]!.message);
     expect(problems.map((p) => p.parameter).sort()).toEqual(
-      ["botName", "messages[0].chatId", "messages[0].createdAt", "messages[0].id", "messages[0].messageIndex", "messages[0].userId", "samplingParams.temperature"].sort(),
+      [
+        "botName",
+        "messages[0].chatId",
+        "messages[0].createdAt",
+        "messages[0].id",
+        "messages[0].messageIndex",
+        "messages[0].userId",
+        "samplingParams.temperature",
+      ].sort(),
     );
     expect(problems.find((p) => p.parameter === "samplingParams.temperature")).toEqual({
       parameter: "samplingParams.temperature",
@@ -96,28 +119,40 @@ describe("submitting text over HTTP", () => {
     expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
-  it.each(["/api/text/default", "/api/audio/full"])("when %s gets Content-Type: application/json and no body, then it is 400 naming body", async (path) => {
-    const res = await post(path).set("Content-Type", "application/json");
-    expectError(res, 400, "INVALID_PARAMETER");
-    expect(errorOf(res).details).toEqual({ parameter: "body", expected_type: "object", problems: [{ parameter: "body", expected_type: "object", message: "a JSON body is required" }] });
-  });
+  it.each(["/api/text/default", "/api/audio/full"])(
+    "when %s gets Content-Type: application/json and no body, then it is 400 naming body",
+    async (path) => {
+      const res = await post(path).set("Content-Type", "application/json");
+      expectError(res, 400, "INVALID_PARAMETER");
+      expect(errorOf(res).details).toEqual({
+        parameter: "body",
+        expected_type: "object",
+        problems: [{ parameter: "body", expected_type: "object", message: "a JSON body is required" }],
+      });
+    },
+  );
 
   it.each([
     ["GET", "/api/text/default", "POST"],
     ["PUT", "/api/v2/status/abc", "DELETE, GET, HEAD"],
     ["GET", "/api/audio/full", "POST"],
-  ])("when %s %s (a known path, another method) comes with a valid key, then it is 405 with Allow: %s", async (method, path, allow) => {
-    const res = await request(gw.app)[method.toLowerCase() as "get" | "put"](path).auth(key, { type: "bearer" });
-    expectError(res, 405, "METHOD_NOT_ALLOWED");
-    expect(res.headers.allow).toBe(allow);
-  });
+  ])(
+    "when %s %s (a known path, another method) comes with a valid key, then it is 405 with Allow: %s",
+    async (method, path, allow) => {
+      const res = await request(gw.app)[method.toLowerCase() as "get" | "put"](path).auth(key, { type: "bearer" });
+      expectError(res, 405, "METHOD_NOT_ALLOWED");
+      expect(res.headers.allow).toBe(allow);
+    },
+  );
 
   it("when a known path with another method comes without a key, then it is 401 like any path", async () => {
     expect((await request(gw.app).get("/api/text/default")).status).toBe(401);
   });
 
   it("when the body is over the limit, then it is 413", async () => {
-    const huge = JSON.stringify({ messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }] });
+    const huge = JSON.stringify({
+      messages: [{ role: "You", content: "x".repeat(REQUEST_LIMITS.maxBodyBytes), index: 0 }],
+    });
     const res = await post("/api/text/default").set("Content-Type", "application/json").send(huge);
     expectError(res, 413, "PAYLOAD_TOO_LARGE");
   });
@@ -145,10 +180,15 @@ describe("submitting text over HTTP", () => {
   it("when no worker synthesizes in time, then speech is 503 with a clear message and the job is dropped", async () => {
     const impatient = await startTestGateway(gw.prefix, { TTS_TIMEOUT_MS: "1000" });
     try {
-      const res = await request(impatient.app).post("/api/audio/full").auth(key, { type: "bearer" }).send({ text: "hello" });
+      const res = await request(impatient.app)
+        .post("/api/audio/full")
+        .auth(key, { type: "bearer" })
+        .send({ text: "hello" });
       expectError(res, 503, "SERVICE_UNAVAILABLE");
       expect(errorOf(res).message).toMatch(/did not finish within 1 s/);
-      expect(await impatient.deps.redis.keys(`${gw.deps.keys.bullPrefix(QUEUES.speech)}:${QUEUES.speech}:[0-9a-f]*-*`)).toEqual([]);
+      expect(
+        await impatient.deps.redis.keys(`${gw.deps.keys.bullPrefix(QUEUES.speech)}:${QUEUES.speech}:[0-9a-f]*-*`),
+      ).toEqual([]);
     } finally {
       await impatient.close({ keepKeys: true });
     }

@@ -11,8 +11,14 @@ import { createHttpServer } from "../src/http-server.js";
  * The gateway's HTTP server as main.ts builds it, with short timeouts so that the tests are quick.
  * Node's own defaults (60 s for headers, 300 s for a request) would fail every bound below.
  */
-const TIMEOUTS = { HTTP_HEADERS_TIMEOUT_MS: "1000", HTTP_REQUEST_TIMEOUT_MS: "1500", HTTP_KEEP_ALIVE_TIMEOUT_MS: "8000" };
-/** Generous: each timeout plus Node's check interval or keep-alive margin is at most 9 s; a loaded machine is slower. */
+const TIMEOUTS = {
+  HTTP_HEADERS_TIMEOUT_MS: "1000",
+  HTTP_REQUEST_TIMEOUT_MS: "1500",
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: "8000",
+};
+/**
+ * Generous: each timeout plus Node's check interval or keep-alive margin is at most 9 s; a loaded machine is slower.
+ */
 const CUT_WITHIN_MS = 20_000;
 /** Longer than the request timeout plus Node's check interval: a cut would have happened by then. */
 const PAST_REQUEST_TIMEOUT_MS = 3500;
@@ -76,7 +82,9 @@ describe("gateway HTTP server timeouts", () => {
 
   it("when a client sends its body one byte a second, then it gets 408 and is cut off within the request timeout", async () => {
     const client = rawClient();
-    client.socket.write(`POST /api/text/default HTTP/1.1\r\nHost: chorus\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n`);
+    client.socket.write(
+      `POST /api/text/default HTTP/1.1\r\nHost: chorus\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n`,
+    );
     void trickle(client.socket, JSON.stringify(defaultRequest()).slice(0, 59));
     expect(await withinBound(client.closed)).toBeLessThan(CUT_WITHIN_MS);
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
@@ -97,9 +105,13 @@ describe("gateway HTTP server timeouts", () => {
   });
 
   it("when a Prefer: wait hold lasts longer than the request timeout, then it is answered, not cut", async () => {
-    const { id } = (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body as { id: string };
+    const { id } = (
+      await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())
+    ).body as { id: string };
     const asked = Date.now();
-    const res = await fetch(`http://127.0.0.1:${port}/api/v2/status/${id}`, { headers: { authorization: `Bearer ${key}`, prefer: "wait=4" } });
+    const res = await fetch(`http://127.0.0.1:${port}/api/v2/status/${id}`, {
+      headers: { authorization: `Bearer ${key}`, prefer: "wait=4" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("preference-applied")).toBe("wait=4");
     expect(await res.json()).toMatchObject({ status: "processing" }); // no worker: still queued
@@ -107,7 +119,9 @@ describe("gateway HTTP server timeouts", () => {
   });
 
   it("when a status stream stays open longer than the request timeout, then it is not cut", async () => {
-    const { id } = (await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())).body as { id: string };
+    const { id } = (
+      await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest())
+    ).body as { id: string };
     const stream = await openStatusStream(`http://127.0.0.1:${port}/api/v2/status/${id}`, key);
     await stream.untilEvents(1);
     let ended = false;

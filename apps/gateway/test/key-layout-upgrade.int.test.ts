@@ -71,10 +71,22 @@ describe("upgrading from key layout 1", () => {
   it("when a deployment of layout 1 starts on this release, then its API keys, records, audio, listing, idempotency keys and usage are there", async () => {
     const secret = await gw.createKey();
     const keyId = (await gw.deps.apiKeys.findBySecret(secret))!.id;
-    const submit = (idempotencyKey: string) => request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).set("Idempotency-Key", idempotencyKey).send(defaultRequest());
+    const submit = (idempotencyKey: string) =>
+      request(gw.app)
+        .post("/api/text/default")
+        .auth(secret, { type: "bearer" })
+        .set("Idempotency-Key", idempotencyKey)
+        .send(defaultRequest());
     const done = submittedId(await submit("first"));
     const waiting = submittedId(await submit("second"));
-    await gw.deps.statuses.complete(done, { reply: "Once upon a time.", tokens: 5, promptTokens: 20, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 });
+    await gw.deps.statuses.complete(done, {
+      reply: "Once upon a time.",
+      tokens: 5,
+      promptTokens: 20,
+      cachedTokens: 0,
+      processingTime: 0.5,
+      droppedMessages: 0,
+    });
     await gw.deps.redis.set(gw.deps.keys.audio(done), "RIFF");
     await gw.deps.usage.countRequests(keyId, { text: 7 });
     await gw.deps.requestCounts.flush(); // the submits' own counts, which the gateway holds for a second
@@ -88,13 +100,21 @@ describe("upgrading from key layout 1", () => {
     // The gateway and the worker of this release refuse to start on it, naming the step to take.
     for (const app of ["gateway", "worker"] as const) {
       // A worker whose engine is never asked: it gets to the check in a second.
-      const noModel = { LLM_ENGINE: "openai-compatible", LLM_BASE_URL: "http://127.0.0.1:1/v1", LLM_MODEL: "never-asked", TTS_ENGINE: "none" };
+      const noModel = {
+        LLM_ENGINE: "openai-compatible",
+        LLM_BASE_URL: "http://127.0.0.1:1/v1",
+        LLM_MODEL: "never-asked",
+        TTS_ENGINE: "none",
+      };
       const refused = startApp(app, { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, PORT: "0", ...noModel });
       expect(await refused.exited).toBe(1);
       expect(refused.output()).toContain(`Redis holds keys of an earlier Chorus release under prefix '${prefix}'`);
       expect(refused.output()).toContain("run `npm run migrate`");
     }
-    expect(migrate("--check")).toEqual({ status: 3, output: `migrate: prefix '${prefix}' holds keys of an earlier release: run npm run migrate\n` });
+    expect(migrate("--check")).toEqual({
+      status: 3,
+      output: `migrate: prefix '${prefix}' holds keys of an earlier release: run npm run migrate\n`,
+    });
 
     const migrated = migrate();
     expect(migrated.status).toBe(0);
@@ -109,18 +129,33 @@ describe("upgrading from key layout 1", () => {
     expect(submittedId(await submit("second"))).toBe(waiting);
     await gw.deps.requestCounts.flush();
     const [today] = (await gw.deps.usage.lastDays(keyId)).slice(-1);
-    expect(today?.requests.text).toBe(7 + 2 + 100 + 1); // counted before, the two submits, after the downgrade, the retry
+    // Counted before, the two submits, after the downgrade, the retry
+    expect(today?.requests.text).toBe(7 + 2 + 100 + 1);
     expect((await gw.deps.apiKeys.list()).map((key) => key.id)).toEqual([keyId]);
     // The record still processing is where the sweep looks; the finished one is not.
     expect(await gw.deps.statuses.unfinished(Date.now(), 0, 10)).toEqual([waiting]);
     // Nothing of layout 1 is left.
     expect(await gw.deps.redis.keys(`${prefix}:apikey:*`)).toEqual([]);
-    expect(await gw.deps.redis.exists(`${prefix}:apikeys`, `${prefix}:apikey-names`, `${prefix}:status:${done}`, `${prefix}:audio:${done}`, `${prefix}:usage:${keyId}:${today?.date}`)).toBe(0);
+    expect(
+      await gw.deps.redis.exists(
+        `${prefix}:apikeys`,
+        `${prefix}:apikey-names`,
+        `${prefix}:status:${done}`,
+        `${prefix}:audio:${done}`,
+        `${prefix}:usage:${keyId}:${today?.date}`,
+      ),
+    ).toBe(0);
   });
 
   it("when the move has been made, then running it again changes nothing and says so", () => {
-    expect(migrate()).toEqual({ status: 0, output: `migrate: prefix '${prefix}' is on key layout ${KEY_LAYOUT} already: nothing to do\n` });
-    expect(migrate("--check")).toEqual({ status: 0, output: `migrate: prefix '${prefix}' needs no migration (current)\n` });
+    expect(migrate()).toEqual({
+      status: 0,
+      output: `migrate: prefix '${prefix}' is on key layout ${KEY_LAYOUT} already: nothing to do\n`,
+    });
+    expect(migrate("--check")).toEqual({
+      status: 0,
+      output: `migrate: prefix '${prefix}' needs no migration (current)\n`,
+    });
   });
 });
 

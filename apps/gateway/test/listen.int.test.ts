@@ -30,7 +30,9 @@ describe("the gateway's listening socket", () => {
     gateway = startApp("gateway", env({ PORT: String(taken) }));
 
     expect(await gateway.exited).toBe(1);
-    expect(gateway.output()).toContain(`cannot listen on 127.0.0.1:${taken}: port ${taken} is already in use by another program; stop it, or set PORT to a free port`);
+    expect(gateway.output()).toContain(
+      `cannot listen on 127.0.0.1:${taken}: port ${taken} is already in use by another program; stop it, or set PORT to a free port`,
+    );
     expect(gateway.output()).not.toContain("gateway listening");
   });
 
@@ -49,6 +51,8 @@ describe("the gateway's listening socket", () => {
     gateway = startApp("gateway", env({ PORT: "0", HOST: "0.0.0.0" }));
     await waitForOutput(gateway, /gateway listening on/);
 
-    expect(gateway.output()).toMatch(/gateway listening on http:\/\/0\.0\.0\.0:\d+ \(every network interface: reachable from other machines\)/);
+    expect(gateway.output()).toMatch(
+      /gateway listening on http:\/\/0\.0\.0\.0:\d+ \(every network interface: reachable from other machines\)/,
+    );
   });
 });

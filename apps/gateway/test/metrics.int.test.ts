@@ -40,7 +40,8 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-const requests = (method: string, route: string, status: number) => `http_requests_total{method="${method}",route="${route}",status="${status}"}`;
+const requests = (method: string, route: string, status: number) =>
+  `http_requests_total{method="${method}",route="${route}",status="${status}"}`;
 
 beforeAll(async () => {
   gw = await startTestGateway(uniquePrefix("metrics"));
@@ -58,7 +59,8 @@ describe("gateway metrics", () => {
   it("when requests of every kind pass, then /metrics counts and times them by route pattern and status, never by URL", async () => {
     const key = await gw.createKey();
     const limited = await gw.createKey({ limits: { text: 1 } });
-    const post = (path: string, secret: string, body: object) => request(open).post(path).auth(secret, { type: "bearer" }).send(body);
+    const post = (path: string, secret: string, body: object) =>
+      request(open).post(path).auth(secret, { type: "bearer" }).send(body);
 
     expect((await post("/api/text/default", key, defaultRequest())).status).toBe(200);
     expect((await post("/api/text/Witch", key, {})).status).toBe(400);
@@ -91,8 +93,15 @@ describe("gateway metrics", () => {
     expect(text).not.toContain("path-12345");
     expect(text).not.toContain("path-67890");
     expect(text).not.toContain("/abc");
-    expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/api/text/:model",status="200"}')).toBe(2);
-    expect(sample(text, 'http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/api/text/:model",status="429"}')).toBe(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count{method="POST",route="/api/text/:model",status="200"}'),
+    ).toBe(2);
+    expect(
+      sample(
+        text,
+        'http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/api/text/:model",status="429"}',
+      ),
+    ).toBe(1);
     // Nothing consumes this prefix's queue: both accepted jobs are waiting.
     expect(sample(text, 'queue_depth{queue="text-generation",state="waiting"}')).toBe(2);
     expect(sample(text, 'queue_depth{queue="text-generation",state="active"}')).toBe(0);

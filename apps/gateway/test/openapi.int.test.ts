@@ -1,4 +1,12 @@
-import { characterModelRequestSchema, chatCompletionRequestSchema, defaultModelRequestSchema, ERROR_CODES, newApiKeySchema, openAiSpeechSchema, speechRequestSchema } from "@chorus/contracts";
+import {
+  characterModelRequestSchema,
+  chatCompletionRequestSchema,
+  defaultModelRequestSchema,
+  ERROR_CODES,
+  newApiKeySchema,
+  openAiSpeechSchema,
+  speechRequestSchema,
+} from "@chorus/contracts";
 import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
@@ -50,12 +58,16 @@ function registeredRoutes(): string[] {
 
 function documentedRoutes(document: OpenAPIObject): string[] {
   const methods = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
-  return Object.entries(document.paths ?? {}).flatMap(([path, item]) => methods.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${shape(path)}`));
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    methods.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${shape(path)}`),
+  );
 }
 
 function operations(document: OpenAPIObject): [string, OperationObject][] {
   return Object.values(document.paths ?? {}).flatMap((item) =>
-    ["get", "post", "delete"].flatMap((m) => (item[m as "get"] ? [[m, item[m as "get"] as OperationObject] as [string, OperationObject]] : [])),
+    ["get", "post", "delete"].flatMap((m) =>
+      item[m as "get"] ? [[m, item[m as "get"] as OperationObject] as [string, OperationObject]] : [],
+    ),
   );
 }
 
@@ -89,7 +101,10 @@ describe("GET /openapi.json", () => {
       expect(built[name]).toBe(schema);
       expect(served.components?.schemas?.[name]).toEqual(JSON.parse(JSON.stringify(schema)));
     }
-    const bodyRef = (path: string) => (served.paths?.[path]?.post?.requestBody as { content: Record<string, { schema: { $ref: string } }> }).content["application/json"]?.schema.$ref;
+    const bodyRef = (path: string) =>
+      (served.paths?.[path]?.post?.requestBody as { content: Record<string, { schema: { $ref: string } }> }).content[
+        "application/json"
+      ]?.schema.$ref;
     expect(bodyRef("/api/text/default")).toBe("#/components/schemas/DefaultModelGenerationRequest");
     expect(bodyRef("/api/text/{model}")).toBe("#/components/schemas/CharacterModelGenerationRequest");
     expect(bodyRef("/api/audio/full")).toBe("#/components/schemas/SpeechRequest");
@@ -107,7 +122,9 @@ describe("GET /openapi.json", () => {
 
   it("when the document has a route, then the app registers it", () => {
     // A route's parameter matches any segment: /api/text/{} serves the documented /api/text/default.
-    const registered = registeredRoutes().map((route) => new RegExp(`^${route.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\}/g, "[^/]+")}$`));
+    const registered = registeredRoutes().map(
+      (route) => new RegExp(`^${route.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\}/g, "[^/]+")}$`),
+    );
     const extra = documentedRoutes(served).filter((route) => !registered.some((pattern) => pattern.test(route)));
     expect(extra).toEqual([]);
   });
@@ -116,7 +133,10 @@ describe("GET /openapi.json", () => {
     expect(served.components?.securitySchemes?.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(served.components?.securitySchemes?.adminToken).toMatchObject({ type: "http", scheme: "bearer" });
     expect(served.security).toEqual([{ bearerAuth: [] }]);
-    const own = (security: unknown) => operations(served).flatMap(([, op]) => (JSON.stringify(op.security) === JSON.stringify(security) ? [op.operationId] : []));
+    const own = (security: unknown) =>
+      operations(served).flatMap(([, op]) =>
+        JSON.stringify(op.security) === JSON.stringify(security) ? [op.operationId] : [],
+      );
     expect(own([]).sort()).toEqual(["health", "ready"]);
     const adminOperations = Object.entries(served.paths ?? {})
       .filter(([path]) => path.startsWith("/admin/"))
@@ -128,7 +148,10 @@ describe("GET /openapi.json", () => {
 
   it("when the error answers are documented, then every error code of the contract has an example in the envelope", () => {
     const examples = Object.values(served.components?.responses ?? {}).flatMap((response) =>
-      Object.values((response as { content: Record<string, { examples: Record<string, { value: { error: { code: string } } }> }> }).content["application/json"]?.examples ?? {}),
+      Object.values(
+        (response as { content: Record<string, { examples: Record<string, { value: { error: { code: string } } }> }> })
+          .content["application/json"]?.examples ?? {},
+      ),
     );
     expect(examples.map((example) => example.value.error.code).sort()).toEqual(Object.keys(ERROR_CODES).sort());
     expect(served.components?.schemas?.ErrorEnvelope).toBeDefined();
@@ -140,13 +163,23 @@ describe("GET /openapi.json", () => {
     const checked: string[] = [];
     for (const [method, op] of operations(resolved)) {
       const bodies = [op.requestBody, ...Object.values<unknown>(op.responses ?? {})] as {
-        content?: Record<string, { schema?: SchemaObject; example?: unknown; examples?: Record<string, { value: unknown }> }>;
+        content?: Record<
+          string,
+          { schema?: SchemaObject; example?: unknown; examples?: Record<string, { value: unknown }> }
+        >;
       }[];
       for (const [mediaType, media] of bodies.flatMap((body) => Object.entries(body?.content ?? {}))) {
-        const values = [...(media.example === undefined ? [] : [media.example]), ...Object.values(media.examples ?? {}).map((e) => e.value)];
+        const values = [
+          ...(media.example === undefined ? [] : [media.example]),
+          ...Object.values(media.examples ?? {}).map((e) => e.value),
+        ];
         for (const value of values) {
           const valid = ajv.validate(media.schema ?? {}, value);
-          expect({ operation: `${method} ${op.operationId}`, mediaType, errors: valid ? null : ajv.errors }).toEqual({ operation: `${method} ${op.operationId}`, mediaType, errors: null });
+          expect({ operation: `${method} ${op.operationId}`, mediaType, errors: valid ? null : ajv.errors }).toEqual({
+            operation: `${method} ${op.operationId}`,
+            mediaType,
+            errors: null,
+          });
           checked.push(`${op.operationId} ${mediaType}`);
         }
       }

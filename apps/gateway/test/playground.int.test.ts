@@ -1,12 +1,25 @@
 import type { Page } from "playwright-core";
 import request from "supertest";
-import { startBrowserOnGateway, watchedPage, type BrowserOnGateway, type WatchedPage } from "../../../test-support/browser.js";
+import {
+  startBrowserOnGateway,
+  watchedPage,
+  type BrowserOnGateway,
+  type WatchedPage,
+} from "../../../test-support/browser.js";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
-import { EspeakSpeechEngine, type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import {
+  EspeakSpeechEngine,
+  type LlmEngine,
+  loadFixtureEngine,
+  startTestWorker,
+  type TestWorker,
+} from "../../../test-support/worker.js";
 
-/** What the tests read in the browser (their type-check has no DOM library: the evaluated functions run in the page). */
+/**
+ * What the tests read in the browser (their type-check has no DOM library: the evaluated functions run in the page).
+ */
 interface MediaElement {
   ended: boolean;
   currentTime: number;
@@ -67,7 +80,9 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     llm = await loadFixtureEngine();
     speech = new EspeakSpeechEngine({ concurrency: 1 });
     held = holdingEngine(llm);
-    worker = await startTestWorker(on.gw.prefix, held.engine, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
+    worker = await startTestWorker(on.gw.prefix, held.engine, {
+      speech: { speech, concurrency: 1, audioTtlSeconds: 60 },
+    });
     key = await on.gw.createKey({ limits: { status: 10_000, tts: 1000 } });
   }, 120_000);
   afterAll(async () => {
@@ -86,7 +101,9 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     // Whatever a test did, the page asked nothing of another host, and every file of its own was there
     // (API answers of 400 and above are what some tests are about).
     expect(watched.offHost).toEqual([]);
-    expect(watched.failed.filter((failure) => !new URL(failure.split(" ")[1]!).pathname.startsWith("/api/"))).toEqual([]);
+    expect(watched.failed.filter((failure) => !new URL(failure.split(" ")[1]!).pathname.startsWith("/api/"))).toEqual(
+      [],
+    );
     await watched.close();
   });
 
@@ -156,7 +173,10 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     await reply().getByTestId("speak").click();
     const audio = await page.getByTestId("audio").elementHandle();
     await page.waitForFunction((element: MediaElement) => element.currentTime > 0 || element.ended, audio);
-    await expect(audio.evaluate((element: MediaElement) => [element.error, element.duration > 0])).resolves.toEqual([null, true]);
+    await expect(audio.evaluate((element: MediaElement) => [element.error, element.duration > 0])).resolves.toEqual([
+      null,
+      true,
+    ]);
     if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/playground-speech.png`, fullPage: true });
     expect(watched.problems).toEqual([]);
   });

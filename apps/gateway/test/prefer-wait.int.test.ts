@@ -24,14 +24,24 @@ const status = (id: string, prefer?: string) => {
   const req = request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
   return prefer ? req.set("Prefer", prefer) : req;
 };
-const completion = { reply: "Once upon a time.", tokens: 5, promptTokens: 12, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 };
+const completion = {
+  reply: "Once upon a time.",
+  tokens: 5,
+  promptTokens: 12,
+  cachedTokens: 0,
+  processingTime: 0.5,
+  droppedMessages: 0,
+};
 
 describe("Prefer: wait on the status GET", () => {
   // Both ask to wait 60 s under a 30 s test limit: they pass only if the finish ends the wait.
   it("when the job finishes while the client waits, then the wait ends with the finished record", async () => {
     const { id } = (await submit()).body as { id: string };
     const waiting = status(id, "wait=60").then((res) => res);
-    await waitFor("the wait to be held", () => gw.deps.finalStatusWaits.waiting > 0, { timeoutMs: 5000, intervalMs: 20 });
+    await waitFor("the wait to be held", () => gw.deps.finalStatusWaits.waiting > 0, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     expect(gw.deps.finalStatusWaits.waiting).toBe(1);
     await gw.deps.statuses.complete(id, completion);
     const res = await waiting;
@@ -50,7 +60,10 @@ describe("Prefer: wait on the status GET", () => {
     // after subscribing can see it.
     const spy = jest.spyOn(waits, "listen").mockImplementationOnce((...args) => {
       const registered = gw.deps.statuses.complete(id, completion).then(() => listen(...args));
-      return { subscribed: registered.then((wait) => wait.subscribed), finished: registered.then((wait) => wait.finished) };
+      return {
+        subscribed: registered.then((wait) => wait.subscribed),
+        finished: registered.then((wait) => wait.finished),
+      };
     });
     try {
       const res = await status(id, "wait=60");
@@ -90,12 +103,23 @@ describe("Prefer: wait on the status GET", () => {
     await new Promise((resolve) => server.once("listening", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const req = get({ port, host: "127.0.0.1", path: `/api/v2/status/${id}`, headers: { authorization: `Bearer ${key}`, prefer: "wait=60" } });
+      const req = get({
+        port,
+        host: "127.0.0.1",
+        path: `/api/v2/status/${id}`,
+        headers: { authorization: `Bearer ${key}`, prefer: "wait=60" },
+      });
       req.on("error", () => undefined);
-      await waitFor("the wait to be held", () => gw.deps.finalStatusWaits.waiting > 0, { timeoutMs: 5000, intervalMs: 20 });
+      await waitFor("the wait to be held", () => gw.deps.finalStatusWaits.waiting > 0, {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      });
       expect(gw.deps.finalStatusWaits.waiting).toBe(1);
       req.destroy();
-      await waitFor("the wait to be let go", () => gw.deps.finalStatusWaits.waiting === 0, { timeoutMs: 5000, intervalMs: 20 });
+      await waitFor("the wait to be let go", () => gw.deps.finalStatusWaits.waiting === 0, {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      });
     } finally {
       server.close();
     }
@@ -125,9 +149,18 @@ describe("Prefer: wait on submit", () => {
       const worker = await startTestWorker(prefix, engine);
       try {
         const ownKey = await own.createKey();
-        const res = await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).set("Prefer", "wait=30").send(defaultRequest());
+        const res = await request(own.app)
+          .post("/api/text/default")
+          .auth(ownKey, { type: "bearer" })
+          .set("Prefer", "wait=30")
+          .send(defaultRequest());
         expect(res.status).toBe(200);
-        expect(res.body).toMatchObject({ id: expect.any(String), status: "completed", reply: expect.any(String), tokens: expect.any(Number) });
+        expect(res.body).toMatchObject({
+          id: expect.any(String),
+          status: "completed",
+          reply: expect.any(String),
+          tokens: expect.any(Number),
+        });
         const polled = await request(own.app)
           .get(`/api/v2/status/${String(submittedId(res))}`)
           .auth(ownKey, { type: "bearer" });
@@ -148,7 +181,8 @@ describe("listening for a record to turn final", () => {
     const { subscribed, finished } = gw.deps.finalStatusWaits.listen(id, 30_000, clientGone.signal);
     await subscribed;
     // An unref'd timer: the race's loser must not hold jest open.
-    const outcome = (wait: number) => Promise.race([finished.then(() => "woken"), delay(wait, "still waiting", { ref: false })]);
+    const outcome = (wait: number) =>
+      Promise.race([finished.then(() => "woken"), delay(wait, "still waiting", { ref: false })]);
     expect(await outcome(100)).toBe("still waiting");
     await gw.deps.statuses.complete(id, completion);
     expect(await outcome(10_000)).toBe("woken"); // well before the 30 s deadline

@@ -14,8 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const submit = async () => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
-const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+const submit = async () =>
+  submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
+const status = async (id: string) =>
+  (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 
 describe("a job waiting in the queue (no worker running)", () => {
   it("when jobs queue up, then each record says how many are ahead, and ETA appears once workers have measured job times", async () => {
@@ -27,8 +29,21 @@ describe("a job waiting in the queue (no worker running)", () => {
     // second round, so it is done in ceil(3 / 2) * 2 = 4 s.
     await new JobTimeStats(gw.deps.redis, gw.deps.keys.textJobStats()).record(2);
     const [live, gone] = [Date.now() + 60_000, Date.now() - 1];
-    await gw.deps.redis.hset(gw.deps.keys.workerSlots(), "w1", workerSlotsEntry(1, live), "w2", workerSlotsEntry(1, live), "dead", workerSlotsEntry(8, gone));
-    expect(await status(ids[2]!)).toEqual({ status: "processing", progress: 0, queuePosition: 2, estimatedTimeRemaining: 4 });
+    await gw.deps.redis.hset(
+      gw.deps.keys.workerSlots(),
+      "w1",
+      workerSlotsEntry(1, live),
+      "w2",
+      workerSlotsEntry(1, live),
+      "dead",
+      workerSlotsEntry(8, gone),
+    );
+    expect(await status(ids[2]!)).toEqual({
+      status: "processing",
+      progress: 0,
+      queuePosition: 2,
+      estimatedTimeRemaining: 4,
+    });
 
     // A cancelled waiting job leaves the queue: the jobs behind it move up.
     expect((await request(gw.app).delete(`/api/v2/status/${ids[0]}`).auth(key, { type: "bearer" })).status).toBe(200);

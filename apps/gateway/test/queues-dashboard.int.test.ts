@@ -16,7 +16,8 @@ describe("GET /admin/queues in a real browser", () => {
     // Each queue in the menu and as a card of the overview, which the board fills from its own API.
     for (const queue of ["text-generation", "speech-synthesis"]) await watched.page.getByText(queue).nth(1).waitFor();
     await watched.page.waitForLoadState("networkidle");
-    if (process.env.DASHBOARD_SCREENSHOT) await watched.page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: true });
+    if (process.env.DASHBOARD_SCREENSHOT)
+      await watched.page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: true });
     expect(watched.offHost).toEqual([]);
     expect(watched.failed).toEqual([]);
     expect(watched.problems).toEqual([]);

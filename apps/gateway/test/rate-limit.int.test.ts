@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const submit = (key: string, model = "default") => request(gw.app).post(`/api/text/${model}`).auth(key, { type: "bearer" }).send(defaultRequest());
+const submit = (key: string, model = "default") =>
+  request(gw.app).post(`/api/text/${model}`).auth(key, { type: "bearer" }).send(defaultRequest());
 
 async function submitMany(key: string, count: number, model = "default") {
   const statuses: number[] = [];

@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const port = () => Number(new URL(redis.url).port);
-const submit = () => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).timeout(5000).send(defaultRequest());
+const submit = () =>
+  request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).timeout(5000).send(defaultRequest());
 const poll = () => request(gw.app).get("/api/v2/status/x").auth(key, { type: "bearer" }).timeout(5000);
 
 async function untilStatus(send: () => Promise<request.Response>, status: number, timeoutMs = 10_000) {

@@ -15,12 +15,19 @@ function capturingLogger(level: string, lines: Record<string, unknown>[]) {
       done();
     },
   });
-  return winston.createLogger({ level, format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] });
+  return winston.createLogger({
+    level,
+    format: winston.format.json(),
+    transports: [new winston.transports.Stream({ stream })],
+  });
 }
 
 async function submitAndPoll(gw: TestGateway): Promise<{ id: string; key: string }> {
   const key = await gw.createKey();
-  const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest());
+  const submitted = await request(gw.app)
+    .post("/api/text/default")
+    .auth(key, { type: "bearer" })
+    .send(defaultRequest());
   expect(submitted.status).toBe(200);
   expect(
     (
@@ -49,7 +56,9 @@ describe("logging on the request path", () => {
     const gw = await startTestGateway(uniquePrefix("log-http"), {}, undefined, capturingLogger("http", lines));
     try {
       const { id, key } = await submitAndPoll(gw);
-      expect(lines.filter((l) => l.message === "text request accepted")).toEqual([expect.objectContaining({ level: "http", jobId: id, model: "default", requestId: expect.any(String) })]);
+      expect(lines.filter((l) => l.message === "text request accepted")).toEqual([
+        expect.objectContaining({ level: "http", jobId: id, model: "default", requestId: expect.any(String) }),
+      ]);
       const access = lines.filter((l) => l.message === "request");
       expect(access.map((l) => [l.method, l.path, l.status])).toEqual([
         ["POST", "/api/text/default", 200],

@@ -31,7 +31,8 @@ async function newKey(limits = { text: 1000, status: 5000 }): Promise<{ secret: 
   return { secret, id: record?.id ?? "" };
 }
 
-const list = (secret: string, query: Record<string, string | number> = {}) => request(gw.app).get("/api/v2/requests").query(query).auth(secret, { type: "bearer" });
+const list = (secret: string, query: Record<string, string | number> = {}) =>
+  request(gw.app).get("/api/v2/requests").query(query).auth(secret, { type: "bearer" });
 
 async function submit(secret: string): Promise<string> {
   const res = await request(gw.app).post("/api/text/default").auth(secret, { type: "bearer" }).send(defaultRequest());
@@ -47,7 +48,11 @@ async function createAt(keyId: string, times: number[], model: "default" | "Witc
 }
 
 /** Every page from the first, following nextCursor; `between` runs before each next page. */
-async function allPages(secret: string, query: Record<string, string | number>, between: () => Promise<unknown> = () => Promise.resolve()): Promise<Page[]> {
+async function allPages(
+  secret: string,
+  query: Record<string, string | number>,
+  between: () => Promise<unknown> = () => Promise.resolve(),
+): Promise<Page[]> {
   const pages: Page[] = [];
   let cursor: string | null | undefined;
   do {
@@ -69,7 +74,14 @@ describe("GET /api/v2/requests", () => {
     const [oldest] = await createAt(key.id, [now - 2000]);
     const [middle] = await createAt(key.id, [now - 1000], "Witch");
     const [newest] = await createAt(key.id, [now]);
-    await gw.deps.statuses.complete(middle as string, { reply: "Hi.", tokens: 2, promptTokens: 9, cachedTokens: 0, processingTime: 0.25, droppedMessages: 0 });
+    await gw.deps.statuses.complete(middle as string, {
+      reply: "Hi.",
+      tokens: 2,
+      promptTokens: 9,
+      cachedTokens: 0,
+      processingTime: 0.25,
+      droppedMessages: 0,
+    });
 
     const res = await list(key.secret);
     expect(res.status).toBe(200);
@@ -97,7 +109,9 @@ describe("GET /api/v2/requests", () => {
     expect(before).toHaveLength(7);
 
     const arrived: string[] = [];
-    const pages = await allPages(key.secret, { limit: 3 }, async () => arrived.push(await submit(key.secret), await submit(key.secret)));
+    const pages = await allPages(key.secret, { limit: 3 }, async () =>
+      arrived.push(await submit(key.secret), await submit(key.secret)),
+    );
     expect(pages.map((page) => page.data.length)).toEqual([3, 3, 1]);
     expect(ids(pages)).toEqual(before);
     expect(arrived).toHaveLength(4);
@@ -122,7 +136,15 @@ describe("GET /api/v2/requests", () => {
     );
     // Newest first: 0 completed, 1 processing, 2 error, 3 completed, ... (every third of each).
     for (const [i, id] of created.entries()) {
-      if (i % 3 === 0) await gw.deps.statuses.complete(id, { reply: "x", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });
+      if (i % 3 === 0)
+        await gw.deps.statuses.complete(id, {
+          reply: "x",
+          tokens: 1,
+          promptTokens: 1,
+          cachedTokens: 0,
+          processingTime: 0.1,
+          droppedMessages: 0,
+        });
       if (i % 3 === 2) await gw.deps.statuses.fail(id, "generation failed: test");
     }
     const wanted = (rest: number) => created.filter((_, i) => i % 3 === rest);

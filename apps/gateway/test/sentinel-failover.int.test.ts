@@ -28,11 +28,18 @@ let key: string;
 
 const portOf = (redis: PrivateRedis) => Number(new URL(redis.url).port);
 
-const until = <T>(what: string, probe: () => Promise<T>, timeoutMs = 60_000) => waitFor(what, probe, { timeoutMs, intervalMs: 100 });
+const until = <T>(what: string, probe: () => Promise<T>, timeoutMs = 60_000) =>
+  waitFor(what, probe, { timeoutMs, intervalMs: 100 });
 
 /** Asks one sentinel (a short-lived connection): `SENTINEL <args>`. */
 async function askSentinel(port: number, ...args: string[]): Promise<unknown> {
-  const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis({
+    port,
+    host: "127.0.0.1",
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -61,17 +68,24 @@ async function startSentinel(masterPort: number): Promise<void> {
     `sentinel parallel-syncs ${MASTER_NAME} 1`,
   ];
   writeFileSync(conf, `${lines.join("\n")}\n`);
-  sentinels.push({ port, process: spawn("redis-server", [conf, "--sentinel"], { stdio: ["ignore", "ignore", "inherit"] }) });
+  sentinels.push({
+    port,
+    process: spawn("redis-server", [conf, "--sentinel"], { stdio: ["ignore", "ignore", "inherit"] }),
+  });
 }
 
-const masterPortNow = async () => Number(((await askSentinel(sentinels[0]!.port, "get-master-addr-by-name", MASTER_NAME)) as string[])[1]);
+const masterPortNow = async () =>
+  Number(((await askSentinel(sentinels[0]!.port, "get-master-addr-by-name", MASTER_NAME)) as string[])[1]);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "chorus-sentinel-"));
   // Each server in a directory of its own: a replica writes the RDB its master sends it to its
   // working directory, and a server started later in that directory would load it.
   master = await startPrivateRedis(["--dir", ownDir("master")]);
-  for (let i = 0; i < 2; i++) replicas.push(await startPrivateRedis(["--dir", ownDir(`replica-${i}`), "--replicaof", "127.0.0.1", String(portOf(master))]));
+  for (let i = 0; i < 2; i++)
+    replicas.push(
+      await startPrivateRedis(["--dir", ownDir(`replica-${i}`), "--replicaof", "127.0.0.1", String(portOf(master))]),
+    );
   for (let i = 0; i < 3; i++) await startSentinel(portOf(master));
   // Ready when each sentinel has met the others and knows both replicas: a failover can then happen.
   for (const { port } of sentinels) {
@@ -91,7 +105,9 @@ beforeAll(async () => {
   gw = await startTestGateway("sentinel", settings);
   key = await gw.createKey({ limits: { text: 100_000, status: 100_000 } });
   engine = await loadFixtureEngine(2);
-  const target = { sentinel: { sentinels: sentinels.map((s) => ({ host: "127.0.0.1", port: s.port })), master: MASTER_NAME } };
+  const target = {
+    sentinel: { sentinels: sentinels.map((s) => ({ host: "127.0.0.1", port: s.port })), master: MASTER_NAME },
+  };
   worker = await startTestWorker("sentinel", engine, {}, target);
 }, 120_000);
 
@@ -155,7 +171,11 @@ describe("when the Redis master is killed under load and Sentinel promotes a rep
     master.child.process.kill("SIGKILL");
     await until("a new master", async () => (await masterPortNow()) !== oldMasterPort);
     const acceptedAtSwitch = accepted.length;
-    await until("submits accepted after the failover", () => Promise.resolve(accepted.length >= acceptedAtSwitch + 6), 120_000);
+    await until(
+      "submits accepted after the failover",
+      () => Promise.resolve(accepted.length >= acceptedAtSwitch + 6),
+      120_000,
+    );
     running = false;
     await Promise.all(clients);
 

@@ -7,7 +7,13 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
 import { openStatusStream, type StatusStreamClient } from "../../../test-support/sse.js";
-import { describeEachLlamaRuntime, type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import {
+  describeEachLlamaRuntime,
+  type LlmEngine,
+  loadFixtureEngine,
+  startTestWorker,
+  type TestWorker,
+} from "../../../test-support/worker.js";
 
 /** Status streams of jobs the real worker runs on the fixture model: queued, generating, completed. */
 describeWithModel("status stream with the real worker (stories260K-chatml)", () =>
@@ -36,11 +42,17 @@ describeWithModel("status stream with the real worker (stories260K-chatml)", () 
     }, 60_000);
 
     async function submitAndStream(i: number): Promise<{ id: string; sse: StatusStreamClient }> {
-      const body = { ...defaultRequest(`Tell me story number ${i} about a brave cat.`), samplingParams: { max_tokens: 400 } };
+      const body = {
+        ...defaultRequest(`Tell me story number ${i} about a brave cat.`),
+        samplingParams: { max_tokens: 400 },
+      };
       const submitted = await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body);
       expect(submitted.status).toBe(200);
       const id = submittedId(submitted);
-      const sse = await openStatusStream(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v2/status/${id}`, key);
+      const sse = await openStatusStream(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v2/status/${id}`,
+        key,
+      );
       return { id, sse };
     }
 
@@ -49,7 +61,8 @@ describeWithModel("status stream with the real worker (stories260K-chatml)", () 
       await Promise.all(streams.map(({ sse }) => sse.ended));
       const partials: string[] = [];
       for (const { id, sse } of streams) {
-        const final = (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+        const final = (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }))
+          .body as StatusRecord;
         const records = sse.events.map((e) => e.record);
         expect(final.status).toBe("completed");
         expect(records.at(-1)).toEqual(final);
@@ -65,7 +78,9 @@ describeWithModel("status stream with the real worker (stories260K-chatml)", () 
       }
       // More jobs than slots: some waited in the queue, and their streams saw them leave it.
       const queuedThenStarted = streams.filter(
-        ({ sse }) => sse.events[0]?.record.queuePosition !== undefined && sse.events.some((e) => e.record.status === "processing" && e.record.queuePosition === undefined),
+        ({ sse }) =>
+          sse.events[0]?.record.queuePosition !== undefined &&
+          sse.events.some((e) => e.record.status === "processing" && e.record.queuePosition === undefined),
       );
       expect(queuedThenStarted.length).toBeGreaterThan(0);
       expect(partials.some((partial) => partial.length > 0)).toBe(true);

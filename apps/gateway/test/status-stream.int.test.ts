@@ -30,49 +30,64 @@ afterAll(async () => {
   await gw.close();
 });
 
-const completion = { reply: "Once upon a time.", tokens: 5, promptTokens: 12, cachedTokens: 0, processingTime: 0.5, droppedMessages: 0 };
-const submit = async (): Promise<string> => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
+const completion = {
+  reply: "Once upon a time.",
+  tokens: 5,
+  promptTokens: 12,
+  cachedTokens: 0,
+  processingTime: 0.5,
+  droppedMessages: 0,
+};
+const submit = async (): Promise<string> =>
+  submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
 const plain = (id: string) => request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
-const stream = (id: string, headers: Record<string, string> = {}, path = "/api/v2/status/") => openStatusStream(`${baseUrl}${path}${id}`, key, headers);
+const stream = (id: string, headers: Record<string, string> = {}, path = "/api/v2/status/") =>
+  openStatusStream(`${baseUrl}${path}${id}`, key, headers);
 const records = (events: StatusEvent[]) => events.map((e) => e.record);
 
 /** Waits until the gateway's open streams number `count` (the stream is then listening for changes). */
 async function untilListening(count: number): Promise<void> {
-  await waitFor(`${count} streams listening`, () => gw.deps.statusChanges.listening === count, { timeoutMs: 10_000, intervalMs: 10 });
+  await waitFor(`${count} streams listening`, () => gw.deps.statusChanges.listening === count, {
+    timeoutMs: 10_000,
+    intervalMs: 10,
+  });
 }
 
 describe("status stream (SSE)", () => {
-  it.each(["/api/v2/status/", "/api/status/"])("when a queued job starts, progresses and completes, then %s{id} streams each snapshot in order, the final record last, then ends", async (path) => {
-    const id = await submit();
-    const sse = await stream(id, {}, path);
-    expect(sse.response.status).toBe(200);
-    expect(sse.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
-    expect(sse.response.headers.get("cache-control")).toBe("no-store");
-    await sse.untilEvents(1);
-    await untilListening(1);
-    await gw.deps.statuses.markStarted(id);
-    await sse.untilEvents(2);
-    await gw.deps.statuses.updateProgress(id, 0.3, 4, "Once");
-    await sse.untilEvents(3);
-    await gw.deps.statuses.updateProgress(id, 0.6, 2, "Once upon");
-    await sse.untilEvents(4);
-    await gw.deps.statuses.complete(id, completion);
-    await sse.ended;
-    const final = (await plain(id)).body as StatusRecord;
-    expect(records(sse.events)).toEqual([
-      { status: "processing", progress: 0, queuePosition: 0 },
-      { status: "processing", progress: 0 },
-      { status: "processing", progress: 0.3, estimatedTimeRemaining: 4, partialReply: "Once" },
-      { status: "processing", progress: 0.6, estimatedTimeRemaining: 2, partialReply: "Once upon" },
-      final,
-    ]);
-    expect(final).toEqual({ status: "completed", ...completion });
-    expect(sse.events.map((e) => e.event)).toEqual(sse.events.map(() => "status"));
-    const ids = sse.events.map((e) => Number(e.id));
-    expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(new Set(ids).size).toBe(ids.length);
-    await untilListening(0);
-  });
+  it.each(["/api/v2/status/", "/api/status/"])(
+    "when a queued job starts, progresses and completes, then %s{id} streams each snapshot in order, the final record last, then ends",
+    async (path) => {
+      const id = await submit();
+      const sse = await stream(id, {}, path);
+      expect(sse.response.status).toBe(200);
+      expect(sse.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+      expect(sse.response.headers.get("cache-control")).toBe("no-store");
+      await sse.untilEvents(1);
+      await untilListening(1);
+      await gw.deps.statuses.markStarted(id);
+      await sse.untilEvents(2);
+      await gw.deps.statuses.updateProgress(id, 0.3, 4, "Once");
+      await sse.untilEvents(3);
+      await gw.deps.statuses.updateProgress(id, 0.6, 2, "Once upon");
+      await sse.untilEvents(4);
+      await gw.deps.statuses.complete(id, completion);
+      await sse.ended;
+      const final = (await plain(id)).body as StatusRecord;
+      expect(records(sse.events)).toEqual([
+        { status: "processing", progress: 0, queuePosition: 0 },
+        { status: "processing", progress: 0 },
+        { status: "processing", progress: 0.3, estimatedTimeRemaining: 4, partialReply: "Once" },
+        { status: "processing", progress: 0.6, estimatedTimeRemaining: 2, partialReply: "Once upon" },
+        final,
+      ]);
+      expect(final).toEqual({ status: "completed", ...completion });
+      expect(sse.events.map((e) => e.event)).toEqual(sse.events.map(() => "status"));
+      const ids = sse.events.map((e) => Number(e.id));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(ids.length);
+      await untilListening(0);
+    },
+  );
 
   it("when the record is already final, then the stream is that one event and ends, and the plain GET shows the same", async () => {
     const id = await submit();
@@ -131,7 +146,11 @@ describe("status stream (SSE)", () => {
       const rev = (await gw.deps.statuses.get(id))!.rev;
       const sse = await stream(id, { "last-event-id": String(rev) });
       const [first] = await sse.untilEvents(1);
-      expect(first).toEqual({ event: "status", id: String(rev), record: { status: "processing", progress: 0, queuePosition: expect.any(Number) } });
+      expect(first).toEqual({
+        event: "status",
+        id: String(rev),
+        record: { status: "processing", progress: 0, queuePosition: expect.any(Number) },
+      });
       sse.abort();
       await untilListening(0);
     });
@@ -184,7 +203,10 @@ describe("status stream (SSE)", () => {
     await untilListening(0);
     const redis = new Redis(TEST_REDIS_URL);
     try {
-      expect(await redis.pubsub("NUMSUB", gw.deps.keys.statusChangedChannel())).toEqual([gw.deps.keys.statusChangedChannel(), 1]);
+      expect(await redis.pubsub("NUMSUB", gw.deps.keys.statusChangedChannel())).toEqual([
+        gw.deps.keys.statusChangedChannel(),
+        1,
+      ]);
     } finally {
       redis.disconnect();
     }
@@ -216,10 +238,18 @@ describe("status stream on gateway shutdown", () => {
     const ownServer = own.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => ownServer.once("listening", resolve));
     const ownKey = await own.createKey();
-    const id = submittedId(await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).send(defaultRequest()));
-    const sse = await openStatusStream(`http://127.0.0.1:${(ownServer.address() as AddressInfo).port}/api/v2/status/${id}`, ownKey);
+    const id = submittedId(
+      await request(own.app).post("/api/text/default").auth(ownKey, { type: "bearer" }).send(defaultRequest()),
+    );
+    const sse = await openStatusStream(
+      `http://127.0.0.1:${(ownServer.address() as AddressInfo).port}/api/v2/status/${id}`,
+      ownKey,
+    );
     await sse.untilEvents(1);
-    await waitFor("the stream listening", () => own.deps.statusChanges.listening > 0, { timeoutMs: 10_000, intervalMs: 10 });
+    await waitFor("the stream listening", () => own.deps.statusChanges.listening > 0, {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
     const closed = new Promise((resolve) => ownServer.close(resolve)); // as main.ts does on SIGTERM
     own.deps.statusChanges.close();
     await sse.ended;

@@ -51,20 +51,29 @@ describe("where the deployment refuses private addresses", () => {
   });
   afterAll(() => strict.close());
 
-  it.each(NOT_PUBLIC)("when webhook is %s, then the submit is 400 INVALID_PARAMETER naming webhook", async (webhook) => {
-    const res = await submitTo(strict, strictKey, webhook);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: "error", error: { code: "INVALID_PARAMETER", details: { parameter: "webhook" } } });
-    expect(errorOf(res).message).toMatch(/refused/);
-    expect(errorOf(res).message).toContain("WEBHOOK_ALLOW_PRIVATE=true");
-  });
-
-  it.each(["https://hooks.example.com/chorus", "http://172.32.0.1/hook", "http://8.8.8.8/hook", "http://[64:ff9b::8.8.8.8]/hook", "http://[2002:0808:0808::]/hook"])(
-    "when webhook is the public %s, then the submit is accepted",
+  it.each(NOT_PUBLIC)(
+    "when webhook is %s, then the submit is 400 INVALID_PARAMETER naming webhook",
     async (webhook) => {
-      expect((await submitTo(strict, strictKey, webhook)).status).toBe(200);
+      const res = await submitTo(strict, strictKey, webhook);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        status: "error",
+        error: { code: "INVALID_PARAMETER", details: { parameter: "webhook" } },
+      });
+      expect(errorOf(res).message).toMatch(/refused/);
+      expect(errorOf(res).message).toContain("WEBHOOK_ALLOW_PRIVATE=true");
     },
   );
+
+  it.each([
+    "https://hooks.example.com/chorus",
+    "http://172.32.0.1/hook",
+    "http://8.8.8.8/hook",
+    "http://[64:ff9b::8.8.8.8]/hook",
+    "http://[2002:0808:0808::]/hook",
+  ])("when webhook is the public %s, then the submit is accepted", async (webhook) => {
+    expect((await submitTo(strict, strictKey, webhook)).status).toBe(200);
+  });
 
   it("when no WEBHOOK_SECRET is configured, then a submit with webhook is 400 naming webhook", async () => {
     const unsigned = await startTestGateway(uniquePrefix("webhooks-off"));
@@ -72,7 +81,9 @@ describe("where the deployment refuses private addresses", () => {
       const res = await submitTo(unsigned, await unsigned.createKey(), "https://hooks.example.com/chorus");
       expect(res.status).toBe(400);
       expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
-      expect(errorOf(res).message).toContain('no WEBHOOK_SECRET is configured. Its operator sets one on the gateways and workers, e.g. WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)"');
+      expect(errorOf(res).message).toContain(
+        'no WEBHOOK_SECRET is configured. Its operator sets one on the gateways and workers, e.g. WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)"',
+      );
     } finally {
       await unsigned.close();
     }
@@ -83,7 +94,10 @@ describe("where the deployment allows private addresses (WEBHOOK_ALLOW_PRIVATE=t
   let lax: TestGateway;
   let laxKey: string;
   beforeAll(async () => {
-    lax = await startTestGateway(uniquePrefix("webhooks-lax"), { WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: "true" });
+    lax = await startTestGateway(uniquePrefix("webhooks-lax"), {
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_ALLOW_PRIVATE: "true",
+    });
     laxKey = await lax.createKey({ limits: { text: 1000 } });
   });
   afterAll(() => lax.close());

@@ -30,14 +30,22 @@ compilers too.
 const ABSENT = 3;
 
 const { values } = parseCommandLine(USAGE, (args) =>
-  parseArgs({ args, options: { cache: { type: "string" }, "in-process": { type: "boolean", default: false }, check: { type: "boolean", default: false } } }),
+  parseArgs({
+    args,
+    options: {
+      cache: { type: "string" },
+      "in-process": { type: "boolean", default: false },
+      check: { type: "boolean", default: false },
+    },
+  }),
 );
 const log = (line: string) => process.stdout.write(`[llama:build] ${line}\n`);
 
 /** Stopped by a signal, or by the launcher going away (a killed npm start must not leave compilers running). */
 function stopSignal(): AbortSignal {
   const stop = new AbortController();
-  for (const name of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(name, () => stop.abort(new Error(`stopped (${name})`)));
+  for (const name of ["SIGTERM", "SIGINT", "SIGHUP"] as const)
+    process.once(name, () => stop.abort(new Error(`stopped (${name})`)));
   const launcher = process.ppid;
   const watch = setInterval(() => {
     if (process.ppid !== launcher) stop.abort(new Error("stopped: the command that started the build has exited"));

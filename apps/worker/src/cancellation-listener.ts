@@ -7,7 +7,12 @@ import type { Worker } from "bullmq";
  * at once (BullMQ hands the processor an AbortSignal), freeing the slot. Needs its own connection:
  * a subscribed Redis connection can do nothing else.
  */
-export async function listenForCancellations(subscriber: RedisClient, channel: string, workers: Worker[], logger: Logger): Promise<void> {
+export async function listenForCancellations(
+  subscriber: RedisClient,
+  channel: string,
+  workers: Worker[],
+  logger: Logger,
+): Promise<void> {
   subscriber.on("message", (_channel: string, jobId: string) => {
     const found = workers.some((worker) => worker.cancelJob(jobId, CANCELLED_ERROR));
     if (found) logger.info("job cancelled by its owner", { jobId });

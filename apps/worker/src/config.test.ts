@@ -4,19 +4,26 @@ import { defaultPromptCacheMiB, loadWorkerConfig, spokenReplyTtlSeconds } from "
 
 describe("worker configuration errors", () => {
   it.each([
-    ["WEBHOOK_SECRET", "whsec_s3cret-with-dashes-is-not-base64", 'WEBHOOK_SECRET: must match pattern "^whsec_[A-Za-z0-9+/]{22,}={0,2}$"'],
+    [
+      "WEBHOOK_SECRET",
+      "whsec_s3cret-with-dashes-is-not-base64",
+      'WEBHOOK_SECRET: must match pattern "^whsec_[A-Za-z0-9+/]{22,}={0,2}$"',
+    ],
     ["METRICS_TOKEN", "metrics s3cret token", 'METRICS_TOKEN: must match pattern "^\\S{16,}$"'],
-  ])("when %s is malformed, then the error names it and its rule, and does not contain the value", (name, value, rule) => {
-    let message = "";
-    try {
-      loadWorkerConfig({ [name]: value });
-    } catch (error) {
-      expect(error).toBeInstanceOf(ConfigError);
-      message = (error as Error).message;
-    }
-    expect(message).toContain(`\n  ${rule}`);
-    expect(message).not.toContain("s3cret");
-  });
+  ])(
+    "when %s is malformed, then the error names it and its rule, and does not contain the value",
+    (name, value, rule) => {
+      let message = "";
+      try {
+        loadWorkerConfig({ [name]: value });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toContain(`\n  ${rule}`);
+      expect(message).not.toContain("s3cret");
+    },
+  );
 });
 
 describe("SPOKEN_REPLY_TTL_SECONDS", () => {
@@ -29,7 +36,9 @@ describe("SPOKEN_REPLY_TTL_SECONDS", () => {
   });
 
   it("when it is longer than STATUS_TTL_SECONDS, then the audio lives as long as the record, not longer", () => {
-    expect(spokenReplyTtlSeconds(loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: "7200", STATUS_TTL_SECONDS: "1800" }))).toBe(1800);
+    expect(
+      spokenReplyTtlSeconds(loadWorkerConfig({ SPOKEN_REPLY_TTL_SECONDS: "7200", STATUS_TTL_SECONDS: "1800" })),
+    ).toBe(1800);
     expect(spokenReplyTtlSeconds(loadWorkerConfig({ STATUS_TTL_SECONDS: "300" }))).toBe(300);
   });
 

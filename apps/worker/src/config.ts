@@ -1,6 +1,14 @@
 import { homedir, totalmem } from "node:os";
 import { join } from "node:path";
-import { COMMON_ENV, ConfigError, loadConfig, redisTargetOf, WORKER_LAUNCH_ENV, type ConfigOf, type EnvSchema } from "@chorus/platform";
+import {
+  COMMON_ENV,
+  ConfigError,
+  loadConfig,
+  redisTargetOf,
+  WORKER_LAUNCH_ENV,
+  type ConfigOf,
+  type EnvSchema,
+} from "@chorus/platform";
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
 import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
@@ -12,17 +20,43 @@ export function defaultPromptCacheMiB(totalBytes = totalmem()): number {
 
 export const WORKER_ENV = {
   ...COMMON_ENV,
-  MODELS_CONFIG: { type: "string", description: "path to a models configuration file (YAML or JSON); replaces the LLM_ENGINE/LLM_MODEL settings" },
-  LLM_ENGINE: { type: "string", default: "llama", enum: ["llama", "openai-compatible"], description: "engine for all five models when there is no MODELS_CONFIG" },
+  MODELS_CONFIG: {
+    type: "string",
+    description: "path to a models configuration file (YAML or JSON); replaces the LLM_ENGINE/LLM_MODEL settings",
+  },
+  LLM_ENGINE: {
+    type: "string",
+    default: "llama",
+    enum: ["llama", "openai-compatible"],
+    description: "engine for all five models when there is no MODELS_CONFIG",
+  },
   LLM_MODEL: {
     type: "string",
     default: DEFAULT_MODEL_URI,
-    description: "llama: a .gguf path or hf:user/repo/file.gguf URI (downloaded once into MODELS_DIR); openai-compatible: the upstream model name",
+    description:
+      "llama: a .gguf path or hf:user/repo/file.gguf URI (downloaded once into MODELS_DIR); openai-compatible: the upstream model name",
   },
-  LLM_BASE_URL: { type: "string", pattern: "^https?://", description: "openai-compatible: the server, e.g. http://vllm:8000/v1 (the key is read from LLM_API_KEY)" },
-  LLM_CONTEXT_TOKENS: { type: "integer", minimum: 256, description: "openai-compatible: the upstream model's context window (default 8192)" },
-  MODELS_DIR: { type: "string", default: join(homedir(), ".cache", "chorus", "models"), description: "model download cache" },
-  LLM_GPU: { type: "string", default: "false", enum: ["false", "auto"], description: "false: CPU only; auto: use CUDA/Vulkan/Metal when present" },
+  LLM_BASE_URL: {
+    type: "string",
+    pattern: "^https?://",
+    description: "openai-compatible: the server, e.g. http://vllm:8000/v1 (the key is read from LLM_API_KEY)",
+  },
+  LLM_CONTEXT_TOKENS: {
+    type: "integer",
+    minimum: 256,
+    description: "openai-compatible: the upstream model's context window (default 8192)",
+  },
+  MODELS_DIR: {
+    type: "string",
+    default: join(homedir(), ".cache", "chorus", "models"),
+    description: "model download cache",
+  },
+  LLM_GPU: {
+    type: "string",
+    default: "false",
+    enum: ["false", "auto"],
+    description: "false: CPU only; auto: use CUDA/Vulkan/Metal when present",
+  },
   LLAMA_RUNTIME: {
     type: "string",
     default: "auto",
@@ -30,9 +64,22 @@ export const WORKER_ENV = {
     description:
       "llama: run llama.cpp's own llama-server as a child process (server, the fast one), node-llama-cpp in the worker (in-process), or the server when npm run llama:build made one (auto)",
   },
-  LLAMA_SERVER_BIN: { type: "string", description: "llama: a llama-server binary to run (default: the one npm run llama:build keeps in LLAMA_BUILD_CACHE)" },
-  LLAMA_BUILD_CACHE: { type: "string", default: DEFAULT_LLAMA_BUILD_CACHE, description: "where npm run llama:build keeps its builds" },
-  LLM_CONTEXT_SIZE: { type: "integer", default: 4096, minimum: 256, description: "context tokens per sequence (clamped to the model's training context)" },
+  LLAMA_SERVER_BIN: {
+    type: "string",
+    description:
+      "llama: a llama-server binary to run (default: the one npm run llama:build keeps in LLAMA_BUILD_CACHE)",
+  },
+  LLAMA_BUILD_CACHE: {
+    type: "string",
+    default: DEFAULT_LLAMA_BUILD_CACHE,
+    description: "where npm run llama:build keeps its builds",
+  },
+  LLM_CONTEXT_SIZE: {
+    type: "integer",
+    default: 4096,
+    minimum: 256,
+    description: "context tokens per sequence (clamped to the model's training context)",
+  },
   LLM_CACHE_RAM_MB: {
     type: "integer",
     default: defaultPromptCacheMiB(),
@@ -40,29 +87,99 @@ export const WORKER_ENV = {
     description:
       "llama-server: host memory (MiB) for prompts kept beyond the slots (its --cache-ram), so a conversation whose slot was taken still skips its prompt; 0: off (default: llama-server's own 8192, or a quarter of this machine's memory if less)",
   },
-  WORKER_CONCURRENCY: { type: "integer", default: 2, minimum: 1, maximum: 64, description: "text jobs one worker runs at once (one context sequence each)" },
-  PROGRESS_INTERVAL_MS: { type: "integer", default: 250, minimum: 50, description: "minimum time between progress writes of one job" },
-  JOB_TIME_LIMIT_MS: { type: "integer", default: 300000, minimum: 1000, description: "a generation running longer is stopped and reported as an error" },
-  TTS_ENGINE: { type: "string", default: "espeak", enum: ["espeak", "openai-compatible", "none"], description: "speech engine of this worker (none: text only)" },
-  TTS_CONCURRENCY: { type: "integer", default: 1, minimum: 1, maximum: 32, description: "speech syntheses at once (eSpeak: one thread each)" },
-  TTS_MAX_CHUNK_CHARS: { type: "integer", default: 1000, minimum: 100, description: "long texts are synthesized in sentence-aligned pieces of at most this size" },
+  WORKER_CONCURRENCY: {
+    type: "integer",
+    default: 2,
+    minimum: 1,
+    maximum: 64,
+    description: "text jobs one worker runs at once (one context sequence each)",
+  },
+  PROGRESS_INTERVAL_MS: {
+    type: "integer",
+    default: 250,
+    minimum: 50,
+    description: "minimum time between progress writes of one job",
+  },
+  JOB_TIME_LIMIT_MS: {
+    type: "integer",
+    default: 300000,
+    minimum: 1000,
+    description: "a generation running longer is stopped and reported as an error",
+  },
+  TTS_ENGINE: {
+    type: "string",
+    default: "espeak",
+    enum: ["espeak", "openai-compatible", "none"],
+    description: "speech engine of this worker (none: text only)",
+  },
+  TTS_CONCURRENCY: {
+    type: "integer",
+    default: 1,
+    minimum: 1,
+    maximum: 32,
+    description: "speech syntheses at once (eSpeak: one thread each)",
+  },
+  TTS_MAX_CHUNK_CHARS: {
+    type: "integer",
+    default: 1000,
+    minimum: 100,
+    description: "long texts are synthesized in sentence-aligned pieces of at most this size",
+  },
   SPOKEN_REPLY_TTL_SECONDS: {
     type: "integer",
     default: 3600,
     minimum: 60,
-    description: "how long the audio of a reply spoken with `speak` is kept (at most STATUS_TTL_SECONDS: the record that points at it is kept that long)",
+    description:
+      "how long the audio of a reply spoken with `speak` is kept (at most STATUS_TTL_SECONDS: the record that points at it is kept that long)",
   },
-  TTS_OPENAI_BASE_URL: { type: "string", pattern: "^https?://", description: "openai-compatible speech server (POST {base}/v1/audio/speech)" },
+  TTS_OPENAI_BASE_URL: {
+    type: "string",
+    pattern: "^https?://",
+    description: "openai-compatible speech server (POST {base}/v1/audio/speech)",
+  },
   TTS_OPENAI_MODEL: { type: "string", default: "tts-1", description: "the speech server's model name" },
   TTS_OPENAI_VOICE_MAP: { type: "string", description: "JSON object: our voice id -> the server's voice name" },
-  TTS_OPENAI_FORMATS: { type: "string", description: "comma-separated formats the server can produce (default mp3,wav,opus,flac,pcm)" },
-  TTS_OPENAI_PCM_SAMPLE_RATE: { type: "integer", default: 24000, minimum: 8000, description: "sample rate of the server's pcm output" },
-  TTS_OPENAI_TIMEOUT_MS: { type: "integer", default: 60000, minimum: 1000, description: "speech server request timeout" },
+  TTS_OPENAI_FORMATS: {
+    type: "string",
+    description: "comma-separated formats the server can produce (default mp3,wav,opus,flac,pcm)",
+  },
+  TTS_OPENAI_PCM_SAMPLE_RATE: {
+    type: "integer",
+    default: 24000,
+    minimum: 8000,
+    description: "sample rate of the server's pcm output",
+  },
+  TTS_OPENAI_TIMEOUT_MS: {
+    type: "integer",
+    default: 60000,
+    minimum: 1000,
+    description: "speech server request timeout",
+  },
   ...WORKER_LAUNCH_ENV,
-  METRICS_TOKEN: { type: "string", pattern: "^\\S{16,}$", description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)" },
-  JOB_LOCK_MS: { type: "integer", default: 30000, minimum: 5000, description: "BullMQ lock duration; a crashed worker's job is retried after it" },
-  WEBHOOK_TIMEOUT_MS: { type: "integer", default: 10000, minimum: 100, description: "a webhook attempt's total deadline: connecting, the answer's headers and its body together" },
-  WEBHOOK_CONCURRENCY: { type: "integer", default: 10, minimum: 1, maximum: 1000, description: "webhook deliveries one worker makes at once" },
+  METRICS_TOKEN: {
+    type: "string",
+    pattern: "^\\S{16,}$",
+    description: "when set, GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (16+ characters, no spaces)",
+  },
+  JOB_LOCK_MS: {
+    type: "integer",
+    default: 30000,
+    minimum: 5000,
+    description: "BullMQ lock duration; a crashed worker's job is retried after it",
+  },
+  WEBHOOK_TIMEOUT_MS: {
+    type: "integer",
+    default: 10000,
+    minimum: 100,
+    description: "a webhook attempt's total deadline: connecting, the answer's headers and its body together",
+  },
+  WEBHOOK_CONCURRENCY: {
+    type: "integer",
+    default: 10,
+    minimum: 1,
+    maximum: 1000,
+    description: "webhook deliveries one worker makes at once",
+  },
 } as const satisfies EnvSchema;
 
 /** Derived from WORKER_ENV: a setting added there is typed here. */
@@ -72,7 +189,9 @@ export type WorkerConfig = ConfigOf<typeof WORKER_ENV>;
  * A spoken reply's audio lives SPOKEN_REPLY_TTL_SECONDS, cut to the records' retention: audio whose
  * record is gone could never be fetched again (the route reads the record first), only take memory.
  */
-export function spokenReplyTtlSeconds(config: Pick<WorkerConfig, "SPOKEN_REPLY_TTL_SECONDS" | "STATUS_TTL_SECONDS">): number {
+export function spokenReplyTtlSeconds(
+  config: Pick<WorkerConfig, "SPOKEN_REPLY_TTL_SECONDS" | "STATUS_TTL_SECONDS">,
+): number {
   return Math.min(config.SPOKEN_REPLY_TTL_SECONDS, config.STATUS_TTL_SECONDS);
 }
 

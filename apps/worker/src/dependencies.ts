@@ -1,5 +1,16 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import { ApiKeyUsage, createWebhookQueue, createWorkerRedis, JobTimeStats, redisKeys, redisTargetOf, SpeechAudioStore, StatusStore, WebhookOutbox, type Logger } from "@chorus/platform";
+import {
+  ApiKeyUsage,
+  createWebhookQueue,
+  createWorkerRedis,
+  JobTimeStats,
+  redisKeys,
+  redisTargetOf,
+  SpeechAudioStore,
+  StatusStore,
+  WebhookOutbox,
+  type Logger,
+} from "@chorus/platform";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import { spokenReplyTtlSeconds, type WorkerConfig } from "./config.js";
@@ -12,8 +23,13 @@ import type { WorkerDeps } from "./worker.js";
 import { WebhookSender } from "./webhooks/webhook-sender.js";
 
 /** Loads the engines (downloading a model if needed), then builds what the workers need. */
-export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Promise<WorkerDeps & { close(): Promise<void> }> {
-  const modelsConfig = config.MODELS_CONFIG ? await loadModelsConfigFile(config.MODELS_CONFIG) : modelsConfigFromEnv(config);
+export async function createWorkerDeps(
+  config: WorkerConfig,
+  logger: Logger,
+): Promise<WorkerDeps & { close(): Promise<void> }> {
+  const modelsConfig = config.MODELS_CONFIG
+    ? await loadModelsConfigFile(config.MODELS_CONFIG)
+    : modelsConfigFromEnv(config);
   const registry = await createModelRegistry(modelsConfig, await loadCharacterCatalog(), {
     threads: config.LLM_THREADS,
     sequences: config.WORKER_CONCURRENCY,
@@ -35,8 +51,18 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
   // Records this worker finishes (replies, failures, lost jobs) queue their own webhook.
   const webhookQueue = createWebhookQueue(connection, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
-  const webhookOutbox = new WebhookOutbox(webhookQueue, { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS }, logger);
-  const sender = config.WEBHOOK_SECRET ? new WebhookSender({ secret: config.WEBHOOK_SECRET, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS }) : null;
+  const webhookOutbox = new WebhookOutbox(
+    webhookQueue,
+    { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
+    logger,
+  );
+  const sender = config.WEBHOOK_SECRET
+    ? new WebhookSender({
+        secret: config.WEBHOOK_SECRET,
+        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      })
+    : null;
   const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
   await replyLengths.load();
   return {
@@ -54,7 +80,12 @@ export async function createWorkerDeps(config: WorkerConfig, logger: Logger): Pr
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
     usage: new ApiKeyUsage(connection, keys),
     speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
-    replySpeech: { speech, audio: new SpeechAudioStore(connection, keys), ttlSeconds: spokenReplyTtlSeconds(config), maxChars: SPEECH_LIMITS.textMaxChars },
+    replySpeech: {
+      speech,
+      audio: new SpeechAudioStore(connection, keys),
+      ttlSeconds: spokenReplyTtlSeconds(config),
+      maxChars: SPEECH_LIMITS.textMaxChars,
+    },
     webhooks: sender ? { sender, concurrency: config.WEBHOOK_CONCURRENCY } : null,
     close: async () => {
       await webhookQueue.close();

@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { ApiError } from "@chorus/contracts";
-import { describeListening, INSTANCE_HEADER, ListenError, listenOn, metricsRequestAllowed, type Logger, type WorkerMetrics, type RedisClient } from "@chorus/platform";
+import {
+  describeListening,
+  INSTANCE_HEADER,
+  ListenError,
+  listenOn,
+  metricsRequestAllowed,
+  type Logger,
+  type WorkerMetrics,
+  type RedisClient,
+} from "@chorus/platform";
 import type { Worker } from "bullmq";
 
 export interface HealthServerOptions {
@@ -44,7 +53,8 @@ function readiness(options: HealthServerOptions) {
 
 async function handle(options: HealthServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
-  if (req.method !== "GET" && req.method !== "HEAD") return sendError(res, new ApiError("METHOD_NOT_ALLOWED", `${req.method ?? "?"} is not served here; use GET`));
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return sendError(res, new ApiError("METHOD_NOT_ALLOWED", `${req.method ?? "?"} is not served here; use GET`));
   if (options.instanceId) res.setHeader(INSTANCE_HEADER, options.instanceId);
   if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
   if (path === "/readyz") {
@@ -66,7 +76,10 @@ const SETTINGS = { port: "WORKER_HTTP_PORT", host: "WORKER_HTTP_HOST" };
 
 async function listen(server: Server, host: string, port: number, logger: Logger | undefined): Promise<number> {
   const address = await listenOn(server, port, host, SETTINGS);
-  logger?.info(`worker health server listening on ${describeListening(address)}`, { address: address.address, port: address.port });
+  logger?.info(`worker health server listening on ${describeListening(address)}`, {
+    address: address.address,
+    port: address.port,
+  });
   return address.port;
 }
 
@@ -85,7 +98,9 @@ export function createHealthServer(options: HealthServerOptions): HealthServer {
         return await listen(server, options.host, options.port, options.logger);
       } catch (error) {
         if (!(error instanceof ListenError && error.code === "EADDRINUSE" && options.freePortWhenTaken)) throw error;
-        options.logger?.warn(`port ${options.port} is in use (another worker on this host?): taking a free port instead; set WORKER_HTTP_PORT to choose one`);
+        options.logger?.warn(
+          `port ${options.port} is in use (another worker on this host?): taking a free port instead; set WORKER_HTTP_PORT to choose one`,
+        );
         return listen(server, options.host, 0, options.logger);
       }
     },

@@ -63,7 +63,11 @@ try {
   await presence.start();
   const sweeper = new LostJobSweeper({ ...deps, onLost: () => metrics.recordJob(QUEUES.text, "lost") });
   sweeper.start();
-  logger.info("worker ready", { redis: describeRedisTarget(redisTargetOf(config)), prefix: config.REDIS_PREFIX, concurrency: config.WORKER_CONCURRENCY });
+  logger.info("worker ready", {
+    redis: describeRedisTarget(redisTargetOf(config)),
+    prefix: config.REDIS_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+  });
   onShutdownSignal(logger, 30_000, async () => {
     // Stop taking jobs and let running ones finish; what cannot finish in time is retried elsewhere.
     subscriber.disconnect();

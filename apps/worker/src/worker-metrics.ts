@@ -5,7 +5,10 @@ import { isFinalFailure } from "./processors/final-failure.js";
 import { failedWebhookOutcome, type WebhookOutcome } from "./webhooks/deliver-webhook.processor.js";
 import type { GenerationResult } from "./processors/generate-text.processor.js";
 
-/** What a text job returns (absent when it skipped a final record); a job stored by an older worker may lack the prompt's figures. */
+/**
+ * What a text job returns (absent when it skipped a final record); a job stored by an older worker may lack the
+ * prompt's figures.
+ */
 type StoredGenerationResult = Pick<GenerationResult, "tokens" | "processingTime"> & Partial<GenerationResult>;
 
 /** What a speech job returns (SpeechJobResult): only the fields the metrics read. */
@@ -34,15 +37,21 @@ function failureOutcome(job: Job | undefined, error: Error): JobOutcome {
   return !job || isFinalFailure(job, error) ? "failed" : "retried";
 }
 
-function recordCompleted(metrics: Pick<WorkerMetrics, "recordGeneration" | "recordPromptCache" | "recordSpeech">, job: Job, result: unknown): void {
+function recordCompleted(
+  metrics: Pick<WorkerMetrics, "recordGeneration" | "recordPromptCache" | "recordSpeech">,
+  job: Job,
+  result: unknown,
+): void {
   if (isGenerationResult(result)) {
     // The model id is one of five validated ids: a bounded label either way.
     const model = typeof result.model === "string" ? result.model : String((job.data as { model?: unknown }).model);
     metrics.recordGeneration(model, result.tokens, result.processingTime);
-    if (typeof result.promptTokens === "number" && typeof result.cachedTokens === "number") metrics.recordPromptCache(model, result.promptTokens, result.cachedTokens);
+    if (typeof result.promptTokens === "number" && typeof result.cachedTokens === "number")
+      metrics.recordPromptCache(model, result.promptTokens, result.cachedTokens);
   } else if (isSpeechResult(result)) {
     const { finishedOn, processedOn } = job;
-    const seconds = typeof finishedOn === "number" && typeof processedOn === "number" ? (finishedOn - processedOn) / 1000 : null;
+    const seconds =
+      typeof finishedOn === "number" && typeof processedOn === "number" ? (finishedOn - processedOn) / 1000 : null;
     metrics.recordSpeech(result.format, result.durationSeconds, seconds);
   }
 }
@@ -52,7 +61,13 @@ function recordCompleted(metrics: Pick<WorkerMetrics, "recordGeneration" | "reco
  * `failed` events, so the processors stay free of metrics code. Generation figures need the text
  * processor to return `{ tokens, processingTime, model }`; until it does, text jobs are only counted.
  */
-export function instrumentWorkers(workers: readonly Worker[], metrics: Pick<WorkerMetrics, "recordJob" | "recordGeneration" | "recordPromptCache" | "recordSpeech" | "recordWebhook">): void {
+export function instrumentWorkers(
+  workers: readonly Worker[],
+  metrics: Pick<
+    WorkerMetrics,
+    "recordJob" | "recordGeneration" | "recordPromptCache" | "recordSpeech" | "recordWebhook"
+  >,
+): void {
   for (const worker of workers) {
     const webhooks = worker.name === QUEUES.webhooks;
     worker.on("completed", (job: Job, result: unknown) => {

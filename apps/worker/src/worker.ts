@@ -26,7 +26,13 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
   if (!deps.speech) return null;
   const worker = new Worker<SynthesizeSpeechJob>(
     QUEUES.speech,
-    synthesizeSpeechProcessor({ ...deps.speech, connection: deps.connection, keys: deps.keys, logger: deps.logger, usage: deps.usage }),
+    synthesizeSpeechProcessor({
+      ...deps.speech,
+      connection: deps.connection,
+      keys: deps.keys,
+      logger: deps.logger,
+      usage: deps.usage,
+    }),
     {
       connection: deps.connection,
       prefix: deps.keys.bullPrefix(QUEUES.speech),
@@ -34,7 +40,9 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
     },
   );
   worker.on("error", (error) => deps.logger.error("speech worker error", { error: error.message }));
-  worker.on("failed", (job, error) => deps.logger.warn("speech failed", { jobId: job?.id, attempt: job?.attemptsMade, error: error.message }));
+  worker.on("failed", (job, error) =>
+    deps.logger.warn("speech failed", { jobId: job?.id, attempt: job?.attemptsMade, error: error.message }),
+  );
   return worker;
 }
 
@@ -54,13 +62,18 @@ export function createWorkers(deps: WorkerDeps): Worker[] {
   text.on("failed", (job, error) => {
     if (!job) return;
     const final = isFinalFailure(job, error);
-    if (error.message === CANCELLED_ERROR) deps.logger.info("generation cancelled", { jobId: job.id, attempt: job.attemptsMade });
-    else deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
+    if (error.message === CANCELLED_ERROR)
+      deps.logger.info("generation cancelled", { jobId: job.id, attempt: job.attemptsMade });
+    else
+      deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
     if (!final) return;
-    const onRetry = (e: unknown, attempt: number) => deps.logger.warn("could not record failure; retrying", { jobId: job.id, attempt, error: String(e) });
-    retryFinalWrite(() => deps.statuses.fail(job.data.requestId, failureMessage(error.message)), { onRetry }).catch((e: unknown) => {
-      deps.logger.error("could not record failure; the lost-job sweep will", { jobId: job.id, error: String(e) });
-    });
+    const onRetry = (e: unknown, attempt: number) =>
+      deps.logger.warn("could not record failure; retrying", { jobId: job.id, attempt, error: String(e) });
+    retryFinalWrite(() => deps.statuses.fail(job.data.requestId, failureMessage(error.message)), { onRetry }).catch(
+      (e: unknown) => {
+        deps.logger.error("could not record failure; the lost-job sweep will", { jobId: job.id, error: String(e) });
+      },
+    );
   });
   const speech = createSpeechWorker(deps);
   const webhooks = deps.webhooks ? createWebhookWorker({ ...deps, ...deps.webhooks }) : null;

@@ -26,7 +26,10 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
   /** Waits (Prefer: wait) until the record is final; returns it and how many polls that took. */
   async function finalRecord(key: string, id: string): Promise<{ record: StatusRecord; polls: number }> {
     for (let polls = 1; polls <= 20; polls++) {
-      const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).set("Prefer", "wait=10");
+      const res = await request(gw.app)
+        .get(`/api/v2/status/${id}`)
+        .auth(key, { type: "bearer" })
+        .set("Prefer", "wait=10");
       expect(res.status).toBe(200);
       const record = res.body as StatusRecord;
       if (record.status !== "processing") return { record, polls };
@@ -37,11 +40,17 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
   /** Once BullMQ holds the job completed, its processor has returned: whatever it counts is counted. */
   async function jobFinished(id: string): Promise<void> {
     const queue = gw.deps.queues[0]!;
-    await waitFor(`job ${id} completed`, async () => (await queue.getJobState(id)) === "completed", { timeoutMs: 10_000, intervalMs: 10 });
+    await waitFor(`job ${id} completed`, async () => (await queue.getJobState(id)) === "completed", {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
   }
 
   it("when a key makes 2 text requests and 1 speech request, then its usage today has them, with the records' tokens and the speech seconds", async () => {
-    const created = await request(gw.app).post("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).send({ name: "usage-test" });
+    const created = await request(gw.app)
+      .post("/admin/keys")
+      .auth(ADMIN_TOKEN, { type: "bearer" })
+      .send({ name: "usage-test" });
     expect(created.status).toBe(201);
     const { id: keyId, key } = created.body as { id: string; key: string };
 
@@ -60,7 +69,11 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
       await jobFinished(submittedId(submitted));
     }
     // Whole, for the duration header (streamed speech's usage: streamed-speech.int.test.ts).
-    const spoken = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).set("Prefer", "stream=false").send({ text: "The witch stirred her cauldron slowly.", format: "wav" });
+    const spoken = await request(gw.app)
+      .post("/api/tts")
+      .auth(key, { type: "bearer" })
+      .set("Prefer", "stream=false")
+      .send({ text: "The witch stirred her cauldron slowly.", format: "wav" });
     expect(spoken.status).toBe(200);
 
     const res = await admin(`/admin/keys/${keyId}/usage`);
@@ -74,11 +87,19 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
     expect(records.every((r) => (r.tokens ?? 0) > 0 && (r.promptTokens ?? 0) > 0)).toBe(true);
     expect(Number(today.speechSeconds)).toBeCloseTo(Number(spoken.headers["x-audio-duration"]), 2);
     expect(Number(today.speechSeconds)).toBeGreaterThan(0);
-    expect(usage.total).toEqual({ requests: today.requests, tokens: today.tokens, promptTokens: today.promptTokens, speechSeconds: today.speechSeconds });
+    expect(usage.total).toEqual({
+      requests: today.requests,
+      tokens: today.tokens,
+      promptTokens: today.promptTokens,
+      speechSeconds: today.speechSeconds,
+    });
   }, 120_000);
 
   it("when a reply is spoken on completion (speak), then its seconds count as the key's speech, once", async () => {
-    const created = await request(gw.app).post("/admin/keys").auth(ADMIN_TOKEN, { type: "bearer" }).send({ name: "usage-speak-test" });
+    const created = await request(gw.app)
+      .post("/admin/keys")
+      .auth(ADMIN_TOKEN, { type: "bearer" })
+      .send({ name: "usage-speak-test" });
     const { id: keyId, key } = created.body as { id: string; key: string };
     const submitted = await request(gw.app)
       .post("/api/text/default")

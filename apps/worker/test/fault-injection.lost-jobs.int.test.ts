@@ -34,17 +34,28 @@ afterAll(async () => {
   await gw.close();
 });
 
-const submit = async (body: object = defaultRequest()) => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body));
-const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+const submit = async (body: object = defaultRequest()) =>
+  submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body));
+const status = async (id: string) =>
+  (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 const lostCount = async (metrics: WorkerMetrics) => {
-  const line = (await metrics.render()).split("\n").find((l) => l.startsWith(`jobs_total{queue="${QUEUES.text}",outcome="lost"} `));
+  const line = (await metrics.render())
+    .split("\n")
+    .find((l) => l.startsWith(`jobs_total{queue="${QUEUES.text}",outcome="lost"} `));
   return line === undefined ? 0 : Number(line.split(" ")[1]);
 };
 
 function sweeper(metrics: WorkerMetrics): LostJobSweeper {
   const statuses = new StatusStore(connection, gw.deps.keys, 3600);
   // No grace: every record in these tests was stored together with its job before the sweep.
-  return new LostJobSweeper({ connection, keys: gw.deps.keys, statuses, logger: testLogger("worker"), graceMs: 0, onLost: () => metrics.recordJob(QUEUES.text, "lost") });
+  return new LostJobSweeper({
+    connection,
+    keys: gw.deps.keys,
+    statuses,
+    logger: testLogger("worker"),
+    graceMs: 0,
+    onLost: () => metrics.recordJob(QUEUES.text, "lost"),
+  });
 }
 /** As if the sweep interval had passed: the lock of the last sweep has lapsed. */
 const nextInterval = () => connection.del(gw.deps.keys.lostJobSweepLock());
@@ -52,7 +63,10 @@ const nextInterval = () => connection.del(gw.deps.keys.lostJobSweepLock());
 /** A worker takes the oldest job, starts it as ours do, and fails it for good; then it dies before recording that. */
 async function failForGoodUnrecorded(expectedId: string, reason: string): Promise<void> {
   const workerConnection = createWorkerRedis(TEST_REDIS);
-  const worker = new Worker(QUEUES.text, null, { connection: workerConnection, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
+  const worker = new Worker(QUEUES.text, null, {
+    connection: workerConnection,
+    prefix: gw.deps.keys.bullPrefix(QUEUES.text),
+  });
   try {
     const job = await worker.getNextJob("fault-token");
     expect(job?.id).toBe(expectedId);
@@ -106,11 +120,16 @@ describeWithModel("final status writes that fail", () => {
 
   it("when recording a job's final failure fails once, then the write is retried and the record ends in that error", async () => {
     const worker = await startTestWorker(gw.prefix, engine, { jobTimeLimitMs: 300 });
-    const fail = jest.spyOn(worker.deps.statuses, "fail").mockRejectedValueOnce(new Error("LOADING Redis is loading the dataset in memory"));
+    const fail = jest
+      .spyOn(worker.deps.statuses, "fail")
+      .mockRejectedValueOnce(new Error("LOADING Redis is loading the dataset in memory"));
     try {
       const id = await submit({ ...defaultRequest(), samplingParams: { max_tokens: 2048, temperature: 1.5 } });
       await until(async () => (await status(id)).status !== "processing", "the job's record is final");
-      expect(await status(id)).toEqual({ status: "error", error: "generation failed: generation exceeded the time limit of 0.3 s" });
+      expect(await status(id)).toEqual({
+        status: "error",
+        error: "generation failed: generation exceeded the time limit of 0.3 s",
+      });
       expect(fail.mock.calls.length).toBeGreaterThanOrEqual(2);
     } finally {
       fail.mockRestore();
@@ -120,7 +139,9 @@ describeWithModel("final status writes that fail", () => {
 
   it("when recording a reply fails once, then the write is retried, the record ends completed, and the reply was generated once", async () => {
     const worker = await startTestWorker(gw.prefix, engine);
-    const complete = jest.spyOn(worker.deps.statuses, "complete").mockRejectedValueOnce(new Error("READONLY You can't write against a read only replica."));
+    const complete = jest
+      .spyOn(worker.deps.statuses, "complete")
+      .mockRejectedValueOnce(new Error("READONLY You can't write against a read only replica."));
     const failedAttempts: string[] = [];
     worker.workers[0]!.on("failed", (_job, error) => failedAttempts.push(error.message));
     try {

@@ -1,5 +1,14 @@
 import { QUEUES } from "@chorus/contracts";
-import { createMetrics, createTextQueue, INSTANCE_HEADER, createWorkerRedis, readQueueDepths, redisKeys, waitUntilReady, type RedisClient } from "@chorus/platform";
+import {
+  createMetrics,
+  createTextQueue,
+  INSTANCE_HEADER,
+  createWorkerRedis,
+  readQueueDepths,
+  redisKeys,
+  waitUntilReady,
+  type RedisClient,
+} from "@chorus/platform";
 import { Worker, type Queue } from "bullmq";
 import { testLogger } from "../../../test-support/logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
@@ -24,7 +33,15 @@ beforeAll(async () => {
   await worker.waitUntilReady();
   queue = createTextQueue(connection, keys);
   const metrics = createMetrics("worker", { queueDepth: readQueueDepths([queue]) });
-  server = createHealthServer({ host: "127.0.0.1", port: 0, connection, workers: [worker], metrics, metricsToken: TOKEN, logger: testLogger("worker") });
+  server = createHealthServer({
+    host: "127.0.0.1",
+    port: 0,
+    connection,
+    workers: [worker],
+    metrics,
+    metricsToken: TOKEN,
+    logger: testLogger("worker"),
+  });
   base = `http://127.0.0.1:${await server.start()}`;
 });
 afterAll(async () => {
@@ -45,7 +62,11 @@ describe("worker health server", () => {
   it("when Redis is connected and the worker runs, then /readyz answers 200", async () => {
     const res = await get("/readyz");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ready", redis: "ready", workers: [{ queue: QUEUES.text, running: true }] });
+    expect(await res.json()).toEqual({
+      status: "ready",
+      redis: "ready",
+      workers: [{ queue: QUEUES.text, running: true }],
+    });
   });
 
   it("when METRICS_TOKEN is set, then /metrics answers 401 in the error envelope without it and the worker's metrics with it", async () => {
@@ -82,7 +103,13 @@ describe("worker health server", () => {
 
   it("when Redis is not connected, then /readyz answers 503 and names the connection state", async () => {
     const idle = createWorkerRedis(TEST_REDIS_URL, { lazyConnect: true });
-    const probe = createHealthServer({ host: "127.0.0.1", port: 0, connection: idle, workers: [worker], metrics: createMetrics("worker") });
+    const probe = createHealthServer({
+      host: "127.0.0.1",
+      port: 0,
+      connection: idle,
+      workers: [worker],
+      metrics: createMetrics("worker"),
+    });
     try {
       const res = await fetch(`http://127.0.0.1:${await probe.start()}/readyz`);
       expect(res.status).toBe(503);
@@ -97,7 +124,9 @@ describe("worker health server", () => {
     const taken = Number(new URL(base).port);
     const options = { host: "127.0.0.1", port: taken, connection, workers: [worker], metrics: createMetrics("worker") };
     const chosen = createHealthServer(options);
-    await expect(chosen.start()).rejects.toThrow(`cannot listen on 127.0.0.1:${taken}: port ${taken} is already in use by another program; stop it, or set WORKER_HTTP_PORT to a free port`);
+    await expect(chosen.start()).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${taken}: port ${taken} is already in use by another program; stop it, or set WORKER_HTTP_PORT to a free port`,
+    );
     const byDefault = createHealthServer({ ...options, freePortWhenTaken: true });
     try {
       const port = await byDefault.start();
@@ -109,10 +138,18 @@ describe("worker health server", () => {
   });
 
   it("when it is given this run's instance id, then /healthz and /readyz answer it in X-Chorus-Instance (npm start knows its own worker)", async () => {
-    const named = createHealthServer({ host: "127.0.0.1", port: 0, connection, workers: [worker], metrics: createMetrics("worker"), instanceId: "run-42" });
+    const named = createHealthServer({
+      host: "127.0.0.1",
+      port: 0,
+      connection,
+      workers: [worker],
+      metrics: createMetrics("worker"),
+      instanceId: "run-42",
+    });
     try {
       const port = await named.start();
-      for (const path of ["/healthz", "/readyz"]) expect((await fetch(`http://127.0.0.1:${port}${path}`)).headers.get(INSTANCE_HEADER)).toBe("run-42");
+      for (const path of ["/healthz", "/readyz"])
+        expect((await fetch(`http://127.0.0.1:${port}${path}`)).headers.get(INSTANCE_HEADER)).toBe("run-42");
       expect((await get("/healthz")).headers.get(INSTANCE_HEADER)).toBeNull();
     } finally {
       await named.close();
@@ -124,7 +161,10 @@ describe("worker health server", () => {
     await worker.close();
     const res = await get("/readyz");
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ status: "unavailable", workers: [{ queue: QUEUES.text, running: false }] });
+    expect(await res.json()).toMatchObject({
+      status: "unavailable",
+      workers: [{ queue: QUEUES.text, running: false }],
+    });
     expect((await get("/healthz")).status).toBe(200);
   });
 });

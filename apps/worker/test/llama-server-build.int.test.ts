@@ -39,7 +39,8 @@ function toolchain(stepSeconds: number): NodeJS.ProcessEnv {
 }
 
 /** The pids the stand-in cmake wrote: its own, then its "compiler"'s, one pair a build. */
-const buildPids = () => (existsSync(builds) ? readFileSync(builds, "utf8").trim().split("\n").filter(Boolean).map(Number) : []);
+const buildPids = () =>
+  existsSync(builds) ? readFileSync(builds, "utf8").trim().split("\n").filter(Boolean).map(Number) : [];
 
 /** A process id that was in use and is not any more. */
 async function deadPid(): Promise<number> {
@@ -63,7 +64,10 @@ describe("llama-server's build (stand-in toolchain)", () => {
     const env = toolchain(0.1);
     const lines: string[] = [];
     const log = (line: string) => lines.push(line);
-    const [first, second] = await Promise.all([ensureLlamaServerBuild({ cacheRoot: cache, log, env }), ensureLlamaServerBuild({ cacheRoot: cache, log, env })]);
+    const [first, second] = await Promise.all([
+      ensureLlamaServerBuild({ cacheRoot: cache, log, env }),
+      ensureLlamaServerBuild({ cacheRoot: cache, log, env }),
+    ]);
     expect([first.outcome, second.outcome].sort()).toEqual(["built", "present"]);
     expect(first.path).toBe(llamaServerPath(cache));
     expect(readFileSync(first.path, "utf8")).toContain("stand-in");
@@ -74,8 +78,15 @@ describe("llama-server's build (stand-in toolchain)", () => {
 
   it("when it builds, then it says how far it is with the steps done and the time left", async () => {
     const lines: string[] = [];
-    await ensureLlamaServerBuild({ cacheRoot: cache, log: (line) => lines.push(line), progressIntervalMs: 0, env: toolchain(0.1) });
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^llama-server: step 2 of 3, about .* left$/)]));
+    await ensureLlamaServerBuild({
+      cacheRoot: cache,
+      log: (line) => lines.push(line),
+      progressIntervalMs: 0,
+      env: toolchain(0.1),
+    });
+    expect(lines).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^llama-server: step 2 of 3, about .* left$/)]),
+    );
   }, 30_000);
 
   it("when a killed build left its lock and scratch folder, then the next build takes over and removes them", async () => {

@@ -26,7 +26,11 @@ function startModelHost(): Promise<{ server: Server; url: string; requests: stri
     if (req.method === "HEAD") res.end();
     else createReadStream(FIXTURE_MODEL).pipe(res);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests }),
+    ),
+  );
 }
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
@@ -36,7 +40,12 @@ describe("a model whose host cannot be reached", () => {
     const empty = await mkdtemp(join(tmpdir(), "chorus-models-"));
     const endpoint = `http://127.0.0.1:${await closedPort()}/`;
     try {
-      const failing = resolveModel({ model: "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf", directory: empty, huggingFaceEndpoint: endpoint, showProgress: false });
+      const failing = resolveModel({
+        model: "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+        directory: empty,
+        huggingFaceEndpoint: endpoint,
+        showProgress: false,
+      });
       await expect(failing).rejects.toThrow(ModelUnavailableError);
       await expect(failing).rejects.toThrow(`its host ${endpoint} cannot be reached (ECONNREFUSED)`);
       await expect(failing).rejects.toThrow(/Set LLM_MODEL to the path of a local \.gguf file/);
@@ -60,7 +69,12 @@ describeWithModel("downloading a model by hf: URI", () => {
 
   it("when the model is not cached, then it is downloaded once into the cache with progress, and reused after", async () => {
     const progress: number[] = [];
-    const options = { model: "hf:fixture/tiny-models/stories260K-chatml.gguf", directory: cache, huggingFaceEndpoint: host.url, showProgress: false };
+    const options = {
+      model: "hf:fixture/tiny-models/stories260K-chatml.gguf",
+      directory: cache,
+      huggingFaceEndpoint: host.url,
+      showProgress: false,
+    };
     const path = await resolveModel({ ...options, onProgress: (done) => progress.push(done) });
     expect(path.startsWith(cache)).toBe(true);
     expect(sha256(path)).toBe(sha256(FIXTURE_MODEL));
@@ -75,12 +89,19 @@ describeWithModel("downloading a model by hf: URI", () => {
     const options = { model: "hf:fixture/tiny-models/stories260K-chatml.gguf", directory: cache, showProgress: false };
     const path = await resolveModel({ ...options, huggingFaceEndpoint: host.url });
     const requests = host.requests.length;
-    expect(await resolveModel({ ...options, huggingFaceEndpoint: `http://127.0.0.1:${await closedPort()}/` })).toBe(path);
+    expect(await resolveModel({ ...options, huggingFaceEndpoint: `http://127.0.0.1:${await closedPort()}/` })).toBe(
+      path,
+    );
     expect(host.requests.length).toBe(requests);
   });
 
   it("when the download cannot happen, then the error says what to set", async () => {
-    const failing = resolveModel({ model: "hf:nobody/missing/model.gguf", directory: cache, huggingFaceEndpoint: host.url, showProgress: false });
+    const failing = resolveModel({
+      model: "hf:nobody/missing/model.gguf",
+      directory: cache,
+      huggingFaceEndpoint: host.url,
+      showProgress: false,
+    });
     await expect(failing).rejects.toThrow(ModelUnavailableError);
     await expect(failing).rejects.toThrow(/Set LLM_MODEL to the path of a local \.gguf file/);
   });
@@ -92,6 +113,8 @@ describeWithModel("downloading a model by hf: URI", () => {
   });
 
   it("when LLM_MODEL is a path that does not exist, then the error names it", async () => {
-    await expect(resolveModel({ model: "/nonexistent/model.gguf", directory: cache, showProgress: false })).rejects.toThrow(/\/nonexistent\/model\.gguf/);
+    await expect(
+      resolveModel({ model: "/nonexistent/model.gguf", directory: cache, showProgress: false }),
+    ).rejects.toThrow(/\/nonexistent\/model\.gguf/);
   });
 });

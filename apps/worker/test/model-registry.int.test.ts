@@ -21,6 +21,8 @@ describe("createModelRegistry", () => {
       logger: testLogger("worker"),
     };
     const registry = createModelRegistry(config, await loadCharacterCatalog(), runtime);
-    await expect(registry).rejects.toThrow(`could not load ${notAModel} as a GGUF model (LLM_MODEL, or the model of engine "main" when MODELS_CONFIG is set): `);
+    await expect(registry).rejects.toThrow(
+      `could not load ${notAModel} as a GGUF model (LLM_MODEL, or the model of engine "main" when MODELS_CONFIG is set): `,
+    );
   });
 });

@@ -29,8 +29,16 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
     llm = await loadFixtureEngine();
     speech = new EspeakSpeechEngine({ concurrency: 1 });
     redis = createWorkerRedis(TEST_REDIS);
-    const replySpeech = { speech, audio: new SpeechAudioStore(redis, redisKeys(prefix)), ttlSeconds: AUDIO_TTL_SECONDS, maxChars: SPOKEN_CHARS };
-    worker = await startTestWorker(prefix, llm, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 }, replySpeech });
+    const replySpeech = {
+      speech,
+      audio: new SpeechAudioStore(redis, redisKeys(prefix)),
+      ttlSeconds: AUDIO_TTL_SECONDS,
+      maxChars: SPOKEN_CHARS,
+    };
+    worker = await startTestWorker(prefix, llm, {
+      speech: { speech, concurrency: 1, audioTtlSeconds: 60 },
+      replySpeech,
+    });
   }, 120_000);
   afterAll(async () => {
     await worker.close();
@@ -40,10 +48,12 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
     await gw.close();
   }, 60_000);
 
-  const submit = (key: string, body: object) => request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body);
+  const submit = (key: string, body: object) =>
+    request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body);
   const get = (key: string, path: string) => request(gw.app).get(path).auth(key, { type: "bearer" });
   const finished = (key: string, id: string): Promise<StatusRecord> => finalRecord(gw.app, key, id);
-  const requestsOf = async (key: string) => ((await get(key, "/api/v2/requests")).body as { data: unknown[] }).data.length;
+  const requestsOf = async (key: string) =>
+    ((await get(key, "/api/v2/requests")).body as { data: unknown[] }).data.length;
 
   it("when a key's speech budget is 2, then the third speak submit is 429 with the speech budget's headers and nothing queued, while a submit without speak passes", async () => {
     const key = await gw.createKey({ limits: { text: 20, tts: 2, status: 100_000 } });
@@ -67,7 +77,9 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
     expect(await requestsOf(key)).toBe(2);
 
     // The same budget as the speech endpoint's, and the refused submit kept its text unit (20 - 4).
-    expect((await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send({ text: "Hello." })).status).toBe(429);
+    expect((await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).send({ text: "Hello." })).status).toBe(
+      429,
+    );
     const plain = await submit(key, { ...defaultRequest(), samplingParams: SHORT });
     expect(plain.status).toBe(200);
     expect(plain.headers["x-ratelimit-remaining"]).toBe("16");
@@ -76,7 +88,9 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
 
   it("when the reply is longer than the bound, then only its start up to a sentence end (else a space) within the bound is spoken, and the record says audioTruncated", async () => {
     const key = await gw.createKey({ limits: { status: 100_000 } });
-    const id = submittedId(await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: LONG, speak: { format: "wav" } }));
+    const id = submittedId(
+      await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: LONG, speak: { format: "wav" } }),
+    );
     const record = await finished(key, id);
     expect(record).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${id}/audio`, audioTruncated: true });
     const reply = record.reply as string;
@@ -104,7 +118,9 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
 
   it("when a reply is spoken, then its audio expires after the configured lifetime, before its record; once gone, the audio path says it has expired", async () => {
     const key = await gw.createKey({ limits: { status: 100_000 } });
-    const id = submittedId(await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: SHORT, speak: {} }));
+    const id = submittedId(
+      await submit(key, { ...defaultRequest("Once upon a time"), samplingParams: SHORT, speak: {} }),
+    );
     expect((await finished(key, id)).audioUrl).toBeDefined();
     const keys = redisKeys(gw.prefix);
     for (const audioKey of [keys.audio(id), keys.audioMeta(id)]) {
@@ -117,7 +133,13 @@ describeWithModel("speak: the speech budget at submit, the spoken text's bound, 
     await redis.del(keys.audio(id), keys.audioMeta(id)); // what their expiry does
     const gone = await get(key, `/api/v2/status/${id}/audio`);
     expect(gone.status).toBe(404);
-    expect(errorOf(gone)).toMatchObject({ code: "NOT_FOUND", message: `the spoken reply of request '${id}' has expired` });
-    expect((await get(key, `/api/v2/status/${id}`)).body).toMatchObject({ status: "completed", audioUrl: `/api/v2/status/${id}/audio` });
+    expect(errorOf(gone)).toMatchObject({
+      code: "NOT_FOUND",
+      message: `the spoken reply of request '${id}' has expired`,
+    });
+    expect((await get(key, `/api/v2/status/${id}`)).body).toMatchObject({
+      status: "completed",
+      audioUrl: `/api/v2/status/${id}/audio`,
+    });
   });
 });

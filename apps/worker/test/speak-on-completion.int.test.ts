@@ -36,12 +36,17 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     await gw.close();
   }, 60_000);
 
-  const submit = (body: object, model = "default", k = key) => request(gw.app).post(`/api/text/${model}`).auth(k, { type: "bearer" }).send(body);
+  const submit = (body: object, model = "default", k = key) =>
+    request(gw.app).post(`/api/text/${model}`).auth(k, { type: "bearer" }).send(body);
   const finished = (id: string, on = gw, k = key): Promise<StatusRecord> => finalRecord(on.app, k, id);
-  const fetchAudio = (path: string, k = key) => request(gw.app).get(path).auth(k, { type: "bearer" }).buffer(true).parse(bytesParser);
+  const fetchAudio = (path: string, k = key) =>
+    request(gw.app).get(path).auth(k, { type: "bearer" }).buffer(true).parse(bytesParser);
 
   it("when a character chat asks for speak in wav, then the completed record has audioUrl and GET serves playable wav in the character's voice, charged to the speech budget", async () => {
-    const res = await submit({ ...characterRequest("Witch", "Tell me about your cat."), samplingParams: SAMPLING, speak: { format: "wav" } }, "Witch");
+    const res = await submit(
+      { ...characterRequest("Witch", "Tell me about your cat."), samplingParams: SAMPLING, speak: { format: "wav" } },
+      "Witch",
+    );
     expect(res.status).toBe(200);
     const id = submittedId(res);
     const record = await finished(id);
@@ -55,7 +60,11 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     expect(audio.headers["x-ratelimit-limit"]).toBe(String(TTS_BUDGET));
     const remaining = Number(audio.headers["x-ratelimit-remaining"]);
     expect(remaining).toBe(TTS_BUDGET - 2); // one unit for the submit with speak, one for this GET
-    const measured = await measureAudio({ bytes: audio.body as Buffer, format: "wav", contentType: "audio/wav" } as SynthesizedAudio);
+    const measured = await measureAudio({
+      bytes: audio.body as Buffer,
+      format: "wav",
+      contentType: "audio/wav",
+    } as SynthesizedAudio);
     expect(measured.loud).toBe(true);
     expect(measured.durationSeconds).toBeGreaterThan(0.3);
 
@@ -63,7 +72,11 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     // sources make bytes differ run to run, never the length), not as long as in the default voice.
     const spokenBy = async (voice: string) => {
       // Whole, as a spoken reply is made (streamed speech is cut into other chunks, so other lengths).
-      const direct = await request(gw.app).post("/api/tts").auth(key, { type: "bearer" }).set("Prefer", "stream=false").send({ text: record.reply, voice, format: "wav" });
+      const direct = await request(gw.app)
+        .post("/api/tts")
+        .auth(key, { type: "bearer" })
+        .set("Prefer", "stream=false")
+        .send({ text: record.reply, voice, format: "wav" });
       expect(direct.status).toBe(200);
       return Number(direct.headers["content-length"]);
     };
@@ -82,19 +95,30 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
     ["mp3", "audio/mpeg"],
     ["opus", "audio/ogg"],
     ["flac", "audio/flac"],
-  ] as const)("when speak asks for %s with a voice and speed, then the audio is that format and decodes as speech", async (format, contentType) => {
-    const id = submittedId(await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: { format, voice: "en-gb-male", speed: 1.5 } }));
-    const record = await finished(id);
-    expect(record.audioUrl).toBe(`/api/v2/status/${id}/audio`);
-    const audio = await fetchAudio(record.audioUrl as string);
-    expect(audio.status).toBe(200);
-    expect(audio.headers["content-type"]).toBe(contentType);
-    const measured = await measureAudio({ bytes: audio.body as Buffer, format, contentType } as SynthesizedAudio);
-    expect(measured.loud).toBe(true);
-  });
+  ] as const)(
+    "when speak asks for %s with a voice and speed, then the audio is that format and decodes as speech",
+    async (format, contentType) => {
+      const id = submittedId(
+        await submit({
+          ...defaultRequest("Once upon a time"),
+          samplingParams: SAMPLING,
+          speak: { format, voice: "en-gb-male", speed: 1.5 },
+        }),
+      );
+      const record = await finished(id);
+      expect(record.audioUrl).toBe(`/api/v2/status/${id}/audio`);
+      const audio = await fetchAudio(record.audioUrl as string);
+      expect(audio.status).toBe(200);
+      expect(audio.headers["content-type"]).toBe(contentType);
+      const measured = await measureAudio({ bytes: audio.body as Buffer, format, contentType } as SynthesizedAudio);
+      expect(measured.loud).toBe(true);
+    },
+  );
 
   it("when another key asks for the audio, then it is 404 as for the record", async () => {
-    const id = submittedId(await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} }));
+    const id = submittedId(
+      await submit({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} }),
+    );
     expect((await finished(id)).audioUrl).toBeDefined();
     const other = await gw.createKey();
     const res = await fetchAudio(`/api/v2/status/${id}/audio`, other);
@@ -133,10 +157,15 @@ describeWithModel("speak on completion: the reply synthesized with it, served at
           .send({ ...defaultRequest("Once upon a time"), samplingParams: SAMPLING, speak: {} }),
       );
       const record = await finished(id, mute, muteKey);
-      expect(record).toMatchObject({ status: "completed", audioError: "text-to-speech is not available on the worker that generated the reply" });
+      expect(record).toMatchObject({
+        status: "completed",
+        audioError: "text-to-speech is not available on the worker that generated the reply",
+      });
       expect(record.reply).toEqual(expect.any(String));
       expect(record.audioUrl).toBeUndefined();
-      expect((await request(mute.app).get(`/api/v2/status/${id}/audio`).auth(muteKey, { type: "bearer" })).status).toBe(404);
+      expect((await request(mute.app).get(`/api/v2/status/${id}/audio`).auth(muteKey, { type: "bearer" })).status).toBe(
+        404,
+      );
     } finally {
       await textOnly.close();
       await mute.close();

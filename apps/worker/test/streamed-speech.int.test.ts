@@ -79,11 +79,16 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
   let keyId: string;
   let queue: Queue;
   beforeAll(async () => {
-    service = await startTestServiceWithSpeech("streamed-speech", {}, 2, (engine) => holdingSecondPiece(engine, control));
+    service = await startTestServiceWithSpeech("streamed-speech", {}, 2, (engine) =>
+      holdingSecondPiece(engine, control),
+    );
     const created = await service.gw.deps.apiKeys.create("streamed", ["*"], { tts: 1000 });
     key = created.secret;
     keyId = created.record.id;
-    queue = new Queue(QUEUES.speech, { connection: service.gw.deps.redis, prefix: service.gw.deps.keys.bullPrefix(QUEUES.speech) });
+    queue = new Queue(QUEUES.speech, {
+      connection: service.gw.deps.redis,
+      prefix: service.gw.deps.keys.bullPrefix(QUEUES.speech),
+    });
     server = service.gw.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
   }, 120_000);
@@ -101,29 +106,40 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
   function speak(body: object, headers: Record<string, string> = {}, to: Server = server): Promise<Answer> {
     const payload = JSON.stringify(body);
     const { port } = to.address() as AddressInfo;
-    const all = { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(payload)), ...headers };
+    const all = {
+      Authorization: `Bearer ${key}`,
+      "Content-Type": "application/json",
+      "Content-Length": String(Buffer.byteLength(payload)),
+      ...headers,
+    };
     return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: "127.0.0.1", port, path: "/api/audio/full", method: "POST", headers: all }, (res) => {
-        const chunks: Buffer[] = [];
-        let received = 0;
-        const waiting: { count: number; resolve: () => void }[] = [];
-        res.on("data", (chunk: Buffer) => {
-          chunks.push(chunk);
-          received += chunk.length;
-          for (const wait of waiting.filter((w) => received >= w.count)) wait.resolve();
-        });
-        const ended = new Promise<{ complete: boolean; trailers: NodeJS.Dict<string> }>((done) => {
-          res.on("error", () => undefined); // "aborted": the stream was cut; `complete` says so
-          res.on("close", () => done({ complete: res.complete, trailers: res.trailers }));
-        });
-        resolve({
-          res,
-          bytes: () => Buffer.concat(chunks),
-          atLeast: (count) => (received >= count ? Promise.resolve() : new Promise<void>((done) => waiting.push({ count, resolve: done }))),
-          ended,
-          destroy: () => req.destroy(),
-        });
-      });
+      const req = httpRequest(
+        { host: "127.0.0.1", port, path: "/api/audio/full", method: "POST", headers: all },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let received = 0;
+          const waiting: { count: number; resolve: () => void }[] = [];
+          res.on("data", (chunk: Buffer) => {
+            chunks.push(chunk);
+            received += chunk.length;
+            for (const wait of waiting.filter((w) => received >= w.count)) wait.resolve();
+          });
+          const ended = new Promise<{ complete: boolean; trailers: NodeJS.Dict<string> }>((done) => {
+            res.on("error", () => undefined); // "aborted": the stream was cut; `complete` says so
+            res.on("close", () => done({ complete: res.complete, trailers: res.trailers }));
+          });
+          resolve({
+            res,
+            bytes: () => Buffer.concat(chunks),
+            atLeast: (count) =>
+              received >= count
+                ? Promise.resolve()
+                : new Promise<void>((done) => waiting.push({ count, resolve: done })),
+            ended,
+            destroy: () => req.destroy(),
+          });
+        },
+      );
       req.on("error", reject);
       req.end(payload);
     });
@@ -131,7 +147,10 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
 
   /** The one speech job running now (the tests run one at a time): its id is the audio's key. */
   async function activeJobId(): Promise<string> {
-    return waitFor("a speech job active", async () => (await queue.getJobs(["active"]))[0]?.id, { timeoutMs: 5000, intervalMs: 20 });
+    return waitFor("a speech job active", async () => (await queue.getJobs(["active"]))[0]?.id, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
   }
 
   const stored = (requestId: string) => service.gw.deps.redis.getBuffer(service.gw.deps.keys.audio(requestId));
@@ -151,7 +170,13 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
   const VALID_START: Record<AudioFormat, (bytes: Buffer) => void> = {
     wav: (bytes) => {
       const wav = inspectWav(bytes);
-      expect(wav).toMatchObject({ format: 1, channels: 1, bitsPerSample: 16, riffSize: 0xffffffff, dataBytes: 0xffffffff });
+      expect(wav).toMatchObject({
+        format: 1,
+        channels: 1,
+        bitsPerSample: 16,
+        riffSize: 0xffffffff,
+        dataBytes: 0xffffffff,
+      });
       expect(rms(wav.samples)).toBeGreaterThan(500);
     },
     pcm: (bytes) => {
@@ -166,13 +191,21 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
       expect(pages.every((page) => page.crcValid)).toBe(true);
       expect(pages.some((page) => page.flags & 0x04)).toBe(false); // not the last page yet
     },
-    flac: (bytes) => expect(inspectFlac(bytes)).toMatchObject({ channels: 1, bitsPerSample: 16, totalSamples: 0, md5: "0".repeat(32) }),
+    flac: (bytes) =>
+      expect(inspectFlac(bytes)).toMatchObject({
+        channels: 1,
+        bitsPerSample: 16,
+        totalSamples: 0,
+        md5: "0".repeat(32),
+      }),
   };
 
   it.each(AUDIO_FORMATS)(
     "when %s is streamed, then the first piece arrives while the job is still running and is a valid start of the format, and all pieces together are the stored audio, valid and whole",
     async (format) => {
-      const { answer, requestId, firstPiece, held } = await firstPieceOf(format, { "Idempotency-Key": `whole-${format}` });
+      const { answer, requestId, firstPiece, held } = await firstPieceOf(format, {
+        "Idempotency-Key": `whole-${format}`,
+      });
       expect(answer.res.headers["transfer-encoding"]).toBe("chunked");
       expect(answer.res.headers["content-length"]).toBeUndefined();
       expect(await metaOf(requestId)).toBeNull(); // the audio is not whole yet
@@ -189,11 +222,16 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
       const meta = JSON.parse((await metaOf(requestId)) as string) as { byteLength: number; durationSeconds: number };
       expect(meta.byteLength).toBe(all.length);
       expect(Number(trailers["x-audio-duration"])).toBeCloseTo(meta.durationSeconds, 3);
-      const measured = await measureAudio({ bytes: all, format, contentType: answer.res.headers["content-type"] } as SynthesizedAudio);
+      const measured = await measureAudio({
+        bytes: all,
+        format,
+        contentType: answer.res.headers["content-type"],
+      } as SynthesizedAudio);
       expect(measured.loud).toBe(true);
       expect(measured.durationSeconds).toBeGreaterThan(meta.durationSeconds - 0.1);
       expect(measured.durationSeconds).toBeLessThan(meta.durationSeconds + 0.2);
-      expect(await service.gw.deps.redis.xlen(service.gw.deps.keys.audioStream(requestId))).toBeGreaterThanOrEqual(3); // 2 chunks, the end
+      // 2 chunks, the end
+      expect(await service.gw.deps.redis.xlen(service.gw.deps.keys.audioStream(requestId))).toBeGreaterThanOrEqual(3);
     },
   );
 
@@ -206,7 +244,10 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     expect(complete).toBe(false);
     expect(answer.bytes().length).toBeGreaterThan(0);
     // The worker publishes the failure, then BullMQ records it: wait for that (bounded).
-    await waitFor("the speech job failed", async () => (await queue.getJobState(requestId)) === "failed", { timeoutMs: 5000, intervalMs: 20 });
+    await waitFor("the speech job failed", async () => (await queue.getJobState(requestId)) === "failed", {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     const job = await queue.getJob(requestId);
     expect(await job?.getState()).toBe("failed");
     expect(job?.failedReason).toMatch(/failed after the first audio was sent: injected/);
@@ -234,7 +275,10 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     expect(Number(replay.res.headers["content-length"])).toBe(first.bytes().length);
     const completed = async () => (await queue.getJobCounts("completed")).completed ?? 0;
     // The stream ends just before the job completes.
-    await waitFor("the job completed", async () => (await completed()) > completedBefore, { timeoutMs: 5000, intervalMs: 20 });
+    await waitFor("the job completed", async () => (await completed()) > completedBefore, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     expect(await completed()).toBe(completedBefore + 1);
   });
 
@@ -242,7 +286,10 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     const { answer, requestId, held } = await firstPieceOf("wav", { "Idempotency-Key": "left-early" });
     expect(service.gw.deps.speechJobs?.readers.open).toBe(1);
     answer.destroy();
-    await waitFor("no reader open", () => service.gw.deps.speechJobs?.readers.open === 0, { timeoutMs: 5000, intervalMs: 20 });
+    await waitFor("no reader open", () => service.gw.deps.speechJobs?.readers.open === 0, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     expect(service.gw.deps.speechJobs?.readers.open).toBe(0);
     held.resolve();
     // The retry waits for the first request's audio to be whole, then gets it.
@@ -261,11 +308,18 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
       const { complete, trailers } = await answer.ended;
       expect(complete).toBe(true);
       expect(answer.res.headers["transfer-encoding"]).toBe("chunked");
-      const measured = await measureAudio({ bytes: answer.bytes(), format: "flac", contentType: "audio/flac" } as SynthesizedAudio);
+      const measured = await measureAudio({
+        bytes: answer.bytes(),
+        format: "flac",
+        contentType: "audio/flac",
+      } as SynthesizedAudio);
       expect(measured.loud).toBe(true);
       expect(measured.durationSeconds).toBeCloseTo(Number(trailers["x-audio-duration"]), 1);
       // Its reader lets go of its connection once the answer is out, which the client may see first.
-      await waitFor("no reader open", () => other.deps.speechJobs?.readers.open === 0, { timeoutMs: 5000, intervalMs: 20 });
+      await waitFor("no reader open", () => other.deps.speechJobs?.readers.open === 0, {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      });
       expect(other.deps.speechJobs?.readers.open).toBe(0);
     } finally {
       await new Promise((resolve) => otherServer.close(resolve));
@@ -279,6 +333,9 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
     const answer = await speak({ text: "Mind the cauldron. It bites.", format: "pcm" });
     const { complete, trailers } = await answer.ended;
     expect(complete).toBe(true);
-    expect(((await usage.lastDays(keyId, 1))[0]?.speechSeconds ?? 0) - before).toBeCloseTo(Number(trailers["x-audio-duration"]), 2);
+    expect(((await usage.lastDays(keyId, 1))[0]?.speechSeconds ?? 0) - before).toBeCloseTo(
+      Number(trailers["x-audio-duration"]),
+      2,
+    );
   });
 });

@@ -26,8 +26,10 @@ describeWithModel("cancelling and time-limiting generations", () => {
     await gw.close();
   });
 
-  const submit = async (body: object = LONG) => submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body));
-  const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+  const submit = async (body: object = LONG) =>
+    submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body));
+  const status = async (id: string) =>
+    (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
   const cancel = (id: string, k = key) => request(gw.app).delete(`/api/v2/status/${id}`).auth(k, { type: "bearer" });
   const until = (check: () => Promise<boolean>, what: string) => waitFor(what, check, { intervalMs: 20 });
 
@@ -84,7 +86,14 @@ describeWithModel("cancelling and time-limiting generations", () => {
 
   it("when a finished job is cancelled, then it is 409 CONFLICT; another key's job is 404", async () => {
     const id = await submit();
-    await gw.deps.statuses.complete(id, { reply: "done", tokens: 1, promptTokens: 1, cachedTokens: 0, processingTime: 0.1, droppedMessages: 0 });
+    await gw.deps.statuses.complete(id, {
+      reply: "done",
+      tokens: 1,
+      promptTokens: 1,
+      cachedTokens: 0,
+      processingTime: 0.1,
+      droppedMessages: 0,
+    });
     const res = await cancel(id);
     expect(res.status).toBe(409);
     expect(errorOf(res).code).toBe("CONFLICT");
@@ -100,8 +109,16 @@ describeWithModel("cancelling and time-limiting generations", () => {
       const k = await gw2.createKey();
       const id = submittedId(await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(LONG));
       let record: StatusRecord = { status: "processing" };
-      await until(async () => (record = (await request(gw2.app).get(`/api/v2/status/${id}`).auth(k, { type: "bearer" })).body as StatusRecord).status !== "processing", "the job ends");
-      expect(record).toEqual({ status: "error", error: "generation failed: generation exceeded the time limit of 0.3 s" });
+      await until(
+        async () =>
+          (record = (await request(gw2.app).get(`/api/v2/status/${id}`).auth(k, { type: "bearer" }))
+            .body as StatusRecord).status !== "processing",
+        "the job ends",
+      );
+      expect(record).toEqual({
+        status: "error",
+        error: "generation failed: generation exceeded the time limit of 0.3 s",
+      });
     } finally {
       await worker.close();
       await gw2.close();

@@ -46,38 +46,41 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
     return seen;
   }
 
-  it.each(MODEL_IDS)("when a conversation goes to %s, then the record goes processing -> completed with a generated reply", async (model) => {
-    const body = model === "default" ? defaultRequest() : characterRequest();
-    const submitted = await request(gw.app)
-      .post(`/api/text/${model}`)
-      .auth(key, { type: "bearer" })
-      .send({ ...body, samplingParams: { max_tokens: 60 } });
-    expect(submitted.status).toBe(200);
-    const id = submittedId(submitted);
+  it.each(MODEL_IDS)(
+    "when a conversation goes to %s, then the record goes processing -> completed with a generated reply",
+    async (model) => {
+      const body = model === "default" ? defaultRequest() : characterRequest();
+      const submitted = await request(gw.app)
+        .post(`/api/text/${model}`)
+        .auth(key, { type: "bearer" })
+        .send({ ...body, samplingParams: { max_tokens: 60 } });
+      expect(submitted.status).toBe(200);
+      const id = submittedId(submitted);
 
-    const seen = await pollUntilDone(`/api/v2/status/${id}`);
-    const final = seen.at(-1)!;
-    expect(seen[0]!.status).toBe("processing");
-    expect(final).toEqual({
-      status: "completed",
-      reply: expect.any(String),
-      tokens: expect.any(Number),
-      promptTokens: expect.any(Number),
-      cachedTokens: expect.any(Number),
-      processingTime: expect.any(Number),
-      droppedMessages: expect.any(Number),
-    });
-    expect(final.reply!.trim().length).toBeGreaterThan(0);
-    expect(final.tokens).toBeGreaterThan(0);
-    expect(final.tokens).toBeLessThanOrEqual(60);
-    expect(final.processingTime).toBeGreaterThan(0);
+      const seen = await pollUntilDone(`/api/v2/status/${id}`);
+      const final = seen.at(-1)!;
+      expect(seen[0]!.status).toBe("processing");
+      expect(final).toEqual({
+        status: "completed",
+        reply: expect.any(String),
+        tokens: expect.any(Number),
+        promptTokens: expect.any(Number),
+        cachedTokens: expect.any(Number),
+        processingTime: expect.any(Number),
+        droppedMessages: expect.any(Number),
+      });
+      expect(final.reply!.trim().length).toBeGreaterThan(0);
+      expect(final.tokens).toBeGreaterThan(0);
+      expect(final.tokens).toBeLessThanOrEqual(60);
+      expect(final.processingTime).toBeGreaterThan(0);
 
-    const progress = seen.filter((r) => r.status === "processing").map((r) => r.progress ?? 0);
-    expect(progress.every((p, i) => p >= 0 && p < 1 && (i === 0 || p >= progress[i - 1]!))).toBe(true);
+      const progress = seen.filter((r) => r.status === "processing").map((r) => r.progress ?? 0);
+      expect(progress.every((p, i) => p >= 0 && p < 1 && (i === 0 || p >= progress[i - 1]!))).toBe(true);
 
-    const v1 = await request(gw.app).get(`/api/status/${id}`).auth(key, { type: "bearer" });
-    expect(v1.body).toEqual(final);
-  });
+      const v1 = await request(gw.app).get(`/api/status/${id}`).auth(key, { type: "bearer" });
+      expect(v1.body).toEqual(final);
+    },
+  );
 
   it("when a job is streaming, then progress and estimatedTimeRemaining (seconds) appear before completion", async () => {
     const submitted = await request(gw.app)
@@ -127,7 +130,10 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       const k = await gw2.createKey();
       const res = await request(gw2.app).post("/api/text/default").auth(k, { type: "bearer" }).send(defaultRequest());
       // Retries use exponential backoff (1 s, 2 s): the third failure is final.
-      expect(await finalRecord(gw2.app, k, submittedId(res))).toEqual({ status: "error", error: "generation failed: model exploded" });
+      expect(await finalRecord(gw2.app, k, submittedId(res))).toEqual({
+        status: "error",
+        error: "generation failed: model exploded",
+      });
     } finally {
       await w2.close();
       await gw2.close();

@@ -7,7 +7,13 @@ import { WebhookSender, WebhookTimeoutError } from "../src/webhooks/webhook-send
 import { instrumentWorkers } from "../src/worker-metrics.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
-import { deliveryEnd, startDribblingReceiver, webhookSecret, webhookWorkerOverrides, type DribblingReceiver } from "../../../test-support/webhooks.js";
+import {
+  deliveryEnd,
+  startDribblingReceiver,
+  webhookSecret,
+  webhookWorkerOverrides,
+  type DribblingReceiver,
+} from "../../../test-support/webhooks.js";
 
 /** WEBHOOK_TIMEOUT_MS of these tests; the receivers would take about 60 s to answer in full. */
 const DEADLINE_MS = 500;
@@ -17,49 +23,69 @@ const GENEROUS_MS = 5000;
 /** `promise`, or a failure naming `what` once GENEROUS_MS have passed (so a hang fails, not times out the suite). */
 async function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} after ${GENEROUS_MS} ms`)), GENEROUS_MS)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} after ${GENEROUS_MS} ms`)), GENEROUS_MS)),
+  );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Every connection the receiver accepted is closed by the sender (undici's spare reconnect included). */
 async function allClosed(receiver: DribblingReceiver): Promise<void> {
-  await within(Promise.all(receiver.connections.map((connection) => connection.closed)), "a connection to the receiver was still open");
+  await within(
+    Promise.all(receiver.connections.map((connection) => connection.closed)),
+    "a connection to the receiver was still open",
+  );
 }
 
 describe("a webhook attempt's total deadline (WEBHOOK_TIMEOUT_MS)", () => {
   let receiver: DribblingReceiver | undefined;
   afterEach(() => receiver?.close());
 
-  it.each(["headers", "body"] as const)("when the receiver sends its %s a byte every 300 ms, then the attempt fails as a timeout at the deadline and its connection is closed", async (mode) => {
-    receiver = await startDribblingReceiver(mode);
-    const sender = new WebhookSender({ secret: webhookSecret(), allowPrivate: true, timeoutMs: DEADLINE_MS });
-    try {
-      const attempt = sender.send(receiver.url("/slow"), "msg_deadline", "{}");
-      const error = await within(
-        attempt.then(
-          () => null,
-          (failure: unknown) => failure,
-        ),
-        "the attempt had not ended",
-      );
-      expect(error).toBeInstanceOf(WebhookTimeoutError);
-      expect((error as Error).message).toBe(`timeout: no complete answer within ${DEADLINE_MS} ms`);
-      expect(receiver.connections.filter((connection) => connection.requested)).toHaveLength(1);
-      await allClosed(receiver);
-    } finally {
-      await sender.close();
-    }
-  });
+  it.each(["headers", "body"] as const)(
+    "when the receiver sends its %s a byte every 300 ms, then the attempt fails as a timeout at the deadline and its connection is closed",
+    async (mode) => {
+      receiver = await startDribblingReceiver(mode);
+      const sender = new WebhookSender({ secret: webhookSecret(), allowPrivate: true, timeoutMs: DEADLINE_MS });
+      try {
+        const attempt = sender.send(receiver.url("/slow"), "msg_deadline", "{}");
+        const error = await within(
+          attempt.then(
+            () => null,
+            (failure: unknown) => failure,
+          ),
+          "the attempt had not ended",
+        );
+        expect(error).toBeInstanceOf(WebhookTimeoutError);
+        expect((error as Error).message).toBe(`timeout: no complete answer within ${DEADLINE_MS} ms`);
+        expect(receiver.connections.filter((connection) => connection.requested)).toHaveLength(1);
+        await allClosed(receiver);
+      } finally {
+        await sender.close();
+      }
+    },
+  );
 
   it("when every attempt of a delivery times out, then each counts as a failed attempt, is retried, and the delivery fails after the last", async () => {
     const dribbling = await startDribblingReceiver("body");
     receiver = dribbling;
     const prefix = uniquePrefix("webhook-deadline");
-    const hooks = webhookWorkerOverrides(prefix, { secret: webhookSecret(), allowPrivate: true, attempts: 2, backoffMs: 50, timeoutMs: DEADLINE_MS });
+    const hooks = webhookWorkerOverrides(prefix, {
+      secret: webhookSecret(),
+      allowPrivate: true,
+      attempts: 2,
+      backoffMs: 50,
+      timeoutMs: DEADLINE_MS,
+    });
     const connection = createWorkerRedis(TEST_REDIS);
     const keys = redisKeys(prefix);
     const statuses = hooks.overrides.statuses!;
-    const worker = createWebhookWorker({ connection, keys, statuses, logger: testLogger("worker"), ...hooks.overrides.webhooks! });
+    const worker = createWebhookWorker({
+      connection,
+      keys,
+      statuses,
+      logger: testLogger("worker"),
+      ...hooks.overrides.webhooks!,
+    });
     const metrics = createMetrics("worker");
     instrumentWorkers([worker], metrics);
     const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: keys.bullPrefix(QUEUES.webhooks) });
@@ -72,7 +98,10 @@ describe("a webhook attempt's total deadline (WEBHOOK_TIMEOUT_MS)", () => {
         failedReason: `timeout: no complete answer within ${DEADLINE_MS} ms`,
       });
       expect((await deliveries.getJob(id))?.attemptsMade).toBe(2);
-      const outcomes = (await metrics.registry.getSingleMetric("webhook_deliveries_total")!.get()).values.map((v) => [v.labels.outcome, v.value]);
+      const outcomes = (await metrics.registry.getSingleMetric("webhook_deliveries_total")!.get()).values.map((v) => [
+        v.labels.outcome,
+        v.value,
+      ]);
       expect(Object.fromEntries(outcomes)).toEqual({ retried: 1, failed: 1 });
       expect(dribbling.connections.filter((connection) => connection.requested)).toHaveLength(2);
       await allClosed(dribbling);

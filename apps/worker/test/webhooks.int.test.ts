@@ -12,7 +12,15 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { errorOf, submittedId } from "../../../test-support/response-body.js";
-import { deliveryEnd, NEVER_ANSWER, startWebhookReceiver, webhookSecret, webhookWorkerOverrides, type ReceivedWebhook, type WebhookReceiver } from "../../../test-support/webhooks.js";
+import {
+  deliveryEnd,
+  NEVER_ANSWER,
+  startWebhookReceiver,
+  webhookSecret,
+  webhookWorkerOverrides,
+  type ReceivedWebhook,
+  type WebhookReceiver,
+} from "../../../test-support/webhooks.js";
 import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
 
@@ -31,13 +39,27 @@ interface Stack {
   close(): Promise<void>;
 }
 
-async function startStack(engine: LlmEngine, secret: string, gatewayAllowsPrivate: boolean, workerAllowsPrivate: boolean, timeoutMs?: number): Promise<Stack> {
+async function startStack(
+  engine: LlmEngine,
+  secret: string,
+  gatewayAllowsPrivate: boolean,
+  workerAllowsPrivate: boolean,
+  timeoutMs?: number,
+): Promise<Stack> {
   const prefix = uniquePrefix("webhooks");
-  const env = { WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: String(gatewayAllowsPrivate), WEBHOOK_ATTEMPTS: String(RETRIES.attempts), WEBHOOK_BACKOFF_MS: String(RETRIES.backoffMs) };
+  const env = {
+    WEBHOOK_SECRET: secret,
+    WEBHOOK_ALLOW_PRIVATE: String(gatewayAllowsPrivate),
+    WEBHOOK_ATTEMPTS: String(RETRIES.attempts),
+    WEBHOOK_BACKOFF_MS: String(RETRIES.backoffMs),
+  };
   const gw = await startTestGateway(prefix, env);
   const hooks = webhookWorkerOverrides(prefix, { secret, allowPrivate: workerAllowsPrivate, ...RETRIES, timeoutMs });
   const worker = await startTestWorker(prefix, engine, hooks.overrides);
-  const deliveries = new Queue(QUEUES.webhooks, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix(QUEUES.webhooks) });
+  const deliveries = new Queue(QUEUES.webhooks, {
+    connection: gw.deps.redis,
+    prefix: gw.deps.keys.bullPrefix(QUEUES.webhooks),
+  });
   const key = await gw.createKey({ limits: { status: 100_000, text: 1000 } });
   return {
     gw,
@@ -60,7 +82,19 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
   let stack: Stack;
   let metrics: WorkerMetrics;
   beforeAll(async () => {
-    receiver = await startWebhookReceiver((path, nth) => (path === "/flaky" ? (nth <= 2 ? 503 : 200) : path === "/gone" ? 410 : path === "/moved" ? 307 : path === "/silent" ? NEVER_ANSWER : 204));
+    receiver = await startWebhookReceiver((path, nth) =>
+      path === "/flaky"
+        ? nth <= 2
+          ? 503
+          : 200
+        : path === "/gone"
+          ? 410
+          : path === "/moved"
+            ? 307
+            : path === "/silent"
+              ? NEVER_ANSWER
+              : 204,
+    );
     engine = await loadFixtureEngine();
     stack = await startStack(engine, secret, true, true);
     metrics = createMetrics("worker");
@@ -77,9 +111,12 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     expect(res.status).toBe(200);
     return submittedId(res);
   };
-  const status = async (id: string) => (await request(stack.gw.app).get(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).body as StatusRecord;
-  const postsOf = (path: string, id: string): ReceivedWebhook[] => receiver.on(path).filter((post) => post.headers["webhook-id"] === `msg_${id}`);
-  const verified = (post: ReceivedWebhook) => new Webhook(secret).verify(post.body, post.headers as Record<string, string>);
+  const status = async (id: string) =>
+    (await request(stack.gw.app).get(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).body as StatusRecord;
+  const postsOf = (path: string, id: string): ReceivedWebhook[] =>
+    receiver.on(path).filter((post) => post.headers["webhook-id"] === `msg_${id}`);
+  const verified = (post: ReceivedWebhook) =>
+    new Webhook(secret).verify(post.body, post.headers as Record<string, string>);
 
   it("when a request completes, then its webhook receives exactly one delivery, verified, carrying the final record and its id", async () => {
     const id = await submit({ ...SHORT, webhook: receiver.url("/done") });
@@ -92,13 +129,20 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     expect(record.status).toBe("completed");
     expect(verified(post)).toEqual({ id, ...record });
     // The signature covers the body: a changed byte fails verification.
-    expect(() => new Webhook(secret).verify(post.body.replace(`"${id}"`, '"someone-else"'), post.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(secret).verify(
+        post.body.replace(`"${id}"`, '"someone-else"'),
+        post.headers as Record<string, string>,
+      ),
+    ).toThrow();
     expect(() => new Webhook(webhookSecret()).verify(post.body, post.headers as Record<string, string>)).toThrow();
   });
 
   it("when a request is cancelled, then its webhook receives exactly one delivery of the cancelled record", async () => {
     const id = await submit({ ...LONG, webhook: receiver.url("/cancelled") });
-    expect((await request(stack.gw.app).delete(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).status).toBe(200);
+    expect(
+      (await request(stack.gw.app).delete(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).status,
+    ).toBe(200);
     expect((await deliveryEnd(stack.deliveries, id)).state).toBe("completed");
     const posts = postsOf("/cancelled", id);
     expect(posts).toHaveLength(1);
@@ -107,7 +151,8 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
 
   it("when the receiver fails twice and then answers 200, then it gets three attempts under one webhook-id and the delivery ends delivered", async () => {
     const counter = metrics.registry.getSingleMetric("webhook_deliveries_total");
-    const count = async (outcome: string) => (await counter!.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+    const count = async (outcome: string) =>
+      (await counter!.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
     const [retriedBefore, deliveredBefore] = [await count("retried"), await count("delivered")];
     const id = await submit({ ...SHORT, webhook: receiver.url("/flaky") });
     expect((await deliveryEnd(stack.deliveries, id)).state).toBe("completed");
@@ -167,7 +212,13 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     const hooks = webhookWorkerOverrides(prefix, { secret, allowPrivate: true, ...RETRIES });
     const connection = createWorkerRedis(TEST_REDIS);
     const statuses = hooks.overrides.statuses!;
-    const deliveryWorker = createWebhookWorker({ connection, keys: gw.deps.keys, statuses, logger: testLogger("worker"), ...hooks.overrides.webhooks! });
+    const deliveryWorker = createWebhookWorker({
+      connection,
+      keys: gw.deps.keys,
+      statuses,
+      logger: testLogger("worker"),
+      ...hooks.overrides.webhooks!,
+    });
     const texts = new Queue(QUEUES.text, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
     const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.webhooks) });
     try {
@@ -177,7 +228,14 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
         .send({ ...SHORT, webhook: receiver.url("/lost") });
       const id = submittedId(res);
       expect(await texts.remove(id)).toBe(1);
-      const sweep = new LostJobSweeper({ connection, keys: gw.deps.keys, statuses, logger: testLogger("worker"), graceMs: 0, onLost: () => undefined });
+      const sweep = new LostJobSweeper({
+        connection,
+        keys: gw.deps.keys,
+        statuses,
+        logger: testLogger("worker"),
+        graceMs: 0,
+        onLost: () => undefined,
+      });
       expect(await sweep.sweepOnce()).toEqual({ lost: 1, failed: 0 });
       expect((await deliveryEnd(deliveries, id)).state).toBe("completed");
       const posts = postsOf("/lost", id);

@@ -29,11 +29,15 @@ describeWithModel("a worker killed mid-generation (real worker processes)", () =
 
     const body = { ...defaultRequest(), samplingParams: { max_tokens: 300, temperature: 1.2 } };
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push(submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)));
-    const status = async (id: string) => (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+    for (let i = 0; i < 4; i++)
+      ids.push(submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(body)));
+    const status = async (id: string) =>
+      (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 
     // Kill the worker while it is generating.
-    await waitFor("the first job generating", async () => ((await status(ids[0]!)).progress ?? 0) > 0, { intervalMs: 10 });
+    await waitFor("the first job generating", async () => ((await status(ids[0]!)).progress ?? 0) > 0, {
+      intervalMs: 10,
+    });
     expect((await status(ids[0]!)).status).toBe("processing");
     victim.process.kill("SIGKILL");
     await victim.exited;

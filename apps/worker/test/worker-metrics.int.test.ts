@@ -1,5 +1,12 @@
 import { QUEUES } from "@chorus/contracts";
-import { createMetrics, createWorkerRedis, redisKeys, waitUntilReady, type WorkerMetrics, type RedisClient } from "@chorus/platform";
+import {
+  createMetrics,
+  createWorkerRedis,
+  redisKeys,
+  waitUntilReady,
+  type WorkerMetrics,
+  type RedisClient,
+} from "@chorus/platform";
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { instrumentWorkers } from "../src/worker-metrics.js";
@@ -17,7 +24,13 @@ const queues: Queue[] = [];
 function textProcessor(job: Job<{ kind: string; model: string }>): Promise<unknown> {
   switch (job.data.kind) {
     case "generated":
-      return Promise.resolve({ tokens: 40, processingTime: 2, model: job.data.model, promptTokens: 100, cachedTokens: 60 });
+      return Promise.resolve({
+        tokens: 40,
+        processingTime: 2,
+        model: job.data.model,
+        promptTokens: 100,
+        cachedTokens: 60,
+      });
     case "cancelled":
       return Promise.reject(new UnrecoverableError("cancelled"));
     case "broken":

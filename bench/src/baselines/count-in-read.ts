@@ -1,4 +1,11 @@
-import { QUEUE_PLACE, queuePlaceKeys, storedStatusOf, type QueuePlaceReply, type RedisClient, type RedisKeys } from "@chorus/platform";
+import {
+  QUEUE_PLACE,
+  queuePlaceKeys,
+  storedStatusOf,
+  type QueuePlaceReply,
+  type RedisClient,
+  type RedisKeys,
+} from "@chorus/platform";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey, sendJson } from "@chorus/gateway/middleware";
 import { setLimitHeaders } from "./limit-headers.js";
@@ -41,17 +48,17 @@ export function countInReadRoute(redis: RedisClient, keys: RedisKeys, windowMs: 
     const keyId = authenticatedKey(req).id;
     const id = String(req.params.id);
     const now = Date.now();
-    Promise.all([scripts.benchCountAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, keys.status(id), windowMs), scripts.benchQueuePlace(...queuePlaceKeys(keys), now, id)]).then(
-      ([[hits, ttl, flat], place]) => {
-        setLimitHeaders(res, limit, hits, Date.now() + ttl);
-        if (hits > limit) return sendJson(res, 429, { status: "error" });
-        // As the gateway answers: the same parser of the record and its place, the same ownership check.
-        const stored = storedStatusOf(toHash(flat), place);
-        if (!stored || stored.owner !== keyId) return sendJson(res, 404, { status: "error" });
-        res.setHeader("Cache-Control", "no-store");
-        sendJson(res, 200, stored.record);
-      },
-      next,
-    );
+    Promise.all([
+      scripts.benchCountAndRead(`${keys.rateLimit("count-in-read")}${keyId}`, keys.status(id), windowMs),
+      scripts.benchQueuePlace(...queuePlaceKeys(keys), now, id),
+    ]).then(([[hits, ttl, flat], place]) => {
+      setLimitHeaders(res, limit, hits, Date.now() + ttl);
+      if (hits > limit) return sendJson(res, 429, { status: "error" });
+      // As the gateway answers: the same parser of the record and its place, the same ownership check.
+      const stored = storedStatusOf(toHash(flat), place);
+      if (!stored || stored.owner !== keyId) return sendJson(res, 404, { status: "error" });
+      res.setHeader("Cache-Control", "no-store");
+      sendJson(res, 200, stored.record);
+    }, next);
   };
 }

@@ -9,7 +9,8 @@ export interface EngineCall<Q> {
   request: Q;
 }
 
-export type EngineReply<R> = { kind: "ready" } | { kind: "result"; id: number; result: R } | { kind: "error"; id: number; message: string };
+export type EngineReply<R> =
+  { kind: "ready" } | { kind: "result"; id: number; result: R } | { kind: "error"; id: number; message: string };
 
 export function isEngineReply(value: unknown): value is EngineReply<unknown> {
   return typeof value === "object" && value !== null && "kind" in value;

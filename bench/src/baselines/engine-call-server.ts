@@ -12,7 +12,8 @@ export function serveEngineCalls<Q, R>(handle: (request: Q) => Promise<R>, close
     const { id, request } = message as EngineCall<Q>;
     handle(request).then(
       (result) => send({ kind: "result", id, result }),
-      (error: unknown) => send({ kind: "error", id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      (error: unknown) =>
+        send({ kind: "error", id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
     );
   });
   send({ kind: "ready" });

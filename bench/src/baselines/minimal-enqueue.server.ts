@@ -24,7 +24,13 @@ app.get("/healthz", (_req, res) => {
 });
 app.post("/enqueue", express.json(), async (req, res) => {
   const requestId = randomUUID();
-  const job: GenerateTextJob = { requestId, keyId: "bench", model: "default", request: req.body as GenerationRequest, acceptedAt: Date.now() };
+  const job: GenerateTextJob = {
+    requestId,
+    keyId: "bench",
+    model: "default",
+    request: req.body as GenerationRequest,
+    acceptedAt: Date.now(),
+  };
   await queue.add(JOB_NAMES.generateText, job, { jobId: requestId });
   res.json({ id: requestId, tokens: -1 });
 });

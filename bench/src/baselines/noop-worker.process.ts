@@ -33,7 +33,14 @@ function processor(statuses: StatusStore) {
     // serving turn moves up (fair-turns.ts), which the turns of later requests start from.
     await Promise.all([statuses.markStarted(job.data.requestId), holdMs > 0 ? sleep(holdMs) : undefined]);
     const finishedAt = nowMs();
-    await statuses.complete(job.data.requestId, { reply: "", tokens: 0, promptTokens: 0, cachedTokens: 0, processingTime: holdMs / 1000, droppedMessages: 0 });
+    await statuses.complete(job.data.requestId, {
+      reply: "",
+      tokens: 0,
+      promptTokens: 0,
+      cachedTokens: 0,
+      processingTime: holdMs / 1000,
+      droppedMessages: 0,
+    });
     report({ kind: "finished", id, at: finishedAt });
   };
 }

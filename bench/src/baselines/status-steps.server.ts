@@ -1,8 +1,24 @@
-import { ApiKeyStore, CachedApiKeys, createGatewayRedis, createLogger, createMetrics, redisKeys, StatusStore, waitUntilReady, type StoredStatus } from "@chorus/platform";
+import {
+  ApiKeyStore,
+  CachedApiKeys,
+  createGatewayRedis,
+  createLogger,
+  createMetrics,
+  redisKeys,
+  StatusStore,
+  waitUntilReady,
+  type StoredStatus,
+} from "@chorus/platform";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { rateLimit } from "express-rate-limit";
 import { RedisStore } from "rate-limit-redis";
-import { authenticate, authenticatedKey, createRateLimiters, requestContext, sendJson } from "@chorus/gateway/middleware";
+import {
+  authenticate,
+  authenticatedKey,
+  createRateLimiters,
+  requestContext,
+  sendJson,
+} from "@chorus/gateway/middleware";
 import { baselineEnv, serveBaseline } from "./baseline-process.js";
 import { countInReadRoute } from "./count-in-read.js";
 import { setLimitHeaders } from "./limit-headers.js";
@@ -30,11 +46,22 @@ const metrics = createMetrics("gateway", {});
 const windowMs = 60_000;
 const limit = 1_000_000_000;
 // Counters of their own, apart from the gateway's (which shares this prefix).
-const limiters = createRateLimiters({ redis, keys: redisKeys(`${env.prefix}:${step}`), logger, limits: { text: limit, tts: limit, status: limit }, windowMs, authFailureLimit: 10, metrics });
+const limiters = createRateLimiters({
+  redis,
+  keys: redisKeys(`${env.prefix}:${step}`),
+  logger,
+  limits: { text: limit, tts: limit, status: limit },
+  windowMs,
+  authFailureLimit: 10,
+  metrics,
+});
 
 /** Step `limit-script`: rate-limit-redis' counting script sent as one more command, without express-rate-limit. */
 async function scriptOnly(): Promise<RequestHandler> {
-  const store = new RedisStore({ prefix: keys.rateLimit(`steps-${step}`), sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never });
+  const store = new RedisStore({
+    prefix: keys.rateLimit(`steps-${step}`),
+    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never,
+  });
   await store.init({ windowMs } as never); // loads the counting script: a step that cannot count fails at start
   return (req: Request, res: Response, next: NextFunction) => {
     store.increment(authenticatedKey(req).id).then(({ totalHits, resetTime }) => {
@@ -46,7 +73,17 @@ async function scriptOnly(): Promise<RequestHandler> {
 
 /** The limiter of each step (none before `limit-memory`). */
 async function statusLimiter(): Promise<RequestHandler[]> {
-  if (step === "limit-memory") return [rateLimit({ windowMs, limit, keyGenerator: (req) => authenticatedKey(req).id, legacyHeaders: true, standardHeaders: false, validate: false })];
+  if (step === "limit-memory")
+    return [
+      rateLimit({
+        windowMs,
+        limit,
+        keyGenerator: (req) => authenticatedKey(req).id,
+        legacyHeaders: true,
+        standardHeaders: false,
+        validate: false,
+      }),
+    ];
   if (step === "limit-script") return [await scriptOnly()];
   if (step === "gateway-limiter") return [limiters.status];
   return [];
@@ -62,7 +99,9 @@ app.get("/healthz", (_req, res) => {
   res.json({ status: "ok" });
 });
 if (at("context")) app.use(requestContext(logger, metrics));
-const guards = at("auth") ? [authenticate(new CachedApiKeys(new ApiKeyStore(redis, keys), 5000), limiters.authFailure)] : [];
+const guards = at("auth")
+  ? [authenticate(new CachedApiKeys(new ApiKeyStore(redis, keys), 5000), limiters.authFailure)]
+  : [];
 // As in the gateway, the record is asked for before the limiter runs, so both commands leave together.
 const startRead = (req: Request, _res: Response, next: NextFunction) => {
   const read = statuses.get(String(req.params.id));
@@ -72,7 +111,8 @@ const startRead = (req: Request, _res: Response, next: NextFunction) => {
 };
 async function answerRead(req: Request, res: Response): Promise<void> {
   const stored = await (req as StepRequest)[READ];
-  if (!stored || (at("auth") && stored.owner !== authenticatedKey(req).id)) return sendJson(res, 404, { status: "error" });
+  if (!stored || (at("auth") && stored.owner !== authenticatedKey(req).id))
+    return sendJson(res, 404, { status: "error" });
   res.setHeader("Cache-Control", "no-store");
   sendJson(res, 200, stored.record);
 }

@@ -11,7 +11,15 @@
  *   command per poll, same headers), without either library: not what the gateway does, but what
  *   it would cost if the architecture allowed it (bench/src/baselines/count-in-read.ts)
  */
-export const STATUS_STEPS = ["read", "auth", "context", "limit-memory", "limit-script", "gateway-limiter", "count-in-read"] as const;
+export const STATUS_STEPS = [
+  "read",
+  "auth",
+  "context",
+  "limit-memory",
+  "limit-script",
+  "gateway-limiter",
+  "count-in-read",
+] as const;
 export type StatusStep = (typeof STATUS_STEPS)[number];
 
 export const STATUS_STEP_LABELS: Record<StatusStep, string> = {

@@ -11,8 +11,19 @@ export interface ComparePlan extends LoadSettings {
 }
 
 /** The plan of a throughput comparison from the bench's options; `between` defaults to nothing. */
-export function comparePlan(options: BenchOptions, log: (line: string) => void, between: () => Promise<void> = () => Promise.resolve()): ComparePlan {
-  return { connections: options.connections, durationS: options.durationS, rounds: options.rounds, warmupS: options.warmupS, between, log };
+export function comparePlan(
+  options: BenchOptions,
+  log: (line: string) => void,
+  between: () => Promise<void> = () => Promise.resolve(),
+): ComparePlan {
+  return {
+    connections: options.connections,
+    durationS: options.durationS,
+    rounds: options.rounds,
+    warmupS: options.warmupS,
+    between,
+    log,
+  };
 }
 
 export interface LoadSeries {
@@ -43,7 +54,8 @@ function series(runs: LoadResult[]): LoadSeries {
   };
 }
 
-const cpuText = (result: LoadResult) => (Number.isFinite(result.serverCpuUs) ? `, server CPU ${Math.round(result.serverCpuUs)} µs/response` : "");
+const cpuText = (result: LoadResult) =>
+  Number.isFinite(result.serverCpuUs) ? `, server CPU ${Math.round(result.serverCpuUs)} µs/response` : "";
 
 /**
  * Subject and baseline in alternating order (S B, B S, S B, ...) so that drift on a noisy machine
@@ -58,7 +70,11 @@ export async function compareLoads(subject: LoadSpec, baseline: LoadSpec, plan: 
  * Several subjects against one baseline, all in one round after another, each round in the reverse
  * order of the one before (so no load always runs first or last).
  */
-export async function compareSeveral(subjects: LoadSpec[], baseline: LoadSpec, plan: ComparePlan): Promise<{ subjects: LoadSeries[]; baseline: LoadSeries }> {
+export async function compareSeveral(
+  subjects: LoadSpec[],
+  baseline: LoadSpec,
+  plan: ComparePlan,
+): Promise<{ subjects: LoadSeries[]; baseline: LoadSeries }> {
   const settings = { connections: plan.connections, durationS: plan.durationS };
   const specs = [...subjects, baseline];
   const names = [...subjects.map((_, i) => (subjects.length === 1 ? "subject" : `subject ${i + 1}`)), "baseline"];

@@ -13,7 +13,8 @@ export const BENCH_REQUEST = {
 export async function submitBenchRequest(url: string, headers: Record<string, string>): Promise<string> {
   const res = await httpJson("POST", url, headers, BENCH_REQUEST);
   const id = (res.body as Partial<SubmitResponse>).id;
-  if (res.status !== 200 || typeof id !== "string") throw new Error(`submit to ${url} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200 || typeof id !== "string")
+    throw new Error(`submit to ${url} failed: ${res.status} ${JSON.stringify(res.body)}`);
   return id;
 }
 
@@ -26,11 +27,23 @@ const json = { "content-type": "application/json" };
 const auth = (stack: BenchStack) => ({ authorization: `Bearer ${stack.apiKey}` });
 
 export function gatewaySubmit(stack: BenchStack): LoadSpec {
-  return { url: `${stack.gateway.url}/api/text/default`, method: "POST", headers: { ...auth(stack), ...json }, body: JSON.stringify(BENCH_REQUEST), serverPid: stack.gateway.child.pid };
+  return {
+    url: `${stack.gateway.url}/api/text/default`,
+    method: "POST",
+    headers: { ...auth(stack), ...json },
+    body: JSON.stringify(BENCH_REQUEST),
+    serverPid: stack.gateway.child.pid,
+  };
 }
 
 export function baselineSubmit(stack: BenchStack): LoadSpec {
-  return { url: `${stack.minimalEnqueue.url}/enqueue`, method: "POST", headers: json, body: JSON.stringify(BENCH_REQUEST), serverPid: stack.minimalEnqueue.child.pid };
+  return {
+    url: `${stack.minimalEnqueue.url}/enqueue`,
+    method: "POST",
+    headers: json,
+    body: JSON.stringify(BENCH_REQUEST),
+    serverPid: stack.minimalEnqueue.child.pid,
+  };
 }
 
 /** A server answering the gateway's status path with the bench key: the gateway, or a status step. */
@@ -39,10 +52,19 @@ export interface StatusServer {
   pid: number | undefined;
 }
 
-export function gatewayStatus(stack: BenchStack, id: string, server: StatusServer = { url: stack.gateway.url, pid: stack.gateway.child.pid }): LoadSpec {
+export function gatewayStatus(
+  stack: BenchStack,
+  id: string,
+  server: StatusServer = { url: stack.gateway.url, pid: stack.gateway.child.pid },
+): LoadSpec {
   return { url: `${server.url}/api/v2/status/${id}`, method: "GET", headers: auth(stack), serverPid: server.pid };
 }
 
 export function baselineStatus(stack: BenchStack, id: string): LoadSpec {
-  return { url: `${stack.minimalStatus.url}/status/${id}`, method: "GET", headers: {}, serverPid: stack.minimalStatus.child.pid };
+  return {
+    url: `${stack.minimalStatus.url}/status/${id}`,
+    method: "GET",
+    headers: {},
+    serverPid: stack.minimalStatus.child.pid,
+  };
 }

@@ -23,7 +23,11 @@ export async function idleRssMb(pid: number, readings = 5, intervalMs = 100): Pr
 }
 
 /** Reads RSS of each named pid every `intervalMs` while `work` runs; returns the peak of each. */
-export async function peakRssWhile<T>(pids: Record<string, number>, work: Promise<T>, intervalMs = 100): Promise<{ result: T; peakMb: Record<string, number> }> {
+export async function peakRssWhile<T>(
+  pids: Record<string, number>,
+  work: Promise<T>,
+  intervalMs = 100,
+): Promise<{ result: T; peakMb: Record<string, number> }> {
   const peakMb: Record<string, number> = {};
   const sample = () => {
     for (const [name, pid] of Object.entries(pids)) {

@@ -7,7 +7,21 @@ const MAGIC = 0x46554747; // "GGUF"
 export const GGUF_ALIGNMENT = 32;
 
 /** GGUF value types. */
-export const GgufType = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
+export const GgufType = {
+  u8: 0,
+  i8: 1,
+  u16: 2,
+  i16: 3,
+  u32: 4,
+  i32: 5,
+  f32: 6,
+  bool: 7,
+  string: 8,
+  array: 9,
+  u64: 10,
+  i64: 11,
+  f64: 12,
+} as const;
 const SCALAR_BYTES: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
 /** ggml tensor types used here. */
@@ -64,8 +78,14 @@ function ggufString(text: string): Buffer {
   return Buffer.concat([length, bytes]);
 }
 
-export const stringEntry = (key: string, value: string): GgufEntry => ({ key, raw: Buffer.concat([u32(GgufType.string), ggufString(value)]) });
-export const u32Entry = (key: string, value: number): GgufEntry => ({ key, raw: Buffer.concat([u32(GgufType.u32), u32(value)]) });
+export const stringEntry = (key: string, value: string): GgufEntry => ({
+  key,
+  raw: Buffer.concat([u32(GgufType.string), ggufString(value)]),
+});
+export const u32Entry = (key: string, value: number): GgufEntry => ({
+  key,
+  raw: Buffer.concat([u32(GgufType.u32), u32(value)]),
+});
 export function f32Entry(key: string, value: number): GgufEntry {
   const raw = Buffer.alloc(8);
   raw.writeUInt32LE(GgufType.f32, 0);

@@ -17,7 +17,10 @@ describe("quantizeQ8", () => {
     expect(q.length).toBe(2 * 34);
     for (let block = 0; block < 2; block++) {
       const scale = fromHalf(q.readUInt16LE(block * 34));
-      for (let i = 0; i < 32; i++) expect(Math.abs(q.readInt8(block * 34 + 2 + i) * scale - (values[block * 32 + i] ?? 0))).toBeLessThanOrEqual(scale * 0.51);
+      for (let i = 0; i < 32; i++)
+        expect(Math.abs(q.readInt8(block * 34 + 2 + i) * scale - (values[block * 32 + i] ?? 0))).toBeLessThanOrEqual(
+          scale * 0.51,
+        );
     }
   });
 
@@ -27,8 +30,22 @@ describe("quantizeQ8", () => {
 });
 
 describe("largerModelParts", () => {
-  const tokenizer = [stringEntry("general.architecture", "llama"), stringEntry("general.name", "fixture"), u32Entry("llama.context_length", 2048), u32Entry("llama.embedding_length", 64)];
-  const source = Buffer.concat(ggufFile([...tokenizer, stringEntry("tokenizer.ggml.model", "llama"), int32ArrayEntry("tokenizer.ggml.token_type", [2, 3, 3, 1, 1, 1])], []));
+  const tokenizer = [
+    stringEntry("general.architecture", "llama"),
+    stringEntry("general.name", "fixture"),
+    u32Entry("llama.context_length", 2048),
+    u32Entry("llama.embedding_length", 64),
+  ];
+  const source = Buffer.concat(
+    ggufFile(
+      [
+        ...tokenizer,
+        stringEntry("tokenizer.ggml.model", "llama"),
+        int32ArrayEntry("tokenizer.ggml.token_type", [2, 3, 3, 1, 1, 1]),
+      ],
+      [],
+    ),
+  );
   const file = Buffer.concat(largerModelParts(source, { embedding: 64, layers: 2, heads: 4, feedForward: 96 }));
   const entries = new Map(readGgufEntries(file).map((e): [string, GgufEntry] => [e.key, e]));
   const u32 = (key: string) => entries.get(key)?.raw.readUInt32LE(4);
@@ -36,9 +53,13 @@ describe("largerModelParts", () => {
   it("when made, then it is a llama model with the source's tokenizer and context length, in the new shape", () => {
     expect(entries.get("general.architecture")?.raw.toString("utf8", 12)).toBe("llama");
     expect(entries.get("tokenizer.ggml.model")?.raw.toString("utf8", 12)).toBe("llama");
-    expect([u32("llama.context_length"), u32("llama.embedding_length"), u32("llama.block_count"), u32("llama.feed_forward_length"), u32("llama.rope.dimension_count")]).toEqual([
-      2048, 64, 2, 96, 16,
-    ]);
+    expect([
+      u32("llama.context_length"),
+      u32("llama.embedding_length"),
+      u32("llama.block_count"),
+      u32("llama.feed_forward_length"),
+      u32("llama.rope.dimension_count"),
+    ]).toEqual([2048, 64, 2, 96, 16]);
   });
 
   it("when made, then it holds the output, embedding, norm and every layer's tensors", () => {
@@ -46,6 +67,8 @@ describe("largerModelParts", () => {
   });
 
   it("when made twice, then the bytes are the same (fixed seed)", () => {
-    expect(Buffer.concat(largerModelParts(source, { embedding: 64, layers: 2, heads: 4, feedForward: 96 })).equals(file)).toBe(true);
+    expect(
+      Buffer.concat(largerModelParts(source, { embedding: 64, layers: 2, heads: 4, feedForward: 96 })).equals(file),
+    ).toBe(true);
   });
 });

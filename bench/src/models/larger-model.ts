@@ -1,7 +1,16 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { f32Entry, ggufFile, GgmlType, readGgufEntries, readIntArray, stringEntry, u32Entry, type GgufTensor } from "./gguf-file.js";
+import {
+  f32Entry,
+  ggufFile,
+  GgmlType,
+  readGgufEntries,
+  readIntArray,
+  stringEntry,
+  u32Entry,
+  type GgufTensor,
+} from "./gguf-file.js";
 
 /**
  * "A larger model shape" for the generation rows, made offline: the shared fixture's tokenizer
@@ -44,7 +53,8 @@ export function quantizeQ8(values: Float32Array): Buffer {
     const scale = max / 127;
     const at = block * (2 + Q8_BLOCK);
     out.writeUInt16LE(toHalf(scale), at);
-    for (let i = 0; i < Q8_BLOCK; i++) out.writeInt8(scale === 0 ? 0 : Math.round((values[from + i] ?? 0) / scale), at + 2 + i);
+    for (let i = 0; i < Q8_BLOCK; i++)
+      out.writeInt8(scale === 0 ? 0 : Math.round((values[from + i] ?? 0) / scale), at + 2 + i);
   }
   return out;
 }
@@ -72,15 +82,33 @@ function buildTensors(shape: ModelShape, vocab: number, controlTokens: number[])
     type: GgmlType.q8_0,
     data: quantizeQ8(randomValues(rows * cols, limit, state)),
   });
-  const ones = (name: string): GgufTensor => ({ name, dims: [d], type: GgmlType.f32, data: Buffer.from(new Float32Array(d).fill(1).buffer) });
+  const ones = (name: string): GgufTensor => ({
+    name,
+    dims: [d],
+    type: GgmlType.f32,
+    data: Buffer.from(new Float32Array(d).fill(1).buffer),
+  });
   const output = randomValues(vocab * d, Math.sqrt(3 / d) * 10, state); // logits spread ~10
   for (const token of controlTokens) output.fill(0, token * d, (token + 1) * d);
-  const tensors = [matrix("token_embd.weight", vocab, d, Math.sqrt(3)), ones("output_norm.weight"), { name: "output.weight", dims: [d, vocab], type: GgmlType.q8_0, data: quantizeQ8(output) }];
+  const tensors = [
+    matrix("token_embd.weight", vocab, d, Math.sqrt(3)),
+    ones("output_norm.weight"),
+    { name: "output.weight", dims: [d, vocab], type: GgmlType.q8_0, data: quantizeQ8(output) },
+  ];
   for (let layer = 0; layer < shape.layers; layer++) {
     const blk = `blk.${layer}`;
-    tensors.push(ones(`${blk}.attn_norm.weight`), matrix(`${blk}.attn_q.weight`, d, d), matrix(`${blk}.attn_k.weight`, d, d), matrix(`${blk}.attn_v.weight`, d, d));
+    tensors.push(
+      ones(`${blk}.attn_norm.weight`),
+      matrix(`${blk}.attn_q.weight`, d, d),
+      matrix(`${blk}.attn_k.weight`, d, d),
+      matrix(`${blk}.attn_v.weight`, d, d),
+    );
     tensors.push(matrix(`${blk}.attn_output.weight`, d, d), ones(`${blk}.ffn_norm.weight`));
-    tensors.push(matrix(`${blk}.ffn_gate.weight`, ff, d), matrix(`${blk}.ffn_up.weight`, ff, d), matrix(`${blk}.ffn_down.weight`, d, ff));
+    tensors.push(
+      matrix(`${blk}.ffn_gate.weight`, ff, d),
+      matrix(`${blk}.ffn_up.weight`, ff, d),
+      matrix(`${blk}.ffn_down.weight`, d, ff),
+    );
   }
   return tensors;
 }

@@ -52,7 +52,9 @@ export function selfTimes(profile: CpuProfile): SelfTime[] {
     entry.us += us;
     totals.set(key, entry);
   });
-  return [...totals.values()].map((t) => ({ name: t.name, where: t.where, ms: t.us / 1000, percent: (100 * t.us) / Math.max(all, 1) })).sort((a, b) => b.ms - a.ms);
+  return [...totals.values()]
+    .map((t) => ({ name: t.name, where: t.where, ms: t.us / 1000, percent: (100 * t.us) / Math.max(all, 1) }))
+    .sort((a, b) => b.ms - a.ms);
 }
 
 /** Self time per package (node_modules/<pkg>), per app file, native and idle. */
@@ -100,23 +102,36 @@ export function byOrigin(profile: CpuProfile): Array<{ group: string; ms: number
     const group = origin(id);
     totals.set(group, (totals.get(group) ?? 0) + us);
   });
-  return [...totals.entries()].map(([group, us]) => ({ group, ms: us / 1000, percent: (100 * us) / Math.max(all, 1) })).sort((a, b) => b.ms - a.ms);
+  return [...totals.entries()]
+    .map(([group, us]) => ({ group, ms: us / 1000, percent: (100 * us) / Math.max(all, 1) }))
+    .sort((a, b) => b.ms - a.ms);
 }
 
 function main(argv: string[]): void {
   // Piped into `head`: stop quietly when the reader goes away.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => process.exit(error.code === "EPIPE" ? 0 : 1));
-  const { values, positionals: files } = parseArgs({ args: argv, allowPositionals: true, options: { top: { type: "string", default: "25" } } });
+  const { values, positionals: files } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { top: { type: "string", default: "25" } },
+  });
   const top = Number(values.top);
   for (const file of files) {
     const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
     const times = selfTimes(profile);
     process.stdout.write(`\n${file}\n  self%   self ms  function  (location)\n`);
-    for (const t of times.slice(0, top)) process.stdout.write(`  ${t.percent.toFixed(1).padStart(5)}  ${t.ms.toFixed(0).padStart(8)}  ${t.name}  (${t.where})\n`);
+    for (const t of times.slice(0, top))
+      process.stdout.write(
+        `  ${t.percent.toFixed(1).padStart(5)}  ${t.ms.toFixed(0).padStart(8)}  ${t.name}  (${t.where})\n`,
+      );
     process.stdout.write("\n  self time by package / file:\n");
-    for (const g of byPackage(times).slice(0, top)) process.stdout.write(`  ${g.percent.toFixed(1).padStart(5)}  ${g.group}\n`);
-    process.stdout.write("\n  self time by nearest package or app frame on the stack (native work counted to its caller):\n");
-    for (const g of byOrigin(profile).slice(0, top)) process.stdout.write(`  ${g.percent.toFixed(1).padStart(5)}  ${g.group}\n`);
+    for (const g of byPackage(times).slice(0, top))
+      process.stdout.write(`  ${g.percent.toFixed(1).padStart(5)}  ${g.group}\n`);
+    process.stdout.write(
+      "\n  self time by nearest package or app frame on the stack (native work counted to its caller):\n",
+    );
+    for (const g of byOrigin(profile).slice(0, top))
+      process.stdout.write(`  ${g.percent.toFixed(1).padStart(5)}  ${g.group}\n`);
   }
 }
 

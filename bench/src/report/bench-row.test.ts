@@ -5,18 +5,28 @@ const ms = (value: number): Figure => ({ label: "x", value, unit: "ms", p50Ms: v
 
 describe("makeRow", () => {
   it("when the subject reaches 0.8 of the baseline, then a ratio target passes", () => {
-    const row = makeRow({ group: "submit", name: "r", subject: rps(800), baseline: rps(1000), target: ratioAtLeast(0.8) });
+    const row = makeRow({
+      group: "submit",
+      name: "r",
+      subject: rps(800),
+      baseline: rps(1000),
+      target: ratioAtLeast(0.8),
+    });
     expect([row.ratio, row.pass]).toEqual([0.8, true]);
   });
 
   it("when the subject is below 0.8 of the baseline, then a ratio target fails", () => {
-    expect(makeRow({ group: "submit", name: "r", subject: rps(799), baseline: rps(1000), target: ratioAtLeast(0.8) }).pass).toBe(false);
+    expect(
+      makeRow({ group: "submit", name: "r", subject: rps(799), baseline: rps(1000), target: ratioAtLeast(0.8) }).pass,
+    ).toBe(false);
   });
 
   it("when a latency target is set, then it checks the subject's p50, whatever the ratio", () => {
     const row = makeRow({ group: "queue", name: "r", subject: ms(4.9), baseline: ms(1), target: p50Below(5) });
     expect([row.ratio, row.pass]).toEqual([4.9, true]);
-    expect(makeRow({ group: "queue", name: "r", subject: ms(5), baseline: ms(1), target: p50Below(5) }).pass).toBe(false);
+    expect(makeRow({ group: "queue", name: "r", subject: ms(5), baseline: ms(1), target: p50Below(5) }).pass).toBe(
+      false,
+    );
   });
 
   it("when there is no target, then pass is null", () => {
@@ -24,7 +34,14 @@ describe("makeRow", () => {
   });
 
   it("when requests failed during the loads, then a note says how many", () => {
-    const row = makeRow({ group: "submit", name: "r", subject: rps(1, 3), baseline: rps(1, 2), target: null, notes: ["method"] });
+    const row = makeRow({
+      group: "submit",
+      name: "r",
+      subject: rps(1, 3),
+      baseline: rps(1, 2),
+      target: null,
+      notes: ["method"],
+    });
     expect(row.notes).toEqual(["method", "5 failed requests during the loads (not counted in throughput)"]);
   });
 });

@@ -35,7 +35,14 @@ export function formatFigure(figure: Figure): string {
 
 function cells(row: BenchRow): string[] {
   const result = row.pass === null ? "—" : row.pass ? "PASS" : "FAIL";
-  return [row.name, formatFigure(row.subject), formatFigure(row.baseline), `${num(row.ratio, 2)}×`, row.target?.text ?? "—", result];
+  return [
+    row.name,
+    formatFigure(row.subject),
+    formatFigure(row.baseline),
+    `${num(row.ratio, 2)}×`,
+    row.target?.text ?? "—",
+    result,
+  ];
 }
 
 /** A plain-text table (fixed-width columns) followed by what each subject and baseline is. */
@@ -48,7 +55,10 @@ export function formatTable(rows: readonly BenchRow[]): string {
       .join("  ")
       .trimEnd();
   const rule = widths.map((w) => "-".repeat(w)).join("  ");
-  const legend = rows.flatMap((row) => [`- ${row.name}: subject = ${row.subject.label}; baseline = ${row.baseline.label}`, ...row.notes.map((note) => `    note: ${note}`)]);
+  const legend = rows.flatMap((row) => [
+    `- ${row.name}: subject = ${row.subject.label}; baseline = ${row.baseline.label}`,
+    ...row.notes.map((note) => `    note: ${note}`),
+  ]);
   return [line(HEADER), rule, ...body.map(line), "", ...legend].join("\n");
 }
 

@@ -11,7 +11,10 @@ export const POLL_INTERVAL_MS = 20;
 const PROMPT = "Tell me a long story about a brave cat who goes on an adventure.";
 
 /** The request body of every generation job, through the gateway and to the direct baseline alike. */
-export const generationBody = (maxTokens: number) => ({ messages: [{ role: "You", content: PROMPT, index: 0 }], samplingParams: { max_tokens: maxTokens } });
+export const generationBody = (maxTokens: number) => ({
+  messages: [{ role: "You", content: PROMPT, index: 0 }],
+  samplingParams: { max_tokens: maxTokens },
+});
 
 export interface GenerationJob {
   tokens: number;
@@ -22,25 +25,39 @@ export interface GenerationJob {
 }
 
 /** One job through the whole system: POST /api/text/default, then GET /api/v2/status/{id} until completed. */
-export async function generateThroughSystem(stack: BenchStack, body: unknown, timeoutMs = 120_000): Promise<GenerationJob> {
+export async function generateThroughSystem(
+  stack: BenchStack,
+  body: unknown,
+  timeoutMs = 120_000,
+): Promise<GenerationJob> {
   const auth = { authorization: `Bearer ${stack.apiKey}` };
   const sentAt = nowMs();
   const submitted = await httpJson("POST", `${stack.gateway.url}/api/text/default`, auth, body);
   const id = (submitted.body as Partial<SubmitResponse>).id;
-  if (submitted.status !== 200 || typeof id !== "string") throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  if (submitted.status !== 200 || typeof id !== "string")
+    throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const polled = await httpJson("GET", `${stack.gateway.url}/api/v2/status/${id}`, auth);
     const record = polled.body as Partial<StatusRecord>;
-    if (record.status === "completed") return { tokens: record.tokens ?? Number.NaN, endToEndS: (nowMs() - sentAt) / 1000, workerS: record.processingTime ?? Number.NaN };
-    if (polled.status !== 200 || record.status === "error") throw new Error(`job ${id} failed: ${polled.status} ${JSON.stringify(polled.body)}`);
+    if (record.status === "completed")
+      return {
+        tokens: record.tokens ?? Number.NaN,
+        endToEndS: (nowMs() - sentAt) / 1000,
+        workerS: record.processingTime ?? Number.NaN,
+      };
+    if (polled.status !== 200 || record.status === "error")
+      throw new Error(`job ${id} failed: ${polled.status} ${JSON.stringify(polled.body)}`);
     if (Date.now() > deadline) throw new Error(`job ${id} did not complete within ${timeoutMs} ms`);
     await sleep(POLL_INTERVAL_MS);
   }
 }
 
 /** The same request to the engine alone (baselines/llama-direct.process). */
-export async function generateDirectly(engine: EngineProcess<GenerationCall, GenerationTiming>, body: unknown): Promise<GenerationJob> {
+export async function generateDirectly(
+  engine: EngineProcess<GenerationCall, GenerationTiming>,
+  body: unknown,
+): Promise<GenerationJob> {
   const timing = await engine.call({ body });
   return { tokens: timing.tokens, endToEndS: timing.ms / 1000, workerS: timing.ms / 1000 };
 }

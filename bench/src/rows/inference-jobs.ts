@@ -46,37 +46,72 @@ const WAIT_SECONDS = 60;
 export type ServiceClient = { pollEveryMs: number } | { waits: true };
 
 /** Through the whole service: submit, then status GETs as `client` makes them until the record is final. */
-export async function viaService(stack: BenchStack, request: InferenceRequest, client: ServiceClient): Promise<Completion> {
-  const headers = { authorization: `Bearer ${stack.apiKey}`, ...("waits" in client ? { prefer: `wait=${WAIT_SECONDS}` } : {}) };
+export async function viaService(
+  stack: BenchStack,
+  request: InferenceRequest,
+  client: ServiceClient,
+): Promise<Completion> {
+  const headers = {
+    authorization: `Bearer ${stack.apiKey}`,
+    ...("waits" in client ? { prefer: `wait=${WAIT_SECONDS}` } : {}),
+  };
   const sentAt = nowMs();
   const submitted = await httpJson("POST", `${stack.gateway.url}/api/text/default`, headers, apiBody(request));
   const id = (submitted.body as Partial<SubmitResponse>).id;
-  if (submitted.status !== 200 || typeof id !== "string") throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  if (submitted.status !== 200 || typeof id !== "string")
+    throw new Error(`submit failed: ${submitted.status} ${JSON.stringify(submitted.body)}`);
   const deadline = Date.now() + 300_000;
   let record = submitted.body as Partial<StatusRecord>;
   for (let polls = 0; record.status !== "completed"; polls++) {
-    if (record.status === "error" || Date.now() > deadline) throw new Error(`job ${id} did not complete: ${JSON.stringify(record)}`);
+    if (record.status === "error" || Date.now() > deadline)
+      throw new Error(`job ${id} did not complete: ${JSON.stringify(record)}`);
     if (polls > 0 && "pollEveryMs" in client) await sleep(client.pollEveryMs);
     record = (await httpJson("GET", `${stack.gateway.url}/api/v2/status/${id}`, headers)).body as Partial<StatusRecord>;
   }
-  return { tokens: record.tokens ?? Number.NaN, promptTokens: record.promptTokens ?? Number.NaN, cachedTokens: record.cachedTokens ?? Number.NaN, ms: nowMs() - sentAt };
+  return {
+    tokens: record.tokens ?? Number.NaN,
+    promptTokens: record.promptTokens ?? Number.NaN,
+    cachedTokens: record.cachedTokens ?? Number.NaN,
+    ms: nowMs() - sentAt,
+  };
 }
 
 /** The worker's engine alone in its own process (baselines/llama-direct.process). */
-export async function viaEngine(engine: EngineProcess<GenerationCall, GenerationTiming>, request: InferenceRequest): Promise<Completion> {
+export async function viaEngine(
+  engine: EngineProcess<GenerationCall, GenerationTiming>,
+  request: InferenceRequest,
+): Promise<Completion> {
   const sentAt = nowMs();
   const timing = await engine.call({ body: apiBody(request) });
-  return { tokens: timing.tokens, promptTokens: timing.promptTokens, cachedTokens: timing.cachedTokens, ms: nowMs() - sentAt };
+  return {
+    tokens: timing.tokens,
+    promptTokens: timing.promptTokens,
+    cachedTokens: timing.cachedTokens,
+    ms: nowMs() - sentAt,
+  };
 }
 
 /** llama-server's OpenAI-compatible endpoint, given the same chat turns the worker builds. */
-export async function viaLlamaServer(url: string, turns: { role: string; content: string }[], request: InferenceRequest): Promise<Completion> {
+export async function viaLlamaServer(
+  url: string,
+  turns: { role: string; content: string }[],
+  request: InferenceRequest,
+): Promise<Completion> {
   const sentAt = nowMs();
   const body = { messages: turns, max_tokens: request.maxTokens, ...SAMPLING, cache_prompt: true };
   const answer = await httpJson("POST", `${url}/v1/chat/completions`, {}, body);
-  const reply = answer.body as { usage?: { completion_tokens?: number; prompt_tokens?: number }; timings?: { cache_n?: number } };
-  if (answer.status !== 200) throw new Error(`llama-server answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
-  return { tokens: reply.usage?.completion_tokens ?? Number.NaN, promptTokens: reply.usage?.prompt_tokens ?? Number.NaN, cachedTokens: reply.timings?.cache_n ?? Number.NaN, ms: nowMs() - sentAt };
+  const reply = answer.body as {
+    usage?: { completion_tokens?: number; prompt_tokens?: number };
+    timings?: { cache_n?: number };
+  };
+  if (answer.status !== 200)
+    throw new Error(`llama-server answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
+  return {
+    tokens: reply.usage?.completion_tokens ?? Number.NaN,
+    promptTokens: reply.usage?.prompt_tokens ?? Number.NaN,
+    cachedTokens: reply.timings?.cache_n ?? Number.NaN,
+    ms: nowMs() - sentAt,
+  };
 }
 
 /** Requests sent at once: what came back, and the seconds until the last one ended. */
@@ -87,19 +122,28 @@ async function sendAll(requests: InferenceRequest[], send: (request: InferenceRe
 }
 
 /** Tokens per second of requests sent at once: all their tokens over the time until the last one ended. */
-export async function aggregateRate(requests: InferenceRequest[], send: (request: InferenceRequest) => Promise<Completion>): Promise<number> {
+export async function aggregateRate(
+  requests: InferenceRequest[],
+  send: (request: InferenceRequest) => Promise<Completion>,
+): Promise<number> {
   const { done, seconds } = await sendAll(requests, send);
   return done.reduce((sum, c) => sum + c.tokens, 0) / seconds;
 }
 
 /** Requests sent at once, completed per minute. */
-export async function jobsPerMinute(requests: InferenceRequest[], send: (request: InferenceRequest) => Promise<Completion>): Promise<number> {
+export async function jobsPerMinute(
+  requests: InferenceRequest[],
+  send: (request: InferenceRequest) => Promise<Completion>,
+): Promise<number> {
   const { done, seconds } = await sendAll(requests, send);
   return (done.length / seconds) * 60;
 }
 
 /** `count` rounds of every side, the order rotating each round so no side always goes first. */
-export async function rotate<K extends string, T>(count: number, sides: Record<K, (round: number) => Promise<T>>): Promise<Record<K, T[]>> {
+export async function rotate<K extends string, T>(
+  count: number,
+  sides: Record<K, (round: number) => Promise<T>>,
+): Promise<Record<K, T[]>> {
   const names = Object.keys(sides) as K[];
   const results = Object.fromEntries(names.map((name) => [name, [] as T[]])) as Record<K, T[]>;
   for (let round = 0; round < count; round++) {
@@ -116,7 +160,9 @@ export async function rotate<K extends string, T>(count: number, sides: Record<K
  * (so no slot holds it beforehand) and about `charsPerMessage` long per message.
  */
 export function conversation(id: string, turns: number, charsPerMessage = 80): Message[] {
-  const words = "the cat sat by the warm fire and told a long story about the sea the stars and a small boat".split(" ");
+  const words = "the cat sat by the warm fire and told a long story about the sea the stars and a small boat".split(
+    " ",
+  );
   return Array.from({ length: turns }, (_, index) => {
     let content = `${id} ${index}:`;
     for (let w = index; content.length < charsPerMessage; w++) content += ` ${words[w % words.length] ?? ""}`;
@@ -127,5 +173,9 @@ export function conversation(id: string, turns: number, charsPerMessage = 80): M
 /** The conversation's next turn: a reply by the bot, then the user's next message. */
 export function nextTurn(messages: Message[]): Message[] {
   const at = messages.length;
-  return [...messages, { role: "Bot", content: "That is a fine story.", index: at }, { role: "You", content: "What happened next?", index: at + 1 }];
+  return [
+    ...messages,
+    { role: "Bot", content: "That is a fine story.", index: at },
+    { role: "You", content: "What happened next?", index: at + 1 },
+  ];
 }

@@ -13,7 +13,19 @@ import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/
 import { startRealWorker } from "../stack/workers.js";
 import { appEnv } from "@chorus/local-runtime";
 import { buildChatTurns, loadCharacterCatalog } from "@chorus/worker/llm";
-import { aggregateRate, apiBody, conversation, jobsPerMinute, nextTurn, rotate, viaEngine, viaLlamaServer, viaService, type Completion, type InferenceRequest } from "./inference-jobs.js";
+import {
+  aggregateRate,
+  apiBody,
+  conversation,
+  jobsPerMinute,
+  nextTurn,
+  rotate,
+  viaEngine,
+  viaLlamaServer,
+  viaService,
+  type Completion,
+  type InferenceRequest,
+} from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
@@ -47,8 +59,22 @@ interface Scale {
   turns: number;
 }
 
-const FULL: Scale = { levels: [1, 2, 4], maxTokens: 256, burstJobs: 200, conversationMessages: 10, conversations: 4, turns: 4 };
-const QUICK: Scale = { levels: [1, 2], maxTokens: 16, burstJobs: 12, conversationMessages: 4, conversations: 2, turns: 2 };
+const FULL: Scale = {
+  levels: [1, 2, 4],
+  maxTokens: 256,
+  burstJobs: 200,
+  conversationMessages: 10,
+  conversations: 4,
+  turns: 4,
+};
+const QUICK: Scale = {
+  levels: [1, 2],
+  maxTokens: 16,
+  burstJobs: 12,
+  conversationMessages: 4,
+  conversations: 2,
+  turns: 2,
+};
 
 interface Run {
   ctx: BenchContext;
@@ -59,8 +85,16 @@ interface Run {
 }
 
 function figure(label: string, values: number[], unit: Figure["unit"], digits = 1): Figure {
-  const latencies = unit === "ms" ? { p50Ms: round(median(values), digits), p99Ms: round(percentile(values, 99), digits) } : {};
-  return { label, value: round(median(values), digits), unit, runs: values.map((v) => round(v, digits)), samples: values.length, ...latencies };
+  const latencies =
+    unit === "ms" ? { p50Ms: round(median(values), digits), p99Ms: round(percentile(values, 99), digits) } : {};
+  return {
+    label,
+    value: round(median(values), digits),
+    unit,
+    runs: values.map((v) => round(v, digits)),
+    samples: values.length,
+    ...latencies,
+  };
 }
 
 function row(name: string, subject: Figure, baseline: Figure, target: Target | null, notes: string[]): BenchRow {
@@ -74,16 +108,40 @@ async function chatTurnsOf(): Promise<(request: InferenceRequest) => { role: str
 }
 
 /** Starts a worker, the engine alone and llama-server with `slots` slots each, runs `body`, stops them. */
-async function withSides<T>(run: Run, slots: number, body: (sides: { engine: EngineProcess<GenerationCall, GenerationTiming>; server: LlamaServer | null }) => Promise<T>): Promise<T> {
+async function withSides<T>(
+  run: Run,
+  slots: number,
+  body: (sides: { engine: EngineProcess<GenerationCall, GenerationTiming>; server: LlamaServer | null }) => Promise<T>,
+): Promise<T> {
   const { stack, options } = run.ctx;
-  const settings = { LLM_THREADS: String(options.threads), WORKER_CONCURRENCY: String(slots), LLM_CONTEXT_SIZE: String(CONTEXT_PER_SLOT) };
+  const settings = {
+    LLM_THREADS: String(options.threads),
+    WORKER_CONCURRENCY: String(slots),
+    LLM_CONTEXT_SIZE: String(CONTEXT_PER_SLOT),
+  };
   const started: Array<{ stop(): Promise<void> }> = [];
   try {
     started.push(await startRealWorker(stack, run.model, settings));
-    const engineEnv = appEnv("worker", { ...stack.baseEnv, ...settings, LLM_MODEL: run.model, SEQUENCES: String(slots) });
-    const engine = await EngineProcess.start<GenerationCall, GenerationTiming>("llama-direct", "baselines/llama-direct.process.js", engineEnv);
+    const engineEnv = appEnv("worker", {
+      ...stack.baseEnv,
+      ...settings,
+      LLM_MODEL: run.model,
+      SEQUENCES: String(slots),
+    });
+    const engine = await EngineProcess.start<GenerationCall, GenerationTiming>(
+      "llama-direct",
+      "baselines/llama-direct.process.js",
+      engineEnv,
+    );
     started.push(engine);
-    const server = run.llamaServer ? await startLlamaServer(run.llamaServer, { model: run.model, threads: options.threads, slots, contextPerSlot: CONTEXT_PER_SLOT }) : null;
+    const server = run.llamaServer
+      ? await startLlamaServer(run.llamaServer, {
+          model: run.model,
+          threads: options.threads,
+          slots,
+          contextPerSlot: CONTEXT_PER_SLOT,
+        })
+      : null;
     if (server) started.push(server);
     return await body({ engine, server });
   } finally {
@@ -97,11 +155,16 @@ async function decodeRateRows(run: Run): Promise<BenchRow[]> {
   const turnsOf = await chatTurnsOf();
   const rows: BenchRow[] = [];
   for (const jobs of run.scale.levels) {
-    const batch = (side: string, r: number): InferenceRequest[] => Array.from({ length: jobs }, (_, i) => ({ messages: conversation(`${side}${r}x${i}`, 1, 60), maxTokens: run.scale.maxTokens }));
+    const batch = (side: string, r: number): InferenceRequest[] =>
+      Array.from({ length: jobs }, (_, i) => ({
+        messages: conversation(`${side}${r}x${i}`, 1, 60),
+        maxTokens: run.scale.maxTokens,
+      }));
     const rates = await withSides(run, jobs, ({ engine, server }) => {
       const sides: Record<string, (r: number) => Promise<number>> = {
         service: (r) => aggregateRate(batch("s", r), (q) => viaService(run.ctx.stack, q, WAITS)),
-        polled: (r) => aggregateRate(batch("p", r), (q) => viaService(run.ctx.stack, q, { pollEveryMs: THROUGHPUT_POLL_MS })),
+        polled: (r) =>
+          aggregateRate(batch("p", r), (q) => viaService(run.ctx.stack, q, { pollEveryMs: THROUGHPUT_POLL_MS })),
         engine: (r) => aggregateRate(batch("e", r), (q) => viaEngine(engine, q)),
       };
       if (server) sides.server = (r) => aggregateRate(batch("l", r), (q) => viaLlamaServer(server.url, turnsOf(q), q));
@@ -109,15 +172,46 @@ async function decodeRateRows(run: Run): Promise<BenchRow[]> {
       return rotate(1, sides).then(() => rotate(options.rounds, sides));
     });
     const method = `${jobs} job(s) sent at once, ${run.scale.maxTokens} tokens each, ${options.rounds} rounds (order rotating) after a warm-up; ${options.threads} threads, ${jobs} slot(s) of ${CONTEXT_PER_SLOT} tokens on every side; ${basename(run.model)}`;
-    const service = figure("the service, a client waiting (submit and status with Prefer: wait=60), all tokens / time to the last reply", rates.service ?? [], "tok/s");
-    const polled = figure(`the service, a client polling the status every ${THROUGHPUT_POLL_MS} ms, all tokens / time to the last reply`, rates.polled ?? [], "tok/s");
-    const engine = figure("the worker's llama.cpp engine alone in a process, same jobs at once", rates.engine ?? [], "tok/s");
-    rows.push(row(`inference: ${jobs} job(s) at once, aggregate tok/s vs the engine alone`, service, engine, null, [method]));
+    const service = figure(
+      "the service, a client waiting (submit and status with Prefer: wait=60), all tokens / time to the last reply",
+      rates.service ?? [],
+      "tok/s",
+    );
+    const polled = figure(
+      `the service, a client polling the status every ${THROUGHPUT_POLL_MS} ms, all tokens / time to the last reply`,
+      rates.polled ?? [],
+      "tok/s",
+    );
+    const engine = figure(
+      "the worker's llama.cpp engine alone in a process, same jobs at once",
+      rates.engine ?? [],
+      "tok/s",
+    );
+    rows.push(
+      row(`inference: ${jobs} job(s) at once, aggregate tok/s vs the engine alone`, service, engine, null, [method]),
+    );
     if (rates.server) {
-      const anchor = figure(`llama-server (same llama.cpp commit), /v1/chat/completions with the worker's chat turns`, rates.server, "tok/s");
-      rows.push(row(`inference: ${jobs} job(s) at once, aggregate tok/s vs llama-server`, service, anchor, ratioAtLeast(0.9), [method, run.anchorNote]));
+      const anchor = figure(
+        `llama-server (same llama.cpp commit), /v1/chat/completions with the worker's chat turns`,
+        rates.server,
+        "tok/s",
+      );
+      rows.push(
+        row(`inference: ${jobs} job(s) at once, aggregate tok/s vs llama-server`, service, anchor, ratioAtLeast(0.9), [
+          method,
+          run.anchorNote,
+        ]),
+      );
       const pollNote = `what ${1000 / THROUGHPUT_POLL_MS} status polls a second per job cost on ${options.threads} shared cores (no target: a client that waits pays none of it)`;
-      rows.push(row(`inference: ${jobs} job(s) at once, aggregate tok/s polled every ${THROUGHPUT_POLL_MS} ms vs llama-server`, polled, anchor, null, [method, pollNote, run.anchorNote]));
+      rows.push(
+        row(
+          `inference: ${jobs} job(s) at once, aggregate tok/s polled every ${THROUGHPUT_POLL_MS} ms vs llama-server`,
+          polled,
+          anchor,
+          null,
+          [method, pollNote, run.anchorNote],
+        ),
+      );
     }
   }
   return rows;
@@ -172,7 +266,10 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
   );
   const rows = [
     row("inference: next turn, time to first token vs its first turn", next, first, ratioAtMost(0.3), [method]),
-    row("inference: next turn, time to first token vs the engine alone", next, alone, null, [method, "what the gateway, the queue and the status record add to the engine's own next turn"]),
+    row("inference: next turn, time to first token vs the engine alone", next, alone, null, [
+      method,
+      "what the gateway, the queue and the status record add to the engine's own next turn",
+    ]),
   ];
   if (results.server) {
     const anchor = figure(
@@ -181,18 +278,37 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
       "ms",
       2,
     );
-    rows.push(row("inference: next turn, time to first token vs llama-server", next, anchor, ratioAtMost(1.2), [method, run.anchorNote]));
-    rows.push(row(`inference: next turn, time to first token polled every ${LATENCY_POLL_MS} ms vs llama-server`, polled, anchor, null, [method, run.anchorNote]));
+    rows.push(
+      row("inference: next turn, time to first token vs llama-server", next, anchor, ratioAtMost(1.2), [
+        method,
+        run.anchorNote,
+      ]),
+    );
+    rows.push(
+      row(
+        `inference: next turn, time to first token polled every ${LATENCY_POLL_MS} ms vs llama-server`,
+        polled,
+        anchor,
+        null,
+        [method, run.anchorNote],
+      ),
+    );
   }
   return rows;
 }
 
 /** Failed attempts in the gateway's text queue: every attempt of a job beyond its first, and failures. */
 async function failedAttempts(stack: BenchStack): Promise<{ attempts: number; jobs: number }> {
-  const queue = new Queue(QUEUES.text, { connection: stack.redis, prefix: redisKeys(GATEWAY_PREFIX).bullPrefix(QUEUES.text) });
+  const queue = new Queue(QUEUES.text, {
+    connection: stack.redis,
+    prefix: redisKeys(GATEWAY_PREFIX).bullPrefix(QUEUES.text),
+  });
   try {
     const jobs = await queue.getJobs(["completed", "failed"]);
-    const attempts = jobs.reduce((sum, job) => sum + Math.max(job.attemptsStarted - 1, 0) + (job.failedReason ? 1 : 0), 0);
+    const attempts = jobs.reduce(
+      (sum, job) => sum + Math.max(job.attemptsStarted - 1, 0) + (job.failedReason ? 1 : 0),
+      0,
+    );
     return { attempts, jobs: jobs.length };
   } finally {
     await queue.close();
@@ -201,18 +317,37 @@ async function failedAttempts(stack: BenchStack): Promise<{ attempts: number; jo
 
 async function burstRows(run: Run): Promise<BenchRow[]> {
   const slots = 2; // the worker's default WORKER_CONCURRENCY: the burst is 100x its slots
-  const jobs = Array.from({ length: run.scale.burstJobs }, (_, i): InferenceRequest => ({ messages: conversation(`b${i}`, 1, 40), maxTokens: 8 }));
+  const jobs = Array.from({ length: run.scale.burstJobs }, (_, i): InferenceRequest => ({
+    messages: conversation(`b${i}`, 1, 40),
+    maxTokens: 8,
+  }));
   const measured = await withSides({ ...run, llamaServer: null }, slots, async ({ engine }) => {
     const service = await jobsPerMinute(jobs, (q) => viaService(run.ctx.stack, q, { pollEveryMs: BURST_POLL_MS }));
     const failures = await failedAttempts(run.ctx.stack);
     return { service, engine: await jobsPerMinute(jobs, (q) => viaEngine(engine, q)), failures };
   });
   const method = `${jobs.length} jobs of max_tokens 8 submitted at once to one worker with ${slots} slots, each polled every ${BURST_POLL_MS} ms; the engine alone gets the same ${jobs.length} calls at once`;
-  const failed: Figure = { label: "failed attempts of those jobs (BullMQ attempts beyond the first, and failures)", value: measured.failures.attempts, unit: "count" };
+  const failed: Figure = {
+    label: "failed attempts of those jobs (BullMQ attempts beyond the first, and failures)",
+    value: measured.failures.attempts,
+    unit: "count",
+  };
   const submitted: Figure = { label: "jobs that ended in the queue", value: measured.failures.jobs, unit: "count" };
   return [
-    row("inference: burst of short jobs, jobs per minute", figure("the service", [measured.service], "jobs/min", 0), figure("the engine alone", [measured.engine], "jobs/min", 0), null, [method]),
-    row("inference: burst of short jobs, failed attempts", failed, submitted, { of: "subject", op: "<", value: 1, text: "0 failed attempts" }, [method]),
+    row(
+      "inference: burst of short jobs, jobs per minute",
+      figure("the service", [measured.service], "jobs/min", 0),
+      figure("the engine alone", [measured.engine], "jobs/min", 0),
+      null,
+      [method],
+    ),
+    row(
+      "inference: burst of short jobs, failed attempts",
+      failed,
+      submitted,
+      { of: "subject", op: "<", value: 1, text: "0 failed attempts" },
+      [method],
+    ),
   ];
 }
 
@@ -266,7 +401,8 @@ export const inferenceRows: RowGroup = {
   run: async (ctx) => {
     const { options, log } = ctx;
     const scale = options.quick ? QUICK : FULL;
-    const anchor = options.anchor === "llama-server" ? await ensureLlamaServer(log) : { skipped: "skipped: --anchor none" };
+    const anchor =
+      options.anchor === "llama-server" ? await ensureLlamaServer(log) : { skipped: "skipped: --anchor none" };
     const llamaServer = "path" in anchor ? anchor.path : null;
     const anchorNote =
       "path" in anchor
@@ -277,10 +413,19 @@ export const inferenceRows: RowGroup = {
     try {
       const model = larger?.path ?? options.model;
       const run: Run = { ctx, model, scale, llamaServer, anchorNote };
-      const rows = [...(await decodeRateRows(run)), ...(await nextTurnRows(run)), ...(await burstRows(run)), ...(await affinityRows(run))];
-      const modelNote = larger ? `model: ${LARGER_MODEL_LABEL}, made offline (replies run to max_tokens)` : `model: ${basename(options.model)}`;
+      const rows = [
+        ...(await decodeRateRows(run)),
+        ...(await nextTurnRows(run)),
+        ...(await burstRows(run)),
+        ...(await affinityRows(run)),
+      ];
+      const modelNote = larger
+        ? `model: ${LARGER_MODEL_LABEL}, made offline (replies run to max_tokens)`
+        : `model: ${basename(options.model)}`;
       for (const r of rows) r.notes.push(...(llamaServer ? [modelNote] : [modelNote, anchorNote]));
-      log(`  ${rows.map((r) => `${r.name.replace("inference: ", "")}: ${r.subject.value} vs ${r.baseline.value}`).join("; ")}`);
+      log(
+        `  ${rows.map((r) => `${r.name.replace("inference: ", "")}: ${r.subject.value} vs ${r.baseline.value}`).join("; ")}`,
+      );
       return rows;
     } finally {
       await larger?.remove();

@@ -28,11 +28,22 @@ async function measure({ stack, options }: BenchContext): Promise<Readings> {
     const workerIdle = await idleRssMb(worker.pid);
     const noopIdle = await idleRssMb(noop.child.pid);
     const settings = { connections: options.connections, durationS: options.durationS };
-    const real = await peakRssWhile({ gateway: stack.gateway.child.pid, worker: worker.pid }, runLoad(gatewaySubmit(stack), settings));
-    const minimal = await peakRssWhile({ minimal: stack.minimalEnqueue.child.pid, noop: noop.child.pid }, runLoad(baselineSubmit(stack), settings));
+    const real = await peakRssWhile(
+      { gateway: stack.gateway.child.pid, worker: worker.pid },
+      runLoad(gatewaySubmit(stack), settings),
+    );
+    const minimal = await peakRssWhile(
+      { minimal: stack.minimalEnqueue.child.pid, noop: noop.child.pid },
+      runLoad(baselineSubmit(stack), settings),
+    );
     return {
       idle: { gateway: gatewayIdle, minimal: minimalIdle, worker: workerIdle, noop: noopIdle },
-      load: { gateway: real.peakMb.gateway ?? NaN, worker: real.peakMb.worker ?? NaN, minimal: minimal.peakMb.minimal ?? NaN, noop: minimal.peakMb.noop ?? NaN },
+      load: {
+        gateway: real.peakMb.gateway ?? NaN,
+        worker: real.peakMb.worker ?? NaN,
+        minimal: minimal.peakMb.minimal ?? NaN,
+        noop: minimal.peakMb.noop ?? NaN,
+      },
     };
   } finally {
     await Promise.all([worker.stop(), noop.stop()]);
@@ -51,10 +62,30 @@ export const memoryRows: RowGroup = {
     const r = await measure(ctx);
     const load = `peak while ${ctx.options.connections} connections submit for ${ctx.options.durationS} s`;
     return [
-      memoryRow("memory gateway, idle", mb("gateway", r.idle.gateway), mb("Express 5 + Queue.add server", r.idle.minimal), "fresh process, median of 5 readings"),
-      memoryRow("memory gateway, submit load", mb("gateway", r.load.gateway), mb("Express 5 + Queue.add server", r.load.minimal), load),
-      memoryRow("memory worker, idle", mb("worker (model loaded)", r.idle.worker), mb("no-op BullMQ worker", r.idle.noop), `model ${ctx.options.model.split("/").pop() ?? ""}`),
-      memoryRow("memory worker, submit load", mb("worker (generating)", r.load.worker), mb("no-op BullMQ worker", r.load.noop), `${load}; each worker consumes the jobs`),
+      memoryRow(
+        "memory gateway, idle",
+        mb("gateway", r.idle.gateway),
+        mb("Express 5 + Queue.add server", r.idle.minimal),
+        "fresh process, median of 5 readings",
+      ),
+      memoryRow(
+        "memory gateway, submit load",
+        mb("gateway", r.load.gateway),
+        mb("Express 5 + Queue.add server", r.load.minimal),
+        load,
+      ),
+      memoryRow(
+        "memory worker, idle",
+        mb("worker (model loaded)", r.idle.worker),
+        mb("no-op BullMQ worker", r.idle.noop),
+        `model ${ctx.options.model.split("/").pop() ?? ""}`,
+      ),
+      memoryRow(
+        "memory worker, submit load",
+        mb("worker (generating)", r.load.worker),
+        mb("no-op BullMQ worker", r.load.noop),
+        `${load}; each worker consumes the jobs`,
+      ),
     ];
   },
 };

@@ -4,7 +4,14 @@ import { nowMs } from "../metrics/clock.js";
 import { makeRow, type Target } from "../report/bench-row.js";
 import { BASELINE_PREFIX, createBenchKey, GATEWAY_PREFIX, type BenchStack } from "../stack/bench-stack.js";
 import { NoopWorker, untilTextQueue } from "../stack/workers.js";
-import { quietWait, quietWaitFigure, quietWaitNote, type JobStamps, type NoisyRound, type QuietWait } from "./quiet-wait.js";
+import {
+  quietWait,
+  quietWaitFigure,
+  quietWaitNote,
+  type JobStamps,
+  type NoisyRound,
+  type QuietWait,
+} from "./quiet-wait.js";
 import type { RowGroup } from "./row-group.js";
 
 /**
@@ -32,7 +39,8 @@ interface Side {
   quietHeaders: Record<string, string>;
 }
 
-const isEmpty = async (queue: Queue) => (await queue.getJobCountByTypes("waiting", "prioritized", "active", "delayed")) === 0;
+const isEmpty = async (queue: Queue) =>
+  (await queue.getJobCountByTypes("waiting", "prioritized", "active", "delayed")) === 0;
 
 async function stampsOf(worker: NoopWorker, id: string): Promise<JobStamps> {
   const startedAt = await worker.started(id, ROUND_TIMEOUT_MS);
@@ -41,7 +49,9 @@ async function stampsOf(worker: NoopWorker, id: string): Promise<JobStamps> {
 
 /** The flood (all at once), the quiet request right after it, then every job's stamps and an empty queue. */
 async function runRound(stack: BenchStack, worker: NoopWorker, side: Side): Promise<NoisyRound> {
-  const floodIds = await Promise.all(Array.from({ length: FLOOD }, () => submitBenchRequest(side.submitUrl, side.floodHeaders)));
+  const floodIds = await Promise.all(
+    Array.from({ length: FLOOD }, () => submitBenchRequest(side.submitUrl, side.floodHeaders)),
+  );
   const quietSentAt = nowMs();
   const quietId = await submitBenchRequest(side.submitUrl, side.quietHeaders);
   const [quiet, ...flood] = await Promise.all([quietId, ...floodIds].map((id) => stampsOf(worker, id)));
@@ -67,11 +77,17 @@ export const noisyRows: RowGroup = {
       [fair, []],
       [arrival, []],
     ]);
-    const worker = await NoopWorker.start(stack, { prefixes: [GATEWAY_PREFIX, BASELINE_PREFIX], holdMs: HOLD_MS, report: true, concurrency: SLOTS });
+    const worker = await NoopWorker.start(stack, {
+      prefixes: [GATEWAY_PREFIX, BASELINE_PREFIX],
+      holdMs: HOLD_MS,
+      report: true,
+      concurrency: SLOTS,
+    });
     try {
       if (!options.quick) for (const side of [fair, arrival]) await runRound(stack, worker, side);
       for (let i = 0; i < options.rounds; i++) {
-        for (const side of i % 2 === 0 ? [fair, arrival] : [arrival, fair]) waits.get(side)?.push(quietWait(await runRound(stack, worker, side), SLOTS));
+        for (const side of i % 2 === 0 ? [fair, arrival] : [arrival, fair])
+          waits.get(side)?.push(quietWait(await runRound(stack, worker, side), SLOTS));
       }
     } finally {
       await worker.stop();
@@ -83,8 +99,14 @@ export const noisyRows: RowGroup = {
       makeRow({
         group: "noisy",
         name: `noisy neighbour: one request behind another key's ${FLOOD}, wait in job-times`,
-        subject: quietWaitFigure("fair turns: the gateway, each request's turn across keys is its job's priority", fairWaits),
-        baseline: quietWaitFigure("arrival order: Express 5 + Queue.add without priority (first come, first served)", arrivalWaits),
+        subject: quietWaitFigure(
+          "fair turns: the gateway, each request's turn across keys is its job's priority",
+          fairWaits,
+        ),
+        baseline: quietWaitFigure(
+          "arrival order: Express 5 + Queue.add without priority (first come, first served)",
+          arrivalWaits,
+        ),
         target: WITHIN_A_FEW_JOBS,
         notes: [
           `one key submits ${FLOOD} requests at once, then another key one; no-op worker with ${SLOTS} slots holding each job ${HOLD_MS} ms; ` +

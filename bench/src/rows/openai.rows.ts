@@ -46,11 +46,21 @@ async function readChatStream(body: ReadableStream<Uint8Array>, sentAt: number):
 }
 
 /** POST /v1/chat/completions (the service's or llama-server's), whole or streamed, timed. */
-async function chat(baseUrl: string, headers: Record<string, string>, body: Record<string, unknown>, stream: boolean): Promise<ChatTiming> {
+async function chat(
+  baseUrl: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+  stream: boolean,
+): Promise<ChatTiming> {
   const sentAt = nowMs();
   const payload = { ...body, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) };
-  const res = await fetch(`${baseUrl}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(payload) });
-  if (!res.ok || !res.body) throw new Error(`${baseUrl}/v1/chat/completions answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+  const res = await fetch(`${baseUrl}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(payload),
+  });
+  if (!res.ok || !res.body)
+    throw new Error(`${baseUrl}/v1/chat/completions answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
   if (stream) return readChatStream(res.body, sentAt);
   const whole = (await res.json()) as { usage?: { completion_tokens?: number } };
   return { firstDeltaMs: Number.NaN, ms: nowMs() - sentAt, tokens: whole.usage?.completion_tokens ?? Number.NaN };
@@ -63,8 +73,16 @@ function serviceBody(request: InferenceRequest) {
 }
 
 function figure(label: string, values: number[], unit: Figure["unit"], digits = 1): Figure {
-  const latencies = unit === "ms" ? { p50Ms: round(median(values), digits), p99Ms: round(percentile(values, 99), digits) } : {};
-  return { label, value: round(median(values), digits), unit, runs: values.map((v) => round(v, digits)), samples: values.length, ...latencies };
+  const latencies =
+    unit === "ms" ? { p50Ms: round(median(values), digits), p99Ms: round(percentile(values, 99), digits) } : {};
+  return {
+    label,
+    value: round(median(values), digits),
+    unit,
+    runs: values.map((v) => round(v, digits)),
+    samples: values.length,
+    ...latencies,
+  };
 }
 
 function row(name: string, subject: Figure, baseline: Figure, target: Target | null, notes: string[]): BenchRow {
@@ -79,12 +97,30 @@ interface Sides {
 }
 
 /** A worker and (with the anchor) llama-server with one slot each, on the same threads. */
-async function withSides<T>(ctx: BenchContext, model: string, llamaServer: string | null, body: (sides: Sides) => Promise<T>): Promise<T> {
+async function withSides<T>(
+  ctx: BenchContext,
+  model: string,
+  llamaServer: string | null,
+  body: (sides: Sides) => Promise<T>,
+): Promise<T> {
   const { stack, options } = ctx;
   const started: Array<{ stop(): Promise<void> } | BenchChild> = [];
   try {
-    started.push(await startRealWorker(stack, model, { LLM_THREADS: String(options.threads), WORKER_CONCURRENCY: "1", LLM_CONTEXT_SIZE: String(CONTEXT_PER_SLOT) }));
-    const server = llamaServer ? await startLlamaServer(llamaServer, { model, threads: options.threads, slots: 1, contextPerSlot: CONTEXT_PER_SLOT }) : null;
+    started.push(
+      await startRealWorker(stack, model, {
+        LLM_THREADS: String(options.threads),
+        WORKER_CONCURRENCY: "1",
+        LLM_CONTEXT_SIZE: String(CONTEXT_PER_SLOT),
+      }),
+    );
+    const server = llamaServer
+      ? await startLlamaServer(llamaServer, {
+          model,
+          threads: options.threads,
+          slots: 1,
+          contextPerSlot: CONTEXT_PER_SLOT,
+        })
+      : null;
     if (server) started.push(server);
     return await body({ stack, server });
   } finally {
@@ -95,9 +131,13 @@ async function withSides<T>(ctx: BenchContext, model: string, llamaServer: strin
 
 async function measure(ctx: BenchContext, model: string, llamaServer: string | null, maxTokens: number) {
   const character = (await loadCharacterCatalog()).default;
-  const turnsOf = (request: InferenceRequest) => buildChatTurns(validateGenerationRequest("default", apiBody(request)), character);
+  const turnsOf = (request: InferenceRequest) =>
+    buildChatTurns(validateGenerationRequest("default", apiBody(request)), character);
   const auth = { authorization: `Bearer ${ctx.stack.apiKey}` };
-  const request = (side: string, r: number): InferenceRequest => ({ messages: conversation(`${side}${r}`, 1, 60), maxTokens });
+  const request = (side: string, r: number): InferenceRequest => ({
+    messages: conversation(`${side}${r}`, 1, 60),
+    maxTokens,
+  });
   return withSides(ctx, model, llamaServer, ({ stack, server }) => {
     const sides: Record<string, (r: number) => Promise<ChatTiming>> = {
       streamed: (r) => chat(stack.gateway.url, auth, serviceBody(request("s", r)), true),
@@ -108,7 +148,13 @@ async function measure(ctx: BenchContext, model: string, llamaServer: string | n
       },
     };
     if (server) {
-      const llamaBody = (q: InferenceRequest) => ({ messages: turnsOf(q), max_tokens: q.maxTokens, ...SAMPLING, seed: SEED, cache_prompt: true });
+      const llamaBody = (q: InferenceRequest) => ({
+        messages: turnsOf(q),
+        max_tokens: q.maxTokens,
+        ...SAMPLING,
+        seed: SEED,
+        cache_prompt: true,
+      });
       sides.llama = (r) => chat(server.url, {}, llamaBody(request("l", r)), true);
       sides.llamaWhole = (r) => chat(server.url, {}, llamaBody(request("lw", r)), false);
     }
@@ -121,7 +167,8 @@ export const openAiRows: RowGroup = {
   name: "openai",
   run: async (ctx) => {
     const { options, log } = ctx;
-    const anchor = options.anchor === "llama-server" ? await ensureLlamaServer(log) : { skipped: "skipped: --anchor none" };
+    const anchor =
+      options.anchor === "llama-server" ? await ensureLlamaServer(log) : { skipped: "skipped: --anchor none" };
     const llamaServer = "path" in anchor ? anchor.path : null;
     const larger = options.largerModel ? await writeLargerModel(options.model) : null;
     try {
@@ -145,12 +192,25 @@ export const openAiRows: RowGroup = {
           "ms",
           2,
         );
-        rows.push(row("openai: streamed chat, time to the first content delta vs llama-server streaming", ttft, anchorTtft, ratioAtMost(1.2), [method]));
-        // What a per-token stream costs llama-server itself, in the same run: the reference for the service's own ratio below.
+        rows.push(
+          row(
+            "openai: streamed chat, time to the first content delta vs llama-server streaming",
+            ttft,
+            anchorTtft,
+            ratioAtMost(1.2),
+            [method],
+          ),
+        );
+        // What a per-token stream costs llama-server itself, in the same run: the reference for the service's own ratio
+        // below.
         rows.push(
           row(
             "openai: llama-server's own streamed chat, tok/s vs not streamed",
-            figure("llama-server's /v1/chat/completions streamed: completion tokens / time to the last chunk", timings.llama.map(rate), "tok/s"),
+            figure(
+              "llama-server's /v1/chat/completions streamed: completion tokens / time to the last chunk",
+              timings.llama.map(rate),
+              "tok/s",
+            ),
             figure("llama-server's /v1/chat/completions whole", (timings.llamaWhole ?? []).map(rate), "tok/s"),
             null,
             [method, "no target: the reference for the service's streamed/whole ratio"],
@@ -162,7 +222,11 @@ export const openAiRows: RowGroup = {
       rows.push(
         row(
           "openai: streamed chat, tok/s vs not streamed",
-          figure("the service, /v1/chat/completions streamed: completion tokens / time to the last chunk", streamed.map(rate), "tok/s"),
+          figure(
+            "the service, /v1/chat/completions streamed: completion tokens / time to the last chunk",
+            streamed.map(rate),
+            "tok/s",
+          ),
           figure("the service, /v1/chat/completions whole", whole.map(rate), "tok/s"),
           ratioAtLeast(0.9),
           [method],
@@ -170,7 +234,11 @@ export const openAiRows: RowGroup = {
         row(
           "openai: /v1/chat/completions whole, tok/s vs native submit + Prefer: wait",
           figure("the service, /v1/chat/completions whole", whole.map(rate), "tok/s"),
-          figure("the service, POST /api/text/default with Prefer: wait=60 (the same job)", (timings.native ?? []).map(rate), "tok/s"),
+          figure(
+            "the service, POST /api/text/default with Prefer: wait=60 (the same job)",
+            (timings.native ?? []).map(rate),
+            "tok/s",
+          ),
           ratioAtLeast(0.95),
           [method],
         ),

@@ -46,7 +46,12 @@ async function firstCompletedAt(url: string, headers: Record<string, string>, ti
 }
 
 /** One job submitted at `submitUrl`: submit->start, then finish->visible as seen at `statusUrl(id)`. */
-async function probeJob(worker: NoopWorker, submitUrl: string, auth: Record<string, string>, statusUrl: ((id: string) => string) | null) {
+async function probeJob(
+  worker: NoopWorker,
+  submitUrl: string,
+  auth: Record<string, string>,
+  statusUrl: ((id: string) => string) | null,
+) {
   const sentAt = nowMs();
   const id = await submitBenchRequest(submitUrl, auth);
   const start = (await worker.started(id)) - sentAt;
@@ -80,7 +85,11 @@ function latencyFigure(label: string, values: number[]): Figure {
 export const queueRows: RowGroup = {
   name: "queue",
   run: async ({ stack, options, log }) => {
-    const worker = await NoopWorker.start(stack, { prefixes: [GATEWAY_PREFIX, BASELINE_PREFIX], holdMs: HOLD_MS, report: true });
+    const worker = await NoopWorker.start(stack, {
+      prefixes: [GATEWAY_PREFIX, BASELINE_PREFIX],
+      holdMs: HOLD_MS,
+      report: true,
+    });
     const t: Timings = { gatewayStart: [], baselineStart: [], gatewayVisible: [], baselineVisible: [] };
     try {
       for (let i = 0; i < WARMUP_SAMPLES; i++) await sample(stack, worker, null);
@@ -103,7 +112,10 @@ export const queueRows: RowGroup = {
       makeRow({
         group: "queue",
         name: "queue worker finish → status completed",
-        subject: latencyFigure("StatusStore.complete, then polling the gateway's /api/v2/status/{id}", t.gatewayVisible),
+        subject: latencyFigure(
+          "StatusStore.complete, then polling the gateway's /api/v2/status/{id}",
+          t.gatewayVisible,
+        ),
         baseline: latencyFigure("StatusStore.complete, then polling Express 5 + one HGETALL", t.baselineVisible),
         target: p50Below(5),
         notes: [`${common}; ${POLLERS} clients polling back to back, so it includes up to one poll round trip`],

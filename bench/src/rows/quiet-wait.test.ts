@@ -26,8 +26,21 @@ describe("quiet wait", () => {
   });
 
   it("when rounds are given, then the figure is their median in job-times and lists each round", () => {
-    const waits = [1, 3, 2].map((jobTimes) => ({ waitMs: jobTimes * 40, jobTimeMs: 40, jobTimes, floodAhead: jobTimes }));
-    expect(quietWaitFigure("fair", waits)).toEqual({ label: "fair", value: 2, unit: "job-times", runs: [1, 3, 2], samples: 3 });
-    expect(quietWaitNote("fair turns", waits)).toBe("fair turns: quiet wait 80 ms, job time 40 ms, flood jobs started between its POST and its start 2 (medians)");
+    const waits = [1, 3, 2].map((jobTimes) => ({
+      waitMs: jobTimes * 40,
+      jobTimeMs: 40,
+      jobTimes,
+      floodAhead: jobTimes,
+    }));
+    expect(quietWaitFigure("fair", waits)).toEqual({
+      label: "fair",
+      value: 2,
+      unit: "job-times",
+      runs: [1, 3, 2],
+      samples: 3,
+    });
+    expect(quietWaitNote("fair turns", waits)).toBe(
+      "fair turns: quiet wait 80 ms, job time 40 ms, flood jobs started between its POST and its start 2 (medians)",
+    );
   });
 });

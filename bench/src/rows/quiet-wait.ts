@@ -46,7 +46,13 @@ export function quietWait(r: NoisyRound, slots: number): QuietWait {
 /** One side of the row: the median over rounds of the wait in job-times, each round's in `runs`. */
 export function quietWaitFigure(label: string, waits: readonly QuietWait[]): Figure {
   const jobTimes = waits.map((w) => w.jobTimes);
-  return { label, value: round(median(jobTimes), 2), unit: "job-times", runs: jobTimes.map((v) => round(v, 2)), samples: waits.length };
+  return {
+    label,
+    value: round(median(jobTimes), 2),
+    unit: "job-times",
+    runs: jobTimes.map((v) => round(v, 2)),
+    samples: waits.length,
+  };
 }
 
 /** What stands behind one side's figure, as medians over its rounds. */

@@ -20,15 +20,30 @@ const TTS_CONCURRENCY = 1;
 
 function figure(label: string, values: number[]): Figure {
   const p50 = round(median(values), 1);
-  return { label, value: p50, unit: "ms", p50Ms: p50, p99Ms: round(percentile(values, 99), 1), runs: values.map((v) => round(v, 1)), samples: values.length };
+  return {
+    label,
+    value: p50,
+    unit: "ms",
+    p50Ms: p50,
+    p99Ms: round(percentile(values, 99), 1),
+    runs: values.map((v) => round(v, 1)),
+    samples: values.length,
+  };
 }
 
 async function post(stack: BenchStack, request: SpeechRequest, whole: boolean): Promise<TimedDownload> {
-  const headers: Record<string, string> = { authorization: `Bearer ${stack.apiKey}`, ...(whole ? { prefer: "stream=false" } : {}) };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${stack.apiKey}`,
+    ...(whole ? { prefer: "stream=false" } : {}),
+  };
   const res = await timedPost(`${stack.gateway.url}/api/audio/full`, headers, request);
-  if (res.status !== 200) throw new Error(`POST /api/audio/full (${request.format}) answered ${res.status}: ${res.errorText.slice(0, 300)}`);
+  if (res.status !== 200)
+    throw new Error(`POST /api/audio/full (${request.format}) answered ${res.status}: ${res.errorText.slice(0, 300)}`);
   const streamed = res.headers["transfer-encoding"] === "chunked";
-  if (streamed === whole) throw new Error(`POST /api/audio/full (${request.format}) was ${streamed ? "streamed" : "sent whole"}, not as asked`);
+  if (streamed === whole)
+    throw new Error(
+      `POST /api/audio/full (${request.format}) was ${streamed ? "streamed" : "sent whole"}, not as asked`,
+    );
   return res;
 }
 
@@ -55,7 +70,11 @@ async function measureFormat(stack: BenchStack, format: AudioFormat, runs: numbe
   return { streamed, whole };
 }
 
-function firstByteRow(format: AudioFormat, runs: number, { streamed, whole }: { streamed: TimedDownload[]; whole: TimedDownload[] }): BenchRow {
+function firstByteRow(
+  format: AudioFormat,
+  runs: number,
+  { streamed, whole }: { streamed: TimedDownload[]; whole: TimedDownload[] },
+): BenchRow {
   const subject = figure(
     "streamed: request → first byte",
     streamed.map((r) => r.firstByteAt - r.sentAt),
@@ -84,12 +103,17 @@ function firstByteRow(format: AudioFormat, runs: number, { streamed, whole }: { 
 export const speechFirstByteRows: RowGroup = {
   name: "speech-first-byte",
   run: async ({ stack, options, log }) => {
-    const worker = await startRealWorker(stack, options.model, { TTS_ENGINE: "espeak", TTS_CONCURRENCY: String(TTS_CONCURRENCY) });
+    const worker = await startRealWorker(stack, options.model, {
+      TTS_ENGINE: "espeak",
+      TTS_CONCURRENCY: String(TTS_CONCURRENCY),
+    });
     try {
       const rows: BenchRow[] = [];
       for (const format of options.formats) {
         const row = firstByteRow(format, options.speechRuns, await measureFormat(stack, format, options.speechRuns));
-        log(`  ${format}: first byte ${row.subject.value} ms, last byte ${row.baseline.value} ms (${round(row.ratio, 2)}×)`);
+        log(
+          `  ${format}: first byte ${row.subject.value} ms, last byte ${row.baseline.value} ms (${round(row.ratio, 2)}×)`,
+        );
         rows.push(row);
       }
       return rows;

@@ -10,12 +10,12 @@ import type { RowGroup } from "./row-group.js";
 import { SPEECH_TEXT, SPEECH_TEXT_WORDS } from "./speech-text.js";
 
 /**
- * Issue 3: time from request to last byte of a 200-word text in each format, whole (`Prefer: stream=false`), next to the engine's
- * own synthesis time measured in the same run. Subject: POST /api/audio/full through the real
- * gateway, BullMQ and the real worker (eSpeak in its thread, audio parked in Redis, GETDEL, the
- * response streamed), timed by the bench from sending the request to the body's last byte. Baseline:
- * the worker's EspeakSpeechEngine alone in a process, synthesize() of the same request. Both run
- * one synthesis at a time (the worker's TTS_CONCURRENCY default, 1, set explicitly on both sides).
+ * Issue 3: time from request to last byte of a 200-word text in each format, whole (`Prefer: stream=false`), next to
+ * the engine's own synthesis time measured in the same run. Subject: POST /api/audio/full through the real gateway,
+ * BullMQ and the real worker (eSpeak in its thread, audio parked in Redis, GETDEL, the response streamed), timed by the
+ * bench from sending the request to the body's last byte. Baseline: the worker's EspeakSpeechEngine alone in a process,
+ * synthesize() of the same request. Both run one synthesis at a time (the worker's TTS_CONCURRENCY default, 1, set
+ * explicitly on both sides).
  */
 const VOICE: VoiceId = "en-us-female";
 const TTS_CONCURRENCY = 1;
@@ -28,9 +28,16 @@ function throughGateway(stack: BenchStack): Side {
   const auth = { authorization: `Bearer ${stack.apiKey}`, prefer: "stream=false" };
   return async (request) => {
     const res = await timedPost(`${stack.gateway.url}/api/audio/full`, auth, request);
-    if (res.status !== 200) throw new Error(`POST /api/audio/full (${request.format}) answered ${res.status}: ${res.errorText.slice(0, 300)}`);
+    if (res.status !== 200)
+      throw new Error(
+        `POST /api/audio/full (${request.format}) answered ${res.status}: ${res.errorText.slice(0, 300)}`,
+      );
     const duration = Number(res.headers["x-audio-duration"]);
-    return { ms: res.lastByteAt - res.sentAt, bytes: res.bytes, durationSeconds: Number.isFinite(duration) ? duration : null };
+    return {
+      ms: res.lastByteAt - res.sentAt,
+      bytes: res.bytes,
+      durationSeconds: Number.isFinite(duration) ? duration : null,
+    };
   };
 }
 
@@ -41,7 +48,15 @@ function direct(engine: EngineProcess<SpeechCall, SpeechTiming>): Side {
 function msFigure(label: string, samples: Sample[]): Figure {
   const values = samples.map((s) => s.ms);
   const p50 = round(median(values), 1);
-  return { label, value: p50, unit: "ms", p50Ms: p50, p99Ms: round(percentile(values, 99), 1), runs: values.map((v) => round(v, 1)), samples: values.length };
+  return {
+    label,
+    value: p50,
+    unit: "ms",
+    p50Ms: p50,
+    p99Ms: round(percentile(values, 99), 1),
+    runs: values.map((v) => round(v, 1)),
+    samples: values.length,
+  };
 }
 
 /** One unrecorded request per side (threads, WASM and encoder start-up), then `runs` each, alternating. */
@@ -58,8 +73,14 @@ async function measureFormat(format: AudioFormat, runs: number, subject: Side, b
 }
 
 function speechRow(format: AudioFormat, runs: number, measured: { subject: Sample[]; baseline: Sample[] }): BenchRow {
-  const subject = msFigure("POST /api/audio/full through gateway, queue, worker and Redis, to the last byte", measured.subject);
-  const baseline = msFigure("the worker's EspeakSpeechEngine.synthesize alone in a process (same request)", measured.baseline);
+  const subject = msFigure(
+    "POST /api/audio/full through gateway, queue, worker and Redis, to the last byte",
+    measured.subject,
+  );
+  const baseline = msFigure(
+    "the worker's EspeakSpeechEngine.synthesize alone in a process (same request)",
+    measured.baseline,
+  );
   const audio = measured.baseline[0];
   const seconds = audio?.durationSeconds;
   return makeRow({
@@ -82,7 +103,11 @@ export const speechRows: RowGroup = {
     const worker = await startRealWorker(stack, options.model, settings);
     let engine: EngineProcess<SpeechCall, SpeechTiming> | undefined;
     try {
-      engine = await EngineProcess.start<SpeechCall, SpeechTiming>("espeak-direct", "baselines/espeak-direct.process.js", { ...stack.baseEnv, ...settings });
+      engine = await EngineProcess.start<SpeechCall, SpeechTiming>(
+        "espeak-direct",
+        "baselines/espeak-direct.process.js",
+        { ...stack.baseEnv, ...settings },
+      );
       const rows: BenchRow[] = [];
       for (const format of options.formats) {
         const measured = await measureFormat(format, options.speechRuns, throughGateway(stack), direct(engine));

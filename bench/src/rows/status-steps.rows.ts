@@ -18,7 +18,11 @@ export const statusStepRows: RowGroup = {
     const servers = await startStatusStepServers(stack);
     try {
       const subjects = servers.map((server) => gatewayStatus(stack, id, { url: server.url, pid: server.child.pid }));
-      const { baseline, subjects: series } = await compareSeveral(subjects, baselineStatus(stack, id), comparePlan(options, log));
+      const { baseline, subjects: series } = await compareSeveral(
+        subjects,
+        baselineStatus(stack, id),
+        comparePlan(options, log),
+      );
       return STATUS_STEPS.map((step, i) => {
         const subject = series[i];
         if (!subject) throw new Error(`no load series for status step ${step}`);

@@ -8,9 +8,15 @@ import { throughputRow } from "./throughput-row.js";
 
 /** A request owned by the bench's key (left `processing`: what most polls of a real client see). */
 export async function submitOne(stack: BenchStack): Promise<string> {
-  const res = await httpJson("POST", `${stack.gateway.url}/api/text/default`, { authorization: `Bearer ${stack.apiKey}` }, BENCH_REQUEST);
+  const res = await httpJson(
+    "POST",
+    `${stack.gateway.url}/api/text/default`,
+    { authorization: `Bearer ${stack.apiKey}` },
+    BENCH_REQUEST,
+  );
   const id = (res.body as Partial<SubmitResponse>).id;
-  if (res.status !== 200 || typeof id !== "string") throw new Error(`submit for the status row failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200 || typeof id !== "string")
+    throw new Error(`submit for the status row failed: ${res.status} ${JSON.stringify(res.body)}`);
   return id;
 }
 

@@ -25,7 +25,11 @@ function openStream(stack: BenchStack, id: string): Promise<ClientRequest> {
         return;
       }
       res.setEncoding("utf8");
-      res.once("data", (chunk: string) => (chunk.includes("event: status") ? resolve(req) : reject(new Error(`stream of ${id} began with ${chunk.slice(0, 80)}`))));
+      res.once("data", (chunk: string) =>
+        chunk.includes("event: status")
+          ? resolve(req)
+          : reject(new Error(`stream of ${id} began with ${chunk.slice(0, 80)}`)),
+      );
     });
     req.on("error", reject);
     req.end();
@@ -44,10 +48,23 @@ export async function streamFanOutRows(stack: BenchStack, streams: number): Prom
     await sleep(SETTLE_MS);
     const held = await idleRssMb(pid);
     const perStreamKb = ((held - before) * 1024) / streams;
-    const subject: Figure = { label: `the gateway holding ${streams} open streams of queued requests`, value: round(held, 1), unit: "MB" };
+    const subject: Figure = {
+      label: `the gateway holding ${streams} open streams of queued requests`,
+      value: round(held, 1),
+      unit: "MB",
+    };
     const baseline: Figure = { label: "the same gateway before they opened", value: round(before, 1), unit: "MB" };
     const method = `${streams} status streams (Accept: text/event-stream), one connection each, opened one after another and held ${SETTLE_MS / 1000} s after the last first snapshot; every record queued (no worker), so each is re-read once a second; RSS moves by a few MB with garbage collection, so only a large number of streams gives a figure per stream`;
-    return [makeRow({ group: "waiting", name: `memory gateway, ${streams} open status streams`, subject, baseline, target: null, notes: [method, `${round(perStreamKb, 1)} kB per open stream`] })];
+    return [
+      makeRow({
+        group: "waiting",
+        name: `memory gateway, ${streams} open status streams`,
+        subject,
+        baseline,
+        target: null,
+        notes: [method, `${round(perStreamKb, 1)} kB per open stream`],
+      }),
+    ];
   } finally {
     for (const req of open) req.destroy();
   }

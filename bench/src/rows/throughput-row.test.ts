@@ -14,7 +14,11 @@ const series = (values: number[], serverCpuUs = Number.NaN): LoadSeries => ({
 
 describe("throughput rows", () => {
   it("when runs alternate, then each subject run is compared with the baseline run of its round", () => {
-    expect(pairRatios({ subject: series([80, 45, 90]), baseline: series([100, 90, 90]) })).toEqual(["0.80×", "0.50×", "1.00×"]);
+    expect(pairRatios({ subject: series([80, 45, 90]), baseline: series([100, 90, 90]) })).toEqual([
+      "0.80×",
+      "0.50×",
+      "1.00×",
+    ]);
   });
 
   it("when a baseline run served nothing, then its pair has no ratio rather than Infinity", () => {
@@ -32,12 +36,17 @@ describe("throughput rows", () => {
   });
 
   it("when a row has no minimum ratio (it explains another row), then it has no target and no verdict", () => {
-    const row = throughputRow({ group: "status-steps", name: "step", subjectLabel: "s", baselineLabel: "b", connections: 50 }, { subject: series([10]), baseline: series([100]) });
+    const row = throughputRow(
+      { group: "status-steps", name: "step", subjectLabel: "s", baselineLabel: "b", connections: 50 },
+      { subject: series([10]), baseline: series([100]) },
+    );
     expect([row.target, row.pass]).toEqual([null, null]);
   });
 
   it("when both servers' CPU was measured, then the note compares what a response cost on each side", () => {
-    expect(cpuNote({ subject: series([80], 250), baseline: series([100], 200) })).toBe("server CPU per response (median): 250 µs vs 200 µs; baseline/subject 0.80×");
+    expect(cpuNote({ subject: series([80], 250), baseline: series([100], 200) })).toBe(
+      "server CPU per response (median): 250 µs vs 200 µs; baseline/subject 0.80×",
+    );
   });
 
   it("when CPU could not be read, then the note says n/a rather than a ratio of NaNs", () => {

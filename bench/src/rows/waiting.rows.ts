@@ -62,7 +62,12 @@ async function requestsPerJobRow(stack: BenchStack, quick: boolean, log: (line: 
   const worker = await NoopWorker.start(stack, { prefixes: [GATEWAY_PREFIX], holdMs: HOLD_MS, report: false });
   const jobs = quick ? JOBS.quick : JOBS.full;
   try {
-    const waiting = await perJob(stack, jobs, "prefer-wait", `GET with Prefer: wait=${WAIT_SECONDS}, again until final`);
+    const waiting = await perJob(
+      stack,
+      jobs,
+      "prefer-wait",
+      `GET with Prefer: wait=${WAIT_SECONDS}, again until final`,
+    );
     const polling = await perJob(stack, jobs, "poll-1s", `GET every ${POLL_INTERVAL_MS / 1000} s until final`);
     log(`  ${jobs} jobs of ${HOLD_MS} ms per side`);
     return makeRow({
@@ -71,7 +76,9 @@ async function requestsPerJobRow(stack: BenchStack, quick: boolean, log: (line: 
       subject: waiting,
       baseline: polling,
       target: ONE_PER_JOB,
-      notes: [`${jobs} jobs of ${HOLD_MS} ms each (no-op worker), one client per job, all at once; figure: status GETs per job`],
+      notes: [
+        `${jobs} jobs of ${HOLD_MS} ms each (no-op worker), one client per job, all at once; figure: status GETs per job`,
+      ],
     });
   } finally {
     await worker.stop();

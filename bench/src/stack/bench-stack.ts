@@ -13,7 +13,13 @@ export const BASELINE_PREFIX = "bench-baseline";
 /** High enough that no load run of the bench is ever rate limited (the limiter still runs). */
 // The load rows hold far more requests in flight (no worker consumes during the submit row) and
 // streams (the waiting row) than the deployment's caps allow one key: they measure throughput.
-const BENCH_KEY_LIMITS = { text: 1_000_000_000, tts: 1_000_000_000, status: 1_000_000_000, inflight: 1_000_000, streams: 1_000_000 };
+const BENCH_KEY_LIMITS = {
+  text: 1_000_000_000,
+  tts: 1_000_000_000,
+  status: 1_000_000_000,
+  inflight: 1_000_000,
+  streams: 1_000_000,
+};
 
 /** A real API key of the gateway with the bench's raised limits and caps. */
 export async function createBenchKey(redis: Redis, name: string): Promise<string> {
@@ -46,7 +52,13 @@ export interface StackOptions {
   profileDir: string | null;
 }
 
-export async function startHttpServer(label: string, script: string, env: NodeJS.ProcessEnv, nodeArgs: string[], ipc: boolean): Promise<HttpServerProcess> {
+export async function startHttpServer(
+  label: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[],
+  ipc: boolean,
+): Promise<HttpServerProcess> {
   const port = await freePort();
   const child = startNode(label, script, { env: { ...env, PORT: String(port) }, nodeArgs, ipc });
   const url = `http://127.0.0.1:${port}`;
@@ -72,7 +84,17 @@ function serviceEnv(redisUrl: string): NodeJS.ProcessEnv {
   // would turn the measurement into one of 503s.
   // WORKER_HTTP_PORT=0: a free port for each worker's health server, so the bench never collides
   // with a running service (or another bench) on the default 9100.
-  return { PATH, HOME, TMPDIR, NODE_ENV: "production", REDIS_URL: redisUrl, LOG_LEVEL: "info", LOG_FORMAT: "json", MAX_QUEUE_DEPTH: "0", WORKER_HTTP_PORT: "0" };
+  return {
+    PATH,
+    HOME,
+    TMPDIR,
+    NODE_ENV: "production",
+    REDIS_URL: redisUrl,
+    LOG_LEVEL: "info",
+    LOG_FORMAT: "json",
+    MAX_QUEUE_DEPTH: "0",
+    WORKER_HTTP_PORT: "0",
+  };
 }
 
 /**
@@ -98,11 +120,29 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     // the gateway does, not of how V8 is set up.
     const runtime = [...APP_NODE_FLAGS.gateway];
     const gatewayEnv = { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, HOST: "127.0.0.1" };
-    const gateway = await startHttpServer("gateway", appEntryPoint("gateway"), gatewayEnv, [...runtime, ...profileArgs], false);
+    const gateway = await startHttpServer(
+      "gateway",
+      appEntryPoint("gateway"),
+      gatewayEnv,
+      [...runtime, ...profileArgs],
+      false,
+    );
     services.push(gateway.child);
-    const minimalEnqueue = await startHttpServer("minimal-enqueue", benchScript("baselines/minimal-enqueue.server.js"), { ...baseEnv, REDIS_PREFIX: BASELINE_PREFIX }, runtime, true);
+    const minimalEnqueue = await startHttpServer(
+      "minimal-enqueue",
+      benchScript("baselines/minimal-enqueue.server.js"),
+      { ...baseEnv, REDIS_PREFIX: BASELINE_PREFIX },
+      runtime,
+      true,
+    );
     services.push(minimalEnqueue.child);
-    const minimalStatus = await startHttpServer("minimal-status", benchScript("baselines/minimal-status.server.js"), { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX }, runtime, true);
+    const minimalStatus = await startHttpServer(
+      "minimal-status",
+      benchScript("baselines/minimal-status.server.js"),
+      { ...baseEnv, REDIS_PREFIX: GATEWAY_PREFIX },
+      runtime,
+      true,
+    );
     services.push(minimalStatus.child);
     const apiKey = await createBenchKey(redis, "bench");
     return {

@@ -36,7 +36,9 @@ export function track(child: BenchChild): BenchChild {
 /** Runs a Node script as a separate process (its own event loop and its own core share). */
 export function startNode(label: string, script: string, options: NodeChildOptions = {}): BenchChild {
   const { captureStdout, ...rest } = options;
-  return track(startNodeScript(label, script, { ...rest, stdout: captureStdout ? "keep" : "ignore", keepChars: KEEP_CHARS }));
+  return track(
+    startNodeScript(label, script, { ...rest, stdout: captureStdout ? "keep" : "ignore", keepChars: KEEP_CHARS }),
+  );
 }
 
 export function startCommand(label: string, command: string, args: string[], captureStdout = false): BenchChild {

@@ -29,11 +29,19 @@ export class EngineProcess<Q, R> {
   }
 
   /** Starts `script` (relative to bench/dist) and resolves once it says it is ready. */
-  static async start<Q, R>(label: string, script: string, env: NodeJS.ProcessEnv, readyTimeoutMs = 60_000): Promise<EngineProcess<Q, R>> {
+  static async start<Q, R>(
+    label: string,
+    script: string,
+    env: NodeJS.ProcessEnv,
+    readyTimeoutMs = 60_000,
+  ): Promise<EngineProcess<Q, R>> {
     const child = startNode(label, benchScript(script), { env, ipc: true });
     let timer: NodeJS.Timeout | undefined;
     const ready = new Promise<void>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`${label} was not ready within ${readyTimeoutMs} ms:\n${child.output()}`)), readyTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`${label} was not ready within ${readyTimeoutMs} ms:\n${child.output()}`)),
+        readyTimeoutMs,
+      );
       child.process.on("message", (message: unknown) => {
         if (isEngineReply(message) && message.kind === "ready") resolve();
       });

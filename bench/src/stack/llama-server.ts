@@ -29,8 +29,13 @@ export interface LlamaServer {
 export async function ensureLlamaServer(log: (line: string) => void): Promise<LlamaServerBinary> {
   const missing = missingForLlamaServerBuild();
   if (missing.length > 0) return { skipped: `llama-server cannot be built here: needs ${missing.join(" and ")}` };
-  const commit = execFileSync("git", ["bundle", "list-heads", llamaSourceBundle()], { encoding: "utf8" }).trim().slice(0, 7);
-  const { path } = await ensureLlamaServerBuild({ log, ...(process.env.LLAMA_BUILD_CACHE ? { cacheRoot: process.env.LLAMA_BUILD_CACHE } : {}) });
+  const commit = execFileSync("git", ["bundle", "list-heads", llamaSourceBundle()], { encoding: "utf8" })
+    .trim()
+    .slice(0, 7);
+  const { path } = await ensureLlamaServerBuild({
+    log,
+    ...(process.env.LLAMA_BUILD_CACHE ? { cacheRoot: process.env.LLAMA_BUILD_CACHE } : {}),
+  });
   return { path, commit };
 }
 

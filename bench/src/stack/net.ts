@@ -18,7 +18,12 @@ export interface HttpResult {
 const agent = new Agent({ keepAlive: true, maxSockets: 16, timeout: 4000 });
 
 /** One HTTP request with an optional JSON body; resolves with the status and the parsed JSON body. */
-export function httpJson(method: string, url: string, headers: Record<string, string> = {}, body?: unknown): Promise<HttpResult> {
+export function httpJson(
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<HttpResult> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const allHeaders = payload === undefined ? headers : { ...headers, "content-type": "application/json" };
   return new Promise((resolve, reject) => {
@@ -52,19 +57,25 @@ export function timedPost(url: string, headers: Record<string, string>, body: un
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const sentAt = nowMs();
-    const req = request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, agent }, (res) => {
-      const status = res.statusCode ?? 0;
-      let bytes = 0;
-      let firstByteAt = Number.NaN;
-      let errorText = "";
-      res.on("data", (chunk: Buffer) => {
-        if (bytes === 0) firstByteAt = nowMs();
-        bytes += chunk.length;
-        if (status >= 300 && errorText.length < 2000) errorText += chunk.toString("utf8");
-      });
-      res.on("end", () => resolve({ status, headers: res.headers, bytes, sentAt, firstByteAt, lastByteAt: nowMs(), errorText }));
-      res.on("error", reject);
-    });
+    const req = request(
+      url,
+      { method: "POST", headers: { ...headers, "content-type": "application/json" }, agent },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        let bytes = 0;
+        let firstByteAt = Number.NaN;
+        let errorText = "";
+        res.on("data", (chunk: Buffer) => {
+          if (bytes === 0) firstByteAt = nowMs();
+          bytes += chunk.length;
+          if (status >= 300 && errorText.length < 2000) errorText += chunk.toString("utf8");
+        });
+        res.on("end", () =>
+          resolve({ status, headers: res.headers, bytes, sentAt, firstByteAt, lastByteAt: nowMs(), errorText }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });

@@ -12,7 +12,15 @@ export async function startStatusStepServers(stack: BenchStack): Promise<HttpSer
   try {
     for (const step of STATUS_STEPS) {
       const env = { ...stack.baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, STATUS_STEP: step };
-      servers.push(await startHttpServer(`status-step-${step}`, benchScript("baselines/status-steps.server.js"), env, [...APP_NODE_FLAGS.gateway], true));
+      servers.push(
+        await startHttpServer(
+          `status-step-${step}`,
+          benchScript("baselines/status-steps.server.js"),
+          env,
+          [...APP_NODE_FLAGS.gateway],
+          true,
+        ),
+      );
     }
     return servers;
   } catch (error) {

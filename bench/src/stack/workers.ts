@@ -9,7 +9,13 @@ import { GATEWAY_PREFIX, type BenchStack } from "./bench-stack.js";
 import { startNode, whileAlive, type BenchChild } from "./child-processes.js";
 
 /** Waits until `ready(queue)` holds for the text queue under `prefix`; throws naming `what` after `timeoutMs`. */
-export async function untilTextQueue(stack: BenchStack, prefix: string, what: string, ready: (queue: Queue) => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function untilTextQueue(
+  stack: BenchStack,
+  prefix: string,
+  what: string,
+  ready: (queue: Queue) => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const queue = new Queue(QUEUES.text, { connection: stack.redis, prefix: redisKeys(prefix).bullPrefix(QUEUES.text) });
   try {
     const deadline = Date.now() + timeoutMs;
@@ -30,9 +36,16 @@ const untilWorkerConnected = (stack: BenchStack, prefix: string, timeoutMs: numb
  * The real worker (its real main, the given model) on the gateway's queue; resolves once it consumes.
  * `settings` are more of its environment variables (LLM_THREADS, TTS_CONCURRENCY, ...).
  */
-export async function startRealWorker(stack: BenchStack, model: string, settings: Record<string, string> = {}): Promise<BenchChild> {
+export async function startRealWorker(
+  stack: BenchStack,
+  model: string,
+  settings: Record<string, string> = {},
+): Promise<BenchChild> {
   const env = { ...stack.baseEnv, REDIS_PREFIX: GATEWAY_PREFIX, LLM_MODEL: model, LLM_GPU: "false", ...settings };
-  const child = startNode("worker", appEntryPoint("worker"), { env: appEnv("worker", env), nodeArgs: [...APP_NODE_FLAGS.worker] });
+  const child = startNode("worker", appEntryPoint("worker"), {
+    env: appEnv("worker", env),
+    nodeArgs: [...APP_NODE_FLAGS.worker],
+  });
   try {
     await whileAlive(child, untilWorkerConnected(stack, GATEWAY_PREFIX, 60_000));
     return child;
@@ -64,7 +77,13 @@ export class NoopWorker {
   }
 
   static async start(stack: BenchStack, options: NoopWorkerOptions): Promise<NoopWorker> {
-    const env = { ...stack.baseEnv, PREFIXES: options.prefixes.join(","), HOLD_MS: String(options.holdMs), REPORT: options.report ? "1" : "0", CONCURRENCY: String(options.concurrency ?? 8) };
+    const env = {
+      ...stack.baseEnv,
+      PREFIXES: options.prefixes.join(","),
+      HOLD_MS: String(options.holdMs),
+      REPORT: options.report ? "1" : "0",
+      CONCURRENCY: String(options.concurrency ?? 8),
+    };
     const child = startNode("noop-worker", benchScript("baselines/noop-worker.process.js"), { env, ipc: true });
     const ready = new Promise<void>((resolve) => {
       child.process.on("message", (message: unknown) => {

@@ -4,7 +4,19 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { statusPath } from "./status-stream.js";
 import { StatusWaiter, type WaitSettings } from "./status-waiter.js";
 import { Transport, type FetchLike } from "./transport.js";
-import type { BatchStatusItem, CompletedRecord, GenerationRequest, ModelId, RequestsPage, RequestsQuery, SpeechAudio, SpeechRequest, StatusRecord, SubmitResponse, Voice } from "./types.js";
+import type {
+  BatchStatusItem,
+  CompletedRecord,
+  GenerationRequest,
+  ModelId,
+  RequestsPage,
+  RequestsQuery,
+  SpeechAudio,
+  SpeechRequest,
+  StatusRecord,
+  SubmitResponse,
+  Voice,
+} from "./types.js";
 
 export interface ChorusClientOptions {
   /** Where the gateway answers, e.g. `https://chorus.example.com` (no trailing `/api`). */
@@ -37,7 +49,10 @@ export interface WaitOptions extends CallOptions {
 }
 
 export interface GenerateOptions extends SubmitOptions, WaitOptions {
-  /** When `signal` aborts after the submit, cancel the request on the server (default true: the caller has no id to cancel it by). */
+  /**
+   * When `signal` aborts after the submit, cancel the request on the server (default true: the caller has no id to
+   * cancel it by).
+   */
   cancelOnAbort?: boolean;
 }
 
@@ -46,16 +61,28 @@ const DEFAULT_FIRST_EVENT_TIMEOUT_MS = 10_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 
-/** A client of the Chorus API. Every method takes an AbortSignal; errors are ChorusError (an abort rejects with the signal's reason). */
+/**
+ * A client of the Chorus API. Every method takes an AbortSignal; errors are ChorusError (an abort rejects with the
+ * signal's reason).
+ */
 export class ChorusClient {
   private readonly transport: Transport;
   private readonly waitSettings: WaitSettings;
 
   constructor(options: ChorusClientOptions) {
-    const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry, maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries };
+    const retry: RetryPolicy = {
+      ...DEFAULT_RETRY_POLICY,
+      ...options.retry,
+      maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+    };
     // Called through a closure: a browser's fetch throws when called as another object's method.
     const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.transport = new Transport({ baseUrl: options.baseUrl.replace(/\/+$/, ""), apiKey: options.apiKey, fetch: fetchImpl, retry });
+    this.transport = new Transport({
+      baseUrl: options.baseUrl.replace(/\/+$/, ""),
+      apiKey: options.apiKey,
+      fetch: fetchImpl,
+      retry,
+    });
     this.waitSettings = {
       stream: options.stream ?? true,
       pollWaitSeconds: options.pollWaitSeconds ?? 30,
@@ -69,7 +96,13 @@ export class ChorusClient {
   /** Queues a generation; `{ id, tokens: -1 }`. Safe to retry: one Idempotency-Key for all attempts. */
   submit(model: ModelId, body: GenerationRequest, options: SubmitOptions = {}): Promise<SubmitResponse> {
     const headers = { "idempotency-key": options.idempotencyKey ?? newIdempotencyKey() };
-    return this.transport.json<SubmitResponse>({ method: "POST", path: `/api/text/${encodeURIComponent(model)}`, headers, body, signal: options.signal });
+    return this.transport.json<SubmitResponse>({
+      method: "POST",
+      path: `/api/text/${encodeURIComponent(model)}`,
+      headers,
+      body,
+      signal: options.signal,
+    });
   }
 
   /** The record as it stands. */
@@ -82,7 +115,10 @@ export class ChorusClient {
     return new StatusWaiter(this.transport, this.waitSettings, { id, ...options }).run();
   }
 
-  /** submit + wait: the completed record with its id; a request that ends `error` rejects with ChorusError `REQUEST_FAILED`. */
+  /**
+   * submit + wait: the completed record with its id; a request that ends `error` rejects with ChorusError
+   * `REQUEST_FAILED`.
+   */
   async generate(model: ModelId, body: GenerationRequest, options: GenerateOptions = {}): Promise<CompletedRecord> {
     const { id } = await this.submit(model, body, options);
     let record: StatusRecord;
@@ -103,7 +139,11 @@ export class ChorusClient {
    */
   async cancel(id: string, options: CallOptions = {}): Promise<StatusRecord> {
     try {
-      return await this.transport.json<StatusRecord>({ method: "DELETE", path: statusPath(id), signal: options.signal });
+      return await this.transport.json<StatusRecord>({
+        method: "DELETE",
+        path: statusPath(id),
+        signal: options.signal,
+      });
     } catch (error) {
       if (!(error instanceof ChorusError && error.code === "CONFLICT")) throw error;
       const record = await this.status(id, options);
@@ -118,8 +158,15 @@ export class ChorusClient {
    * gets its duration in a header (a streamed answer sends it as a trailer, which fetch cannot read).
    */
   speech(request: SpeechRequest, options: SubmitOptions = {}): Promise<SpeechAudio> {
-    const headers = { "idempotency-key": options.idempotencyKey ?? newIdempotencyKey(), accept: "audio/*", prefer: "stream=false" };
-    return this.transport.request({ method: "POST", path: "/api/audio/full", headers, body: request, signal: options.signal }, speechAudio);
+    const headers = {
+      "idempotency-key": options.idempotencyKey ?? newIdempotencyKey(),
+      accept: "audio/*",
+      prefer: "stream=false",
+    };
+    return this.transport.request(
+      { method: "POST", path: "/api/audio/full", headers, body: request, signal: options.signal },
+      speechAudio,
+    );
   }
 
   /**
@@ -128,8 +175,17 @@ export class ChorusClient {
    * `audioUrl` (no `speak`, or `audioError`) rejects with NOT_FOUND.
    */
   replyAudio(record: Pick<StatusRecord, "audioUrl"> & { id: string }, options: CallOptions = {}): Promise<SpeechAudio> {
-    if (!record.audioUrl) return Promise.reject(new ChorusError({ code: "NOT_FOUND", message: `request '${record.id}' has no spoken reply (submit it with speak)` }));
-    return this.transport.request({ path: record.audioUrl, headers: { accept: "audio/*" }, signal: options.signal }, speechAudio);
+    if (!record.audioUrl)
+      return Promise.reject(
+        new ChorusError({
+          code: "NOT_FOUND",
+          message: `request '${record.id}' has no spoken reply (submit it with speak)`,
+        }),
+      );
+    return this.transport.request(
+      { path: record.audioUrl, headers: { accept: "audio/*" }, signal: options.signal },
+      speechAudio,
+    );
   }
 
   async voices(options: CallOptions = {}): Promise<Voice[]> {
@@ -143,7 +199,10 @@ export class ChorusClient {
     if (query.limit !== undefined) params.set("limit", String(query.limit));
     if (query.cursor !== undefined) params.set("cursor", query.cursor);
     const search = params.toString();
-    return this.transport.json<RequestsPage>({ path: `/api/v2/requests${search ? `?${search}` : ""}`, signal: options.signal });
+    return this.transport.json<RequestsPage>({
+      path: `/api/v2/requests${search ? `?${search}` : ""}`,
+      signal: options.signal,
+    });
   }
 
   /** Many statuses in one call (1 to 100 ids; it costs one status poll per id). */

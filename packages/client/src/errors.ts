@@ -9,7 +9,10 @@ import type { StatusRecord } from "./types.js";
 export type ClientErrorCode = "REQUEST_FAILED" | "NETWORK_ERROR" | "INVALID_RESPONSE";
 
 export interface ChorusErrorInit {
-  /** The HTTP status of the answer; undefined when there was none (network) or it was not an HTTP error (REQUEST_FAILED). */
+  /**
+   * The HTTP status of the answer; undefined when there was none (network) or it was not an HTTP error
+   * (REQUEST_FAILED).
+   */
   status?: number;
   code: string;
   message: string;
@@ -41,7 +44,11 @@ export class ChorusError extends Error {
   }
 
   static requestFailed(id: string, record: StatusRecord): ChorusError {
-    return new ChorusError({ code: "REQUEST_FAILED", message: `request ${id} failed: ${record.error ?? "unknown error"}`, details: { id, record } });
+    return new ChorusError({
+      code: "REQUEST_FAILED",
+      message: `request ${id} failed: ${record.error ?? "unknown error"}`,
+      details: { id, record },
+    });
   }
 }
 

@@ -4,8 +4,12 @@ const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1000 };
 
 describe("retry delays", () => {
   it("when there is no Retry-After, then the delay doubles per attempt between half and all of the step, capped", () => {
-    expect([0, 1, 2, 3, 4, 10].map((attempt) => retryDelayMs(attempt, undefined, policy, () => 0))).toEqual([50, 100, 200, 400, 500, 500]);
-    expect([0, 1, 2, 3, 4, 10].map((attempt) => retryDelayMs(attempt, undefined, policy, () => 0.999999))).toEqual([99, 199, 399, 799, 999, 999]);
+    expect([0, 1, 2, 3, 4, 10].map((attempt) => retryDelayMs(attempt, undefined, policy, () => 0))).toEqual([
+      50, 100, 200, 400, 500, 500,
+    ]);
+    expect([0, 1, 2, 3, 4, 10].map((attempt) => retryDelayMs(attempt, undefined, policy, () => 0.999999))).toEqual([
+      99, 199, 399, 799, 999, 999,
+    ]);
   });
 
   it("when the server sent Retry-After, then the delay is at least that long, plus less than one base delay of jitter", () => {

@@ -9,7 +9,12 @@ export interface RetryPolicy {
   maxRetryAfterSeconds: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 20_000, maxRetryAfterSeconds: 60 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 20_000,
+  maxRetryAfterSeconds: 60,
+};
 
 /** Statuses worth another try: a spent budget (after Retry-After), and server or gateway trouble. */
 const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
@@ -33,7 +38,12 @@ export function parseRetryAfter(header: string | null, now: number = Date.now())
  * one base delay of jitter (so that clients told the same second do not return together);
  * otherwise exponential backoff with equal jitter: half the step fixed, half random.
  */
-export function retryDelayMs(attempt: number, retryAfterSeconds: number | undefined, policy: RetryPolicy, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  retryAfterSeconds: number | undefined,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
   if (retryAfterSeconds !== undefined) return retryAfterSeconds * 1000 + Math.floor(random() * policy.baseDelayMs);
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.floor(step / 2 + (random() * step) / 2);

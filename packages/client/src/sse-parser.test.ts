@@ -13,7 +13,8 @@ function splits(text: string): string[][] {
   return [...cuts, [...text]];
 }
 
-const STREAM = 'event: status\r\nid: 7\r\ndata: {"status":"processing",\r\ndata: "progress":0.5}\r\n\r\n: keep-alive\r\n\r\nevent: status\rid: 8\rdata: {"status":"completed"}\r\r';
+const STREAM =
+  'event: status\r\nid: 7\r\ndata: {"status":"processing",\r\ndata: "progress":0.5}\r\n\r\n: keep-alive\r\n\r\nevent: status\rid: 8\rdata: {"status":"completed"}\r\r';
 
 describe("SseParser", () => {
   it("when an event has several data lines, then they are joined with LF and the event carries its type and id", () => {
@@ -21,14 +22,17 @@ describe("SseParser", () => {
     expect(events).toEqual([{ event: "status", data: "first\nsecond", lastEventId: "3" }]);
   });
 
-  it.each(splits(STREAM).map((chunks) => [JSON.stringify(chunks), chunks]))("when the stream comes cut as %s, then the same events come out", (_name, chunks) => {
-    const { events, parser } = parse(...chunks);
-    expect(events).toEqual([
-      { event: "status", data: '{"status":"processing",\n"progress":0.5}', lastEventId: "7" },
-      { event: "status", data: '{"status":"completed"}', lastEventId: "8" },
-    ]);
-    expect(parser.lastEventId).toBe("8");
-  });
+  it.each(splits(STREAM).map((chunks) => [JSON.stringify(chunks), chunks]))(
+    "when the stream comes cut as %s, then the same events come out",
+    (_name, chunks) => {
+      const { events, parser } = parse(...chunks);
+      expect(events).toEqual([
+        { event: "status", data: '{"status":"processing",\n"progress":0.5}', lastEventId: "7" },
+        { event: "status", data: '{"status":"completed"}', lastEventId: "8" },
+      ]);
+      expect(parser.lastEventId).toBe("8");
+    },
+  );
 
   it("when a CRLF is split between chunks, then it ends one line, not two (no empty line dispatches early)", () => {
     const { events } = parse("data: a\r", "\ndata: b\r\n\r\n");
@@ -63,7 +67,9 @@ describe("SseParser", () => {
   });
 
   it("when the stream ends in the middle of an event, then that event is not dispatched", () => {
-    expect(parse("data: complete\n\ndata: cut off\n").events).toEqual([{ event: "message", data: "complete", lastEventId: "" }]);
+    expect(parse("data: complete\n\ndata: cut off\n").events).toEqual([
+      { event: "message", data: "complete", lastEventId: "" },
+    ]);
   });
 
   it("when data is empty, then an event with empty data is dispatched", () => {

@@ -42,7 +42,8 @@ export async function streamStatusOnce(transport: Transport, id: string, options
     const headers: Record<string, string> = { accept: "text/event-stream" };
     if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
     const response = await transport.send({ path: statusPath(id), headers, signal: controller.signal });
-    if (!response.headers.get("content-type")?.startsWith("text/event-stream")) return { kind: "unsupported", record: await parseJson<StatusRecord>(response) };
+    if (!response.headers.get("content-type")?.startsWith("text/event-stream"))
+      return { kind: "unsupported", record: await parseJson<StatusRecord>(response) };
     return await readEvents(response, controller, options);
   } finally {
     options.signal?.removeEventListener("abort", forwardAbort);
@@ -83,7 +84,11 @@ async function readEvents(response: Response, controller: AbortController, optio
 }
 
 /** The next chunk, null at the end; a connection that breaks is an end too, a stall or the caller's abort is not. */
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, connection: AbortSignal, caller: AbortSignal | undefined): Promise<Uint8Array | null> {
+async function readChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  connection: AbortSignal,
+  caller: AbortSignal | undefined,
+): Promise<Uint8Array | null> {
   try {
     const { done, value } = await reader.read();
     return done ? null : value;
@@ -98,6 +103,10 @@ function parseRecord(data: string): StatusRecord {
   try {
     return JSON.parse(data) as StatusRecord;
   } catch (cause) {
-    throw new ChorusError({ code: "INVALID_RESPONSE", message: `a status event that is not JSON: ${data.slice(0, 200)}`, cause });
+    throw new ChorusError({
+      code: "INVALID_RESPONSE",
+      message: `a status event that is not JSON: ${data.slice(0, 200)}`,
+      cause,
+    });
   }
 }

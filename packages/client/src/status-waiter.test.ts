@@ -3,7 +3,14 @@ import { StatusWaiter } from "./status-waiter.js";
 import { Transport } from "./transport.js";
 import { json, scriptedFetch, sse, statusEvent } from "./transport.test-helpers.js";
 
-const settings = { stream: true, pollWaitSeconds: 5, pollIntervalMs: 1, firstEventTimeoutMs: 50, idleTimeoutMs: 100, retry: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1 } };
+const settings = {
+  stream: true,
+  pollWaitSeconds: 5,
+  pollIntervalMs: 1,
+  firstEventTimeoutMs: 50,
+  idleTimeoutMs: 100,
+  retry: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1 },
+};
 const generating = { status: "processing", progress: 0.5 };
 const completed = { status: "completed", reply: "Done.", tokens: 2 };
 

@@ -56,7 +56,13 @@ export class StatusWaiter {
 
   private async streamOnce(): Promise<StatusRecord | null> {
     const { firstEventTimeoutMs, idleTimeoutMs } = this.settings;
-    const options = { lastEventId: this.lastEventId, onRecord: (record: StatusRecord) => this.show(record), signal: this.call.signal, firstEventTimeoutMs, idleTimeoutMs };
+    const options = {
+      lastEventId: this.lastEventId,
+      onRecord: (record: StatusRecord) => this.show(record),
+      signal: this.call.signal,
+      firstEventTimeoutMs,
+      idleTimeoutMs,
+    };
     const end = await streamStatusOnce(this.transport, this.call.id, options);
     return this.afterStream(end);
   }
@@ -78,7 +84,8 @@ export class StatusWaiter {
         this.fruitlessDrops = end.progressed ? 0 : this.fruitlessDrops + 1;
         if (this.fruitlessDrops > this.settings.retry.maxRetries) this.streaming = false;
         // A stream that made progress is resumed at once; one that keeps failing, after a growing backoff.
-        else if (this.fruitlessDrops > 0) await sleep(retryDelayMs(this.fruitlessDrops - 1, undefined, this.settings.retry), this.call.signal);
+        else if (this.fruitlessDrops > 0)
+          await sleep(retryDelayMs(this.fruitlessDrops - 1, undefined, this.settings.retry), this.call.signal);
         return null;
     }
   }
@@ -86,10 +93,13 @@ export class StatusWaiter {
   /** One `Prefer: wait` poll (429 and 5xx are retried by the transport, after `Retry-After`). */
   private async pollOnce(): Promise<StatusRecord | null> {
     const headers = { prefer: `wait=${this.settings.pollWaitSeconds}` };
-    const { record, waited } = await this.transport.request({ path: statusPath(this.call.id), headers, signal: this.call.signal }, async (response) => ({
-      record: await parseJson<StatusRecord>(response),
-      waited: response.headers.has("preference-applied"),
-    }));
+    const { record, waited } = await this.transport.request(
+      { path: statusPath(this.call.id), headers, signal: this.call.signal },
+      async (response) => ({
+        record: await parseJson<StatusRecord>(response),
+        waited: response.headers.has("preference-applied"),
+      }),
+    );
     this.show(record);
     if (isFinal(record)) return record;
     if (!waited) await sleep(this.settings.pollIntervalMs, this.call.signal);

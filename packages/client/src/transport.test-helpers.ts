@@ -7,7 +7,10 @@ export interface SentRequest {
 }
 
 /** A fetch that answers from a script, one entry per call, and records what was sent. */
-export function scriptedFetch(script: ((request: SentRequest) => Response | Promise<Response>)[]): { fetch: FetchLike; sent: SentRequest[] } {
+export function scriptedFetch(script: ((request: SentRequest) => Response | Promise<Response>)[]): {
+  fetch: FetchLike;
+  sent: SentRequest[];
+} {
   const sent: SentRequest[] = [];
   const fetch: FetchLike = async (url, init) => {
     const request = { url, init, headers: { ...(init.headers as Record<string, string>) } };
@@ -25,7 +28,11 @@ export const json =
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
 export const envelope = (status: number, code: string, headers: Record<string, string> = {}) =>
-  json(status, { error: { code, message: `${code} happened` }, status: "error", timestamp: "2026-01-01T00:00:00Z" }, headers);
+  json(
+    status,
+    { error: { code, message: `${code} happened` }, status: "error", timestamp: "2026-01-01T00:00:00Z" },
+    headers,
+  );
 
 export const networkError = () => () => Promise.reject(new TypeError("fetch failed"));
 
@@ -45,10 +52,12 @@ export const sse =
         if (chunk !== undefined) return controller.enqueue(encoder.encode(chunk));
         if (then === "end") controller.close();
         if (then === "break") controller.error(new TypeError("terminated"));
-        if (then === "hang") request.init.signal?.addEventListener("abort", () => controller.error(request.init.signal?.reason));
+        if (then === "hang")
+          request.init.signal?.addEventListener("abort", () => controller.error(request.init.signal?.reason));
       },
     });
     return new Response(body, { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8" } });
   };
 
-export const statusEvent = (rev: number, record: object) => `event: status\nid: ${rev}\ndata: ${JSON.stringify(record)}\n\n`;
+export const statusEvent = (rev: number, record: object) =>
+  `event: status\nid: ${rev}\ndata: ${JSON.stringify(record)}\n\n`;

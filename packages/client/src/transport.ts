@@ -80,12 +80,23 @@ export class Transport {
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
       if (cause instanceof ChorusError) throw cause;
-      return { error: new ChorusError({ code: "NETWORK_ERROR", message: `no answer from ${this.options.baseUrl}: ${String(cause)}`, cause }), retryable: true };
+      return {
+        error: new ChorusError({
+          code: "NETWORK_ERROR",
+          message: `no answer from ${this.options.baseUrl}: ${String(cause)}`,
+          cause,
+        }),
+        retryable: true,
+      };
     }
   }
 
   private init(call: Call): RequestInit {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.apiKey}`, accept: "application/json", ...call.headers };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: "application/json",
+      ...call.headers,
+    };
     const init: RequestInit = { method: call.method ?? "GET", headers, signal: call.signal };
     if (call.body !== undefined) {
       headers["content-type"] = "application/json";
@@ -104,6 +115,11 @@ export async function parseJson<T>(response: Response): Promise<T> {
   try {
     return JSON.parse(text) as T;
   } catch (cause) {
-    throw new ChorusError({ status: response.status, code: "INVALID_RESPONSE", message: `expected JSON, got: ${text.slice(0, 200)}`, cause });
+    throw new ChorusError({
+      status: response.status,
+      code: "INVALID_RESPONSE",
+      message: `expected JSON, got: ${text.slice(0, 200)}`,
+      cause,
+    });
   }
 }

@@ -62,7 +62,10 @@ export interface StatusRecord {
   partialReply?: string;
   /** When `speak` was asked for: where the owner GETs the spoken reply (a path on the service). */
   audioUrl?: string;
-  /** With `audioUrl`, when the reply was longer than the speech bound (4096 characters): the audio speaks only its start. */
+  /**
+   * With `audioUrl`, when the reply was longer than the speech bound (4096 characters): the audio speaks only its
+   * start.
+   */
   audioTruncated?: true;
   /** When `speak` was asked for but the reply could not be spoken: why. */
   audioError?: string;
@@ -113,4 +116,5 @@ export interface RequestsQuery {
   cursor?: string;
 }
 
-export type BatchStatusItem = (StatusRecord & { id: string }) | { id: string; error: { code: "NOT_FOUND"; message: string } };
+export type BatchStatusItem =
+  (StatusRecord & { id: string }) | { id: string; error: { code: "NOT_FOUND"; message: string } };

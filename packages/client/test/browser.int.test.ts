@@ -20,7 +20,8 @@ async function startPageServer(): Promise<{ origin: string; server: Server }> {
     const path = new URL(req.url ?? "/", "http://page").pathname;
     const file = `${DIST}${path.replace(/^\/client\//, "")}`;
     if (path === "/") res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>sdk</title>");
-    else if (path.startsWith("/client/") && existsSync(file)) res.writeHead(200, { "content-type": "text/javascript" }).end(readFileSync(file));
+    else if (path.startsWith("/client/") && existsSync(file))
+      res.writeHead(200, { "content-type": "text/javascript" }).end(readFileSync(file));
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -41,7 +42,10 @@ describeWithModel("@chorus/client in a browser", () => {
 
   beforeAll(async () => {
     // Fails, never skips: CI installs Chromium (.ci/run).
-    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium', or set CHROMIUM_PATH`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `no Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium', or set CHROMIUM_PATH`,
+      );
     pages = await startPageServer();
     stack = await startLiveStack(uniquePrefix("client-browser"), { CORS_ORIGINS: pages.origin });
     browser = await chromium.launch({ executablePath: CHROMIUM });
@@ -64,7 +68,10 @@ describeWithModel("@chorus/client in a browser", () => {
         const sdk = (await import(`${origin}/client/index.js`)) as typeof import("@chorus/client");
         const client = new sdk.ChorusClient({ baseUrl, apiKey });
         const updates: PageResult["updates"] = [];
-        const body = { messages: [{ role: "You" as const, content: "Tell me a story about a brave cat.", index: 0 }], samplingParams: { max_tokens: 300 } };
+        const body = {
+          messages: [{ role: "You" as const, content: "Tell me a story about a brave cat.", index: 0 }],
+          samplingParams: { max_tokens: 300 },
+        };
         const record = await client.generate("default", body, { onUpdate: (update) => updates.push(update) });
         return { reply: record.reply, status: record.status, updates };
       },
@@ -73,7 +80,9 @@ describeWithModel("@chorus/client in a browser", () => {
     expect(result.status).toBe("completed");
     expect(result.reply).not.toBe("");
     expect(result.updates.at(-1)?.status).toBe("completed");
-    expect(result.updates.some((update) => update.partialReply && result.reply.startsWith(update.partialReply))).toBe(true);
+    expect(result.updates.some((update) => update.partialReply && result.reply.startsWith(update.partialReply))).toBe(
+      true,
+    );
     expect(problems).toEqual([]);
     await context.close();
   });

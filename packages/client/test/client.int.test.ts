@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, expect, it } from "@jest/globals";
 import { ChorusClient, ChorusError, type FetchLike, type StatusRecord } from "@chorus/client";
-import { EspeakSpeechEngine } from "@chorus/worker/speech";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
 import { startLiveStack, type LiveStack } from "../../../test-support/live-stack.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { waitFor } from "../../../test-support/wait-for.js";
+import { EspeakSpeechEngine } from "../../../test-support/worker.js";
 
 interface Sent {
   method: string;
@@ -27,7 +27,10 @@ function recordingFetch(): { fetch: FetchLike; sent: Sent[] } {
   return { fetch, sent };
 }
 
-const story = (content: string, maxTokens = 40) => ({ messages: [{ role: "You" as const, content, index: 0 }], samplingParams: { max_tokens: maxTokens } });
+const story = (content: string, maxTokens = 40) => ({
+  messages: [{ role: "You" as const, content, index: 0 }],
+  samplingParams: { max_tokens: maxTokens },
+});
 
 /** The SDK against the real gateway (over HTTP) and the real worker on the fixture model and eSpeak NG. */
 describeWithModel("@chorus/client against the real gateway and worker", () => {
@@ -43,7 +46,11 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
   beforeAll(async () => {
     speech = new EspeakSpeechEngine({ concurrency: 1 });
     // A two-second window: a spent budget's Retry-After is short enough to wait out in a test.
-    stack = await startLiveStack(uniquePrefix("client"), { RATE_LIMIT_WINDOW_MS: "2000" }, { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } });
+    stack = await startLiveStack(
+      uniquePrefix("client"),
+      { RATE_LIMIT_WINDOW_MS: "2000" },
+      { speech: { speech, concurrency: 1, audioTtlSeconds: 60 } },
+    );
     ({ gw, baseUrl } = stack);
     const [text] = stack.worker.workers;
     // A test that passes only because BullMQ ran a job again is a failing test: every attempt is watched.
@@ -62,13 +69,21 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     expect([...attemptsStarted.values()].every((attempts) => attempts === 1)).toBe(true);
   });
 
-  const client = (fetch?: FetchLike, apiKey = key, stream = true) => new ChorusClient({ baseUrl, apiKey, fetch, stream, retry: { baseDelayMs: 50 } });
+  const client = (fetch?: FetchLike, apiKey = key, stream = true) =>
+    new ChorusClient({ baseUrl, apiKey, fetch, stream, retry: { baseDelayMs: 50 } });
 
   it("when generating, then onUpdate sees progress and the reply growing on the stream, and the completed record comes last", async () => {
     const { fetch, sent } = recordingFetch();
     const updates: StatusRecord[] = [];
-    const result = await client(fetch).generate("default", story("Tell me a story about a brave cat.", 400), { onUpdate: (record) => updates.push(record) });
-    expect(result).toMatchObject({ id: expect.any(String), status: "completed", reply: expect.any(String), tokens: expect.any(Number) });
+    const result = await client(fetch).generate("default", story("Tell me a story about a brave cat.", 400), {
+      onUpdate: (record) => updates.push(record),
+    });
+    expect(result).toMatchObject({
+      id: expect.any(String),
+      status: "completed",
+      reply: expect.any(String),
+      tokens: expect.any(Number),
+    });
     const { id, ...final } = result;
     expect(updates.at(-1)).toEqual(final);
     expect(updates.slice(0, -1).every((record) => record.status === "processing")).toBe(true);
@@ -76,7 +91,10 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     expect(partials.length).toBeGreaterThan(0);
     for (const partial of partials) expect(result.reply.startsWith(partial)).toBe(true);
     expect(updates.some((record) => record.status === "processing" && (record.progress ?? 0) > 0)).toBe(true);
-    expect(sent.map((call) => `${call.method} ${call.headers.accept}`)).toEqual(["POST application/json", "GET text/event-stream"]);
+    expect(sent.map((call) => `${call.method} ${call.headers.accept}`)).toEqual([
+      "POST application/json",
+      "GET text/event-stream",
+    ]);
     expect(sent[1]?.url).toBe(`${baseUrl}/api/v2/status/${id}`);
   });
 
@@ -95,7 +113,9 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     expect(result.status).toBe("completed");
     const polls = sent.filter((call) => call.method === "GET");
     expect(polls.length).toBeGreaterThan(0);
-    expect(polls.every((call) => call.headers.prefer === "wait=30" && call.headers.accept === "application/json")).toBe(true);
+    expect(polls.every((call) => call.headers.prefer === "wait=30" && call.headers.accept === "application/json")).toBe(
+      true,
+    );
   });
 
   it("when the request ends in error, then generate rejects with ChorusError REQUEST_FAILED holding the record", async () => {
@@ -133,7 +153,9 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     expect(speech.audio.length).toBeGreaterThan(10_000);
     expect(speech.durationSeconds).toBeGreaterThan(0.5);
     expect(speech.sampleRate).toBeGreaterThan(0);
-    expect((await sdk.voices()).map((voice) => voice.id)).toEqual(expect.arrayContaining(["Witch", "Mage", "Succubus", "Lightning"]));
+    expect((await sdk.voices()).map((voice) => voice.id)).toEqual(
+      expect.arrayContaining(["Witch", "Mage", "Succubus", "Lightning"]),
+    );
   });
 
   it("when a reply is generated with speak, then replyAudio fetches its spoken reply as WAV bytes", async () => {
@@ -229,7 +251,10 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     await expect(sdk.wait(id, { signal: controller.signal, onUpdate })).rejects.toThrow("reader left");
     expect(streamsWhenAborting).toBe(1);
     // The stream closes as the client goes; the gateway notices on its next turn (bounded wait).
-    await waitFor("the stream closed", () => gw.deps.statusChanges.listening === 0, { timeoutMs: 5000, intervalMs: 20 });
+    await waitFor("the stream closed", () => gw.deps.statusChanges.listening === 0, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     await sdk.cancel(id);
   });
 });

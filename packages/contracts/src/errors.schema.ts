@@ -13,7 +13,8 @@ export const errorEnvelopeSchema = {
         message: { type: "string", description: "For people; may change between versions." },
         details: {
           type: "object",
-          description: "On INVALID_PARAMETER: the first problem (`parameter`, `expected_type`) and every problem found (`problems`, at most 20).",
+          description:
+            "On INVALID_PARAMETER: the first problem (`parameter`, `expected_type`) and every problem found (`problems`, at most 20).",
           properties: {
             parameter: { type: "string", description: "Path of the parameter, e.g. `messages[2].content`." },
             expected_type: { type: "string" },
@@ -24,7 +25,11 @@ export const errorEnvelopeSchema = {
               items: {
                 type: "object",
                 required: ["parameter", "expected_type", "message"],
-                properties: { parameter: { type: "string" }, expected_type: { type: "string" }, message: { type: "string" } },
+                properties: {
+                  parameter: { type: "string" },
+                  expected_type: { type: "string" },
+                  message: { type: "string" },
+                },
               },
             },
           },

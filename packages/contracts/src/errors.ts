@@ -45,11 +45,17 @@ export class ApiError extends Error {
 
   /** One problem; `details.problems` lists it too, as it lists every problem of a body that has several. */
   static invalidParameter(parameter: string, expectedType: string, message: string): ApiError {
-    return new ApiError("INVALID_PARAMETER", message, { parameter, expected_type: expectedType, problems: [{ parameter, expected_type: expectedType, message }] });
+    return new ApiError("INVALID_PARAMETER", message, {
+      parameter,
+      expected_type: expectedType,
+      problems: [{ parameter, expected_type: expectedType, message }],
+    });
   }
 
   toEnvelope(now: Date = new Date()): ErrorEnvelope {
-    const error = this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    const error = this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
     return { error, status: "error", timestamp: now.toISOString() };
   }
 }

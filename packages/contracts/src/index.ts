@@ -7,7 +7,11 @@ export * from "./status-lists/index.js";
 export * from "./jobs.js";
 export * from "./text/generation-request.js";
 export { sentSamplingParams, validateGenerationRequest } from "./text/validate-generation-request.js";
-export { characterModelRequestSchema, defaultModelRequestSchema, SAMPLING_PARAM_SCHEMAS } from "./text/generation-request.schema.js";
+export {
+  characterModelRequestSchema,
+  defaultModelRequestSchema,
+  SAMPLING_PARAM_SCHEMAS,
+} from "./text/generation-request.schema.js";
 export { compileQueryValidator, compileValidator, type Validator } from "./validation/validator.js";
 export * from "./speech/index.js";
 export * from "./webhooks/index.js";
@@ -15,5 +19,10 @@ export * from "./scopes.js";
 export * from "./rate-limits.js";
 export { errorEnvelopeSchema } from "./errors.schema.js";
 export { statusRecordSchema } from "./status-record.schema.js";
-export { MAX_API_KEY_NAME_CHARS, newApiKeySchema, validateNewApiKey, type NewApiKeyRequest } from "./admin/new-api-key.schema.js";
+export {
+  MAX_API_KEY_NAME_CHARS,
+  newApiKeySchema,
+  validateNewApiKey,
+  type NewApiKeyRequest,
+} from "./admin/new-api-key.schema.js";
 export * from "./openai/index.js";

@@ -18,7 +18,8 @@ describe("grants", () => {
 
   it("when a key holds `text:<model>`, then only that model is granted", () => {
     for (const held of MODEL_IDS) {
-      for (const asked of MODEL_IDS) expect([held, asked, grants([`text:${held}`], text(asked))]).toEqual([held, asked, held === asked]);
+      for (const asked of MODEL_IDS)
+        expect([held, asked, grants([`text:${held}`], text(asked))]).toEqual([held, asked, held === asked]);
       expect(grants([`text:${held}`], tts)).toBe(false);
     }
   });
@@ -40,7 +41,19 @@ describe("grants", () => {
   });
 
   it("when a scope differs in case or shape from a known one, then it grants nothing", () => {
-    const nearMisses = ["text:witch", "TEXT:Witch", "text", "text:", "text:**", "Text:*", "TTS", "tts:*", " *", "* ", "**"];
+    const nearMisses = [
+      "text:witch",
+      "TEXT:Witch",
+      "text",
+      "text:",
+      "text:**",
+      "Text:*",
+      "TTS",
+      "tts:*",
+      " *",
+      "* ",
+      "**",
+    ];
     for (const operation of everyOperation) expect(grants(nearMisses, operation)).toBe(false);
   });
 });
@@ -54,7 +67,16 @@ describe("scopeFor", () => {
 
 describe("isKnownScope", () => {
   it("when given `*`, `text:*`, `tts` or `text:<model>` for each model id, then it is known", () => {
-    const expected = ["*", "text:*", "tts", "text:default", "text:Witch", "text:Mage", "text:Succubus", "text:Lightning"];
+    const expected = [
+      "*",
+      "text:*",
+      "tts",
+      "text:default",
+      "text:Witch",
+      "text:Mage",
+      "text:Succubus",
+      "text:Lightning",
+    ];
     for (const scope of expected) expect([scope, isKnownScope(scope)]).toEqual([scope, true]);
     expect([...KNOWN_SCOPES].sort()).toEqual([...expected].sort());
   });

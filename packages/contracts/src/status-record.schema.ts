@@ -11,18 +11,57 @@ const BOUND = SPEECH_LIMITS.textMaxChars;
  * record without a description here fails to compile (the OpenAPI document is built from this).
  */
 const recordProperties = {
-  status: { type: "string", enum: [...JOB_STATES], description: "`processing` until the request ends `completed` or `error`; any other value is unknown to the interface." },
+  status: {
+    type: "string",
+    enum: [...JOB_STATES],
+    description:
+      "`processing` until the request ends `completed` or `error`; any other value is unknown to the interface.",
+  },
   reply: { type: "string", description: "When `completed`: the generated text, trimmed." },
   tokens: { ...COUNT, description: "When `completed`: tokens generated for the reply (prompt excluded)." },
-  promptTokens: { ...COUNT, description: "When `completed`: tokens of the prompt the model read, chat template included." },
-  cachedTokens: { ...COUNT, description: "When `completed`: of `promptTokens`, those taken from the worker's prompt cache instead of being read again." },
-  partialReply: { type: "string", description: "While `processing` and generating: the reply so far. Absent while queued and in final records (which carry `reply`)." },
-  error: { type: "string", description: "When `error`: `cancelled`, `generation failed: <reason>` or `lost: the job disappeared from the queue`." },
-  progress: { type: "number", minimum: 0, maximum: 1, description: "While `processing`: 0 while queued, then grows as tokens are generated; never decreases, below 1 until `completed`." },
-  queuePosition: { ...COUNT, description: "While queued: jobs ahead of this one (0: next to start); absent once a worker has started it." },
-  estimatedTimeRemaining: { ...SECONDS, description: "While `processing`: seconds until the reply is expected (absent while queued until a job has completed)." },
-  processingTime: { ...SECONDS, description: "When `completed`: seconds the worker spent on the job (millisecond precision)." },
-  droppedMessages: { ...COUNT, description: "When `completed`: oldest messages left out because the conversation did not fit the model's context." },
+  promptTokens: {
+    ...COUNT,
+    description: "When `completed`: tokens of the prompt the model read, chat template included.",
+  },
+  cachedTokens: {
+    ...COUNT,
+    description:
+      "When `completed`: of `promptTokens`, those taken from the worker's prompt cache instead of being read again.",
+  },
+  partialReply: {
+    type: "string",
+    description:
+      "While `processing` and generating: the reply so far. Absent while queued and in final records (which carry `reply`).",
+  },
+  error: {
+    type: "string",
+    description:
+      "When `error`: `cancelled`, `generation failed: <reason>` or `lost: the job disappeared from the queue`.",
+  },
+  progress: {
+    type: "number",
+    minimum: 0,
+    maximum: 1,
+    description:
+      "While `processing`: 0 while queued, then grows as tokens are generated; never decreases, below 1 until `completed`.",
+  },
+  queuePosition: {
+    ...COUNT,
+    description: "While queued: jobs ahead of this one (0: next to start); absent once a worker has started it.",
+  },
+  estimatedTimeRemaining: {
+    ...SECONDS,
+    description:
+      "While `processing`: seconds until the reply is expected (absent while queued until a job has completed).",
+  },
+  processingTime: {
+    ...SECONDS,
+    description: "When `completed`: seconds the worker spent on the job (millisecond precision).",
+  },
+  droppedMessages: {
+    ...COUNT,
+    description: "When `completed`: oldest messages left out because the conversation did not fit the model's context.",
+  },
   audioUrl: {
     type: "string",
     description:
@@ -33,7 +72,11 @@ const recordProperties = {
     enum: [true],
     description: `With \`audioUrl\`, only when the reply is longer than ${BOUND} characters: the audio speaks the reply's start, up to the last sentence end (else white space) within ${BOUND} characters. Absent: the audio speaks the whole reply.`,
   },
-  audioError: { type: "string", description: "When `completed` and the submit asked for `speak` but the reply could not be spoken: why. The text reply is there as usual." },
+  audioError: {
+    type: "string",
+    description:
+      "When `completed` and the submit asked for `speak` but the reply could not be spoken: why. The text reply is there as usual.",
+  },
 } as const satisfies { [K in keyof Required<StatusRecord>]: object };
 
 /**

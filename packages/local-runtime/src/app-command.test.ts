@@ -4,9 +4,16 @@ import { APP_ENV, APP_NODE_FLAGS, appEnv, appNodeArgs, type AppName } from "./ap
 const APPS: AppName[] = ["gateway", "worker"];
 const repoFile = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8");
 /** How an npm script sets a variable: the operator's value if there is one, else the app's default. */
-const scriptEnv = (app: AppName) => Object.entries(APP_ENV[app]).map(([name, value]) => `${name}=\${${name}:-${value}}`);
+const scriptEnv = (app: AppName) =>
+  Object.entries(APP_ENV[app]).map(([name, value]) => `${name}=\${${name}:-${value}}`);
 /** `exec`: npm runs a script through `sh -c`; without it, killing npm would stop the shell and leave node running. */
-const productionCommand = (app: AppName) => [...scriptEnv(app), "exec", "node", ...APP_NODE_FLAGS[app], `apps/${app}/dist/main.js`];
+const productionCommand = (app: AppName) => [
+  ...scriptEnv(app),
+  "exec",
+  "node",
+  ...APP_NODE_FLAGS[app],
+  `apps/${app}/dist/main.js`,
+];
 
 describe("how the apps are started", () => {
   it("when an app is started by the launcher, the tests or the bench, then node gets its flags, then its compiled entry point", () => {

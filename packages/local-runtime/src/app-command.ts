@@ -67,6 +67,15 @@ export function appNodeArgs(app: AppName): string[] {
 }
 
 /** Starts an app as it runs in production: its Node flags, its compiled entry point, `env` over its defaults. */
-export function startApp(app: AppName, label: string, env: NodeJS.ProcessEnv, options: Omit<ChildOptions, "env" | "args"> = {}): RunningChild {
-  return startNodeScript(label, appEntryPoint(app), { ...options, env: appEnv(app, env), nodeArgs: APP_NODE_FLAGS[app] });
+export function startApp(
+  app: AppName,
+  label: string,
+  env: NodeJS.ProcessEnv,
+  options: Omit<ChildOptions, "env" | "args"> = {},
+): RunningChild {
+  return startNodeScript(label, appEntryPoint(app), {
+    ...options,
+    env: appEnv(app, env),
+    nodeArgs: APP_NODE_FLAGS[app],
+  });
 }

@@ -1,6 +1,8 @@
 import { fork, spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 
-/** Where a child's stdout or stderr goes: this terminal, kept for `output()` (and readable on the stream), or nowhere. */
+/**
+ * Where a child's stdout or stderr goes: this terminal, kept for `output()` (and readable on the stream), or nowhere.
+ */
 export type OutputChoice = "inherit" | "keep" | "ignore";
 
 export interface ChildOptions {
@@ -19,7 +21,9 @@ export interface ChildOptions {
   ownGroup?: boolean;
   /** An IPC channel: the apps' leash (`stopWhenLauncherExits`) and the bench's helpers' reports. */
   ipc?: boolean;
-  /** Runs `command` with stdin a pipe that stays open while this process lives (the leash of `run-while-parent-lives`). */
+  /**
+   * Runs `command` with stdin a pipe that stays open while this process lives (the leash of `run-while-parent-lives`).
+   */
   stdinPipe?: boolean;
 }
 
@@ -48,17 +52,35 @@ function stdioFor(options: ChildOptions): StdioOptions {
 
 /** Runs `command` with `args`; throws at once when it cannot be started (not installed, not on PATH). */
 export function startChild(label: string, command: string, options: ChildOptions = {}): RunningChild {
-  const child = spawn(command, options.args ?? [], { env: options.env ?? process.env, cwd: options.cwd, detached: options.ownGroup === true, stdio: stdioFor(options) });
+  const child = spawn(command, options.args ?? [], {
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    detached: options.ownGroup === true,
+    stdio: stdioFor(options),
+  });
   return track(label, child, options);
 }
 
-/** Runs a Node script in a Node process of its own (`nodeArgs` before the script), like `node [nodeArgs] script [args]`. */
-export function startNodeScript(label: string, script: string, options: ChildOptions & { nodeArgs?: readonly string[] } = {}): RunningChild {
+/**
+ * Runs a Node script in a Node process of its own (`nodeArgs` before the script), like `node [nodeArgs] script [args]`.
+ */
+export function startNodeScript(
+  label: string,
+  script: string,
+  options: ChildOptions & { nodeArgs?: readonly string[] } = {},
+): RunningChild {
   const execArgv = [...(options.nodeArgs ?? [])];
   const args = options.args ?? [];
-  const common = { env: options.env ?? process.env, cwd: options.cwd, detached: options.ownGroup === true, stdio: stdioFor(options) };
+  const common = {
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    detached: options.ownGroup === true,
+    stdio: stdioFor(options),
+  };
   // fork() when there is an IPC channel: it sets up Node's serialization on both ends.
-  const child = options.ipc ? fork(script, args, { ...common, execArgv }) : spawn(process.execPath, [...execArgv, script, ...args], common);
+  const child = options.ipc
+    ? fork(script, args, { ...common, execArgv })
+    : spawn(process.execPath, [...execArgv, script, ...args], common);
   return track(label, child, options);
 }
 

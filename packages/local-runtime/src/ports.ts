@@ -17,7 +17,9 @@ function bindable(port: number, host: string): Promise<number> {
     server.on("error", reject);
     server.listen(port, host, () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }

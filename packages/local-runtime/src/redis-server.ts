@@ -7,7 +7,13 @@ export { DEFAULT_REDIS_URL } from "@chorus/platform";
 
 /** True when a Redis answers PING at `url` within `timeoutMs`. */
 export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -41,25 +47,38 @@ const LEASH = fileURLToPath(new URL("./run-while-parent-lives.js", import.meta.u
 function spawnRedis(args: string[], ownGroup: boolean): RunningChild {
   const output = { stdout: "ignore", stderr: "inherit" } as const;
   if (!ownGroup) return startChild("redis-server", "redis-server", { args, ...output });
-  return startNodeScript("redis-server", LEASH, { args: ["redis-server", ...args], ownGroup: true, stdinPipe: true, ...output });
+  return startNodeScript("redis-server", LEASH, {
+    args: ["redis-server", ...args],
+    ownGroup: true,
+    stdinPipe: true,
+    ...output,
+  });
 }
 
 /**
  * Starts `redis-server` from PATH on a loopback port, without persistence unless `extraArgs` asks
  * for it (later arguments win), for this process's life.
  */
-export async function startPrivateRedis(extraArgs: string[] = [], options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
+export async function startPrivateRedis(
+  extraArgs: string[] = [],
+  options: PrivateRedisOptions = {},
+): Promise<PrivateRedis> {
   const port = options.port ?? (await freePort());
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs];
   let child: RunningChild;
   try {
     child = spawnRedis(args, options.ownGroup === true);
   } catch (error) {
-    throw new Error(`could not start redis-server (${error instanceof Error ? error.message : String(error)}); install Redis or set REDIS_URL`);
+    throw new Error(
+      `could not start redis-server (${error instanceof Error ? error.message : String(error)}); install Redis or set REDIS_URL`,
+    );
   }
   const url = `redis://127.0.0.1:${port}`;
   const password = extraArgs[extraArgs.indexOf("--requirepass") + 1];
-  const probeUrl = extraArgs.includes("--requirepass") && password ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}` : url;
+  const probeUrl =
+    extraArgs.includes("--requirepass") && password
+      ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`
+      : url;
   try {
     await whileAlive(child, answering(probeUrl));
   } catch (error) {

@@ -4,7 +4,12 @@ const MESSAGE = Symbol.for("message");
 const ESCAPE = String.fromCharCode(27);
 
 function render(colour: boolean): string {
-  const info = prettyFormat(colour).transform({ level: "info", message: "gateway listening", service: "gateway", [Symbol.for("level")]: "info" });
+  const info = prettyFormat(colour).transform({
+    level: "info",
+    message: "gateway listening",
+    service: "gateway",
+    [Symbol.for("level")]: "info",
+  });
   if (!info) throw new Error("the format dropped the entry");
   return String((info as Record<symbol, unknown>)[MESSAGE]);
 }

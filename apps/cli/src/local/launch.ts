@@ -52,7 +52,12 @@ export type Readiness = { ready: true } | { ready: false; foreign?: ReadinessPro
  * child exits or another program answers on a child's port. Until then says every `intervalMs`
  * what it is still waiting for, so a long model download or load does not look like a hang.
  */
-export async function waitUntilReady(probes: ReadinessProbe[], instanceId: string, say: (line: string) => void, intervalMs = 10_000): Promise<Readiness> {
+export async function waitUntilReady(
+  probes: ReadinessProbe[],
+  instanceId: string,
+  say: (line: string) => void,
+  intervalMs = 10_000,
+): Promise<Readiness> {
   const pending = new Set(probes);
   const timer = setInterval(() => {
     for (const p of pending) say(`waiting for ${p.child.label} (${p.meanwhile})`);

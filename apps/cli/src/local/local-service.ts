@@ -42,7 +42,12 @@ export class LocalService {
     private readonly instanceId: string,
     private readonly say: Say,
   ) {
-    this.env = { ...process.env, REDIS_URL: redis.url, LOG_FORMAT: process.env.LOG_FORMAT || "pretty", INSTANCE_ID: instanceId };
+    this.env = {
+      ...process.env,
+      REDIS_URL: redis.url,
+      LOG_FORMAT: process.env.LOG_FORMAT || "pretty",
+      INSTANCE_ID: instanceId,
+    };
     this.threads = this.llamaThreads();
   }
 
@@ -57,16 +62,28 @@ export class LocalService {
       this.workers.push({ child: this.startWorker(i, port, this.llamaServerBuild !== undefined), port });
     }
     const basePort = this.command.gateway.PORT;
-    for (let i = 0; i < this.command.gateways; i++) this.gateways.push(launchApp("gateway", `gateway ${i + 1}`, { ...this.env, PORT: String(basePort + i) }));
+    for (let i = 0; i < this.command.gateways; i++)
+      this.gateways.push(launchApp("gateway", `gateway ${i + 1}`, { ...this.env, PORT: String(basePort + i) }));
     [...this.gateways, ...this.workers.map((w) => w.child)].forEach((child) => this.stopWhenExits(child));
     const gatewayHost = reachableHost(this.command.gateway.HOST);
-    const gatewayProbes = this.gateways.map((child, i) => ({ child, url: `http://${gatewayHost}:${basePort + i}/healthz`, meanwhile: "starting", portSetting: "PORT" }));
-    const readiness = await waitUntilReady([...gatewayProbes, ...this.workers.map((w) => this.workerProbe(w))], this.instanceId, this.say);
+    const gatewayProbes = this.gateways.map((child, i) => ({
+      child,
+      url: `http://${gatewayHost}:${basePort + i}/healthz`,
+      meanwhile: "starting",
+      portSetting: "PORT",
+    }));
+    const readiness = await waitUntilReady(
+      [...gatewayProbes, ...this.workers.map((w) => this.workerProbe(w))],
+      this.instanceId,
+      this.say,
+    );
     if (this.stopping) return;
     if (!readiness.ready) {
       if (!readiness.foreign) return;
       const { child, url, portSetting } = readiness.foreign;
-      this.say(`${url} answers, but not as the ${child.label} this npm start started: another program holds that port. Stop it, or set ${portSetting} to a free port`);
+      this.say(
+        `${url} answers, but not as the ${child.label} this npm start started: another program holds that port. Stop it, or set ${portSetting} to a free port`,
+      );
       void this.shutdown(1);
       return;
     }
@@ -97,22 +114,37 @@ export class LocalService {
 
   private sayReady(gatewayHost: string): void {
     const where = bindsEverywhere(this.command.gateway.HOST) ? " (every network interface: HOST=0.0.0.0)" : "";
-    for (let i = 0; i < this.command.gateways; i++) this.say(`gateway listening on http://${gatewayHost}:${this.command.gateway.PORT + i}${where}`);
+    for (let i = 0; i < this.command.gateways; i++)
+      this.say(`gateway listening on http://${gatewayHost}:${this.command.gateway.PORT + i}${where}`);
     this.say(`ready: ${this.command.workers} worker(s) take jobs`);
-    this.say("create a key:  KEY=$(npm run --silent keys -- create --name demo --rotate)   then see README 'Quick start'. Ctrl-C stops everything.");
+    this.say(
+      "create a key:  KEY=$(npm run --silent keys -- create --name demo --rotate)   then see README 'Quick start'. Ctrl-C stops everything.",
+    );
     this.say(`playground:    open http://${gatewayHost}:${this.command.gateway.PORT}/ in a browser and paste the key`);
   }
 
-  /** A worker started while llama-server builds says so instead of telling the user to build it (LLAMA_SERVER_BUILDING). */
+  /**
+   * A worker started while llama-server builds says so instead of telling the user to build it (LLAMA_SERVER_BUILDING).
+   */
   private startWorker(i: number, port: number, llamaServerBuilding: boolean): RunningChild {
     const building = llamaServerBuilding ? { LLAMA_SERVER_BUILDING: "1" } : {};
-    return launchApp("worker", `worker ${i + 1}`, { ...this.env, LLM_THREADS: this.threads, WORKER_HTTP_PORT: String(port), ...building });
+    return launchApp("worker", `worker ${i + 1}`, {
+      ...this.env,
+      LLM_THREADS: this.threads,
+      WORKER_HTTP_PORT: String(port),
+      ...building,
+    });
   }
 
   // The worker's health port opens once its model is loaded; its /readyz answers 200 once it takes jobs.
   private workerProbe({ child, port }: WorkerChild): ReadinessProbe {
     const host = reachableHost(this.command.worker.WORKER_HTTP_HOST);
-    return { child, url: `http://${host}:${port}/readyz`, meanwhile: "downloading or loading its model: see its log above", portSetting: "WORKER_HTTP_PORT" };
+    return {
+      child,
+      url: `http://${host}:${port}/readyz`,
+      meanwhile: "downloading or loading its model: see its log above",
+      portSetting: "WORKER_HTTP_PORT",
+    };
   }
 
   private stopWhenExits(child: RunningChild): void {
@@ -131,7 +163,10 @@ export class LocalService {
     const cores = availableParallelism();
     const { workers, threadsSet, worker } = this.command;
     if (threadsSet) {
-      if (worker.LLM_THREADS * workers > cores) this.say(`LLM_THREADS=${worker.LLM_THREADS} x ${workers} worker(s) is more llama.cpp threads than the ${cores} cores: generation will crawl`);
+      if (worker.LLM_THREADS * workers > cores)
+        this.say(
+          `LLM_THREADS=${worker.LLM_THREADS} x ${workers} worker(s) is more llama.cpp threads than the ${cores} cores: generation will crawl`,
+        );
       return String(worker.LLM_THREADS);
     }
     const each = Math.max(1, Math.floor(cores / workers));
@@ -148,7 +183,10 @@ export class LocalService {
     const chosen = this.command.worker.WORKER_HTTP_PORT;
     if (this.command.workerPortSet) return chosen === 0 ? freePort() : chosen + i;
     const port = await portOrFree(chosen + i);
-    if (port !== chosen + i) this.say(`worker ${i + 1}: port ${chosen + i} is taken, its health and metrics are on ${port} (WORKER_HTTP_PORT chooses)`);
+    if (port !== chosen + i)
+      this.say(
+        `worker ${i + 1}: port ${chosen + i} is taken, its health and metrics are on ${port} (WORKER_HTTP_PORT chooses)`,
+      );
     return port;
   }
 
@@ -159,7 +197,10 @@ export class LocalService {
    */
   private async restartWorkersOntoLlamaServer(build: BackgroundBuild): Promise<void> {
     if (!(await build.built)) {
-      if (!this.stopping) this.say("llama-server was not built (see [llama:build] above): the workers go on with node-llama-cpp's prebuilt binary");
+      if (!this.stopping)
+        this.say(
+          "llama-server was not built (see [llama:build] above): the workers go on with node-llama-cpp's prebuilt binary",
+        );
       return;
     }
     for (let i = 0; i < this.workers.length && !this.stopping; i++) {
@@ -171,7 +212,8 @@ export class LocalService {
       const next = { child: this.startWorker(i, port, false), port };
       this.workers[i] = next;
       this.stopWhenExits(next.child);
-      if ((await waitUntilReady([this.workerProbe(next)], this.instanceId, this.say)).ready) this.say(`${next.child.label} runs llama-server`);
+      if ((await waitUntilReady([this.workerProbe(next)], this.instanceId, this.say)).ready)
+        this.say(`${next.child.label} runs llama-server`);
     }
   }
 }

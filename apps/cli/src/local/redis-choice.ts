@@ -48,7 +48,9 @@ function claimDataDir(dir: string): () => void {
     // no claim yet
   }
   if (holder > 0 && holder !== process.pid && isAlive(holder)) {
-    throw new Error(`${dir} is in use by another npm start (pid ${holder}, see ${claim}): stop that one, or give this one another --redis-data`);
+    throw new Error(
+      `${dir} is in use by another npm start (pid ${holder}, see ${claim}): stop that one, or give this one another --redis-data`,
+    );
   }
   writeFileSync(claim, String(process.pid));
   return () => rmSync(claim, { force: true });
@@ -67,7 +69,9 @@ async function startOwnRedis(dataDir: string, say: (line: string) => void): Prom
     release();
     throw new Error(`${error instanceof Error ? error.message : String(error)}; its log: ${join(dir, "redis.log")}`);
   });
-  say(`started a private redis-server at ${redis.url}; its data (API keys, jobs) is kept in ${dir} (--redis-data DIR or CHORUS_REDIS_DATA for another place, none for a throwaway)`);
+  say(
+    `started a private redis-server at ${redis.url}; its data (API keys, jobs) is kept in ${dir} (--redis-data DIR or CHORUS_REDIS_DATA for another place, none for a throwaway)`,
+  );
   return { ...redis, stop: () => redis.stop().then(release) };
 }
 
@@ -75,7 +79,10 @@ async function startOwnRedis(dataDir: string, say: (line: string) => void): Prom
 export async function chooseRedis(wishes: RedisWishes, say: (line: string) => void): Promise<RedisChoice> {
   if (!wishes.privateRedis && process.env.REDIS_URL) return { url: process.env.REDIS_URL };
   if (!wishes.privateRedis && (await redisAnswers(DEFAULT_REDIS_URL))) return { url: DEFAULT_REDIS_URL };
-  if (!wishes.privateRedis) say("no Redis on 127.0.0.1:6379 and REDIS_URL is unset: starting a private redis-server (it stops with this process)");
+  if (!wishes.privateRedis)
+    say(
+      "no Redis on 127.0.0.1:6379 and REDIS_URL is unset: starting a private redis-server (it stops with this process)",
+    );
   const owned = await startOwnRedis(wishes.dataDir, say);
   return { url: owned.url, owned };
 }

@@ -1,5 +1,14 @@
 import { parseArgs } from "node:util";
-import { COMMON_ENV, ConfigError, GATEWAY_LISTEN_ENV, loadConfig, parseCommandLine, WORKER_LAUNCH_ENV, type ConfigOf, type EnvSchema } from "@chorus/platform";
+import {
+  COMMON_ENV,
+  ConfigError,
+  GATEWAY_LISTEN_ENV,
+  loadConfig,
+  parseCommandLine,
+  WORKER_LAUNCH_ENV,
+  type ConfigOf,
+  type EnvSchema,
+} from "@chorus/platform";
 import { defaultRedisDataDir } from "./redis-choice.js";
 
 export const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data DIR|none] [--private-redis] [--share-prefix]]
@@ -60,7 +69,9 @@ function loadInto<S extends EnvSchema>(schema: S, env: NodeJS.ProcessEnv, proble
   }
 }
 
-/** The settings the apps would read, by their own schemas: a bad value is refused here, by the same rule, all at once. */
+/**
+ * The settings the apps would read, by their own schemas: a bad value is refused here, by the same rule, all at once.
+ */
 function appSettings(env: NodeJS.ProcessEnv) {
   const problems: string[] = [];
   const common = loadInto({ REDIS_PREFIX: COMMON_ENV.REDIS_PREFIX }, env, problems);
@@ -94,7 +105,8 @@ export function readStartCommand(args: string[], env: NodeJS.ProcessEnv): StartC
   }
   const servedApart = ["REDIS_SENTINELS", "REDIS_CLUSTER_NODES"].find((name) => env[name]);
   if (servedApart) {
-    // The launcher picks or starts one Redis and hands its URL to every process; Sentinel and Cluster are for services run apart.
+    // The launcher picks or starts one Redis and hands its URL to every process; Sentinel and Cluster are for services
+    // run apart.
     process.stderr.write(
       `npm start runs on one Redis (REDIS_URL, 127.0.0.1:6379 or a private one); with ${servedApart} run each process with npm run gateway / npm run worker (docs/operations.md, Redis Sentinel and Redis Cluster)\n`,
     );

@@ -11,7 +11,10 @@
 const USER_ID = "playground";
 
 // randomUUID is there only in a secure context (https, localhost): not on a page served over plain http.
-const newId = () => (typeof globalThis.crypto?.randomUUID === "function" ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+const newId = () =>
+  typeof globalThis.crypto?.randomUUID === "function"
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
 export class Conversation {
   /** @param {ModelId} model */
@@ -44,7 +47,18 @@ export class Conversation {
    */
   request({ botName, persona, sampling }) {
     const messages = this.turns.map(({ role, content, createdAt }, index) =>
-      this.model === "default" ? { role, content, index } : { role, content, index, id: `${this.chatId}-${index}`, messageIndex: index, chatId: this.chatId, userId: USER_ID, createdAt },
+      this.model === "default"
+        ? { role, content, index }
+        : {
+            role,
+            content,
+            index,
+            id: `${this.chatId}-${index}`,
+            messageIndex: index,
+            chatId: this.chatId,
+            userId: USER_ID,
+            createdAt,
+          },
     );
     /** @type {GenerationRequest} */
     const body = { messages, samplingParams: sampling };

@@ -9,7 +9,10 @@ import { ReplyView } from "./reply-view.js";
 
 /** @typedef {import("/playground/client/index.js").Voice} Voice */
 /** @typedef {import("./characters.js").Character} Character */
-/** @typedef {{ userTurn: HTMLLIElement, takeBack: () => void, view: ReplyView }} Turn One exchange in the log, and its message in the conversation. */
+/**
+ * @typedef {{ userTurn: HTMLLIElement, takeBack: () => void, view: ReplyView }} Turn One exchange in the log, and its
+ * message in the conversation.
+ */
 
 const KEY_STORAGE = "chorus.apiKey";
 /** The formats offered are those the browser can play; `pcm` (raw samples) is left out: no browser plays it. */
@@ -116,7 +119,10 @@ function selectModel(model) {
 /** @param {string} text */
 function appendUserTurn(text) {
   const item = Object.assign(document.createElement("li"), { className: "turn you" });
-  item.append(Object.assign(document.createElement("span"), { className: "who", textContent: "You" }), Object.assign(document.createElement("div"), { textContent: text }));
+  item.append(
+    Object.assign(document.createElement("span"), { className: "who", textContent: "You" }),
+    Object.assign(document.createElement("div"), { textContent: text }),
+  );
   ui.log.append(item);
   return item;
 }
@@ -127,7 +133,12 @@ async function speak(text) {
   // The options are AUDIO_TYPES' keys.
   const format = /** @type {keyof typeof AUDIO_TYPES} */ (ui.format.value);
   try {
-    const { audio, contentType } = await client().speech({ text, voice: ui.voice.value || undefined, speed: Number(ui.speed.value), format });
+    const { audio, contentType } = await client().speech({
+      text,
+      voice: ui.voice.value || undefined,
+      speed: Number(ui.speed.value),
+      format,
+    });
     if (audioUrl) URL.revokeObjectURL(audioUrl);
     // The SDK reads the bytes with response.arrayBuffer(): their buffer is an ArrayBuffer, never shared.
     audioUrl = URL.createObjectURL(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (audio)], { type: contentType }));
@@ -225,8 +236,16 @@ function restoreKey() {
 
 async function start() {
   for (const character of await Promise.all(MODELS.map(loadCharacter))) characters.set(character.model, character);
-  ui.model.replaceChildren(...MODELS.map((model) => option(model, model === "default" ? "default — general assistant" : `${model} — ${characterOf(model).botName}`)));
-  ui.format.replaceChildren(...Object.entries(AUDIO_TYPES).flatMap(([format, type]) => (ui.audio.canPlayType(type) ? [option(format, format)] : [])));
+  ui.model.replaceChildren(
+    ...MODELS.map((model) =>
+      option(model, model === "default" ? "default — general assistant" : `${model} — ${characterOf(model).botName}`),
+    ),
+  );
+  ui.format.replaceChildren(
+    ...Object.entries(AUDIO_TYPES).flatMap(([format, type]) =>
+      ui.audio.canPlayType(type) ? [option(format, format)] : [],
+    ),
+  );
   selectModel(ui.model.value);
   ui.model.addEventListener("change", () => selectModel(ui.model.value));
   ui.composer.addEventListener("submit", onSubmit);

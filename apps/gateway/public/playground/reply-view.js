@@ -13,14 +13,23 @@ const seconds = (value) => (value < 10 ? value.toFixed(1) : Math.round(value).to
  * @param {StatusRecord} record
  */
 function describeProgress(record) {
-  const parts = [record.queuePosition === undefined ? "writing" : record.queuePosition === 0 ? "next in the queue" : `${record.queuePosition} ahead in the queue`];
+  const parts = [
+    record.queuePosition === undefined
+      ? "writing"
+      : record.queuePosition === 0
+        ? "next in the queue"
+        : `${record.queuePosition} ahead in the queue`,
+  ];
   if (record.estimatedTimeRemaining !== undefined) parts.push(`about ${seconds(record.estimatedTimeRemaining)} s left`);
   return parts.join(" · ");
 }
 
 /** @param {StatusRecord} record */
 function describeEnd(record) {
-  if (record.status === "completed") return record.processingTime === undefined ? `${record.tokens} tokens` : `${record.tokens} tokens in ${seconds(record.processingTime)} s`;
+  if (record.status === "completed")
+    return record.processingTime === undefined
+      ? `${record.tokens} tokens`
+      : `${record.tokens} tokens in ${seconds(record.processingTime)} s`;
   return record.error === "cancelled" ? "Cancelled" : `Failed: ${record.error}`;
 }
 
@@ -33,7 +42,11 @@ export class ReplyView {
    */
   constructor(log, botName, { onStop, onSpeak }) {
     const template = byId("reply-template", HTMLTemplateElement);
-    this.element = expectElement(template.content.firstElementChild?.cloneNode(true), HTMLLIElement, "#reply-template's reply");
+    this.element = expectElement(
+      template.content.firstElementChild?.cloneNode(true),
+      HTMLLIElement,
+      "#reply-template's reply",
+    );
     find(this.element, ".who", HTMLSpanElement).textContent = botName;
     this.text = find(this.element, ".reply-text", HTMLDivElement);
     this.progress = find(this.element, "progress", HTMLProgressElement);

@@ -25,7 +25,11 @@ const BASIC_CHALLENGE = 'Basic realm="Chorus admin", charset="UTF-8"';
  * ADMIN_TOKEN authentication (Bearer, or Basic where allowed). Failures count against the same
  * per-address budget as failed API-key authentications (`onFailure`, a rate limiter): past it 429.
  */
-export function authenticateAdmin(token: string, onFailure: RequestHandler, { basic = false }: AdminAuthOptions = {}): RequestHandler {
+export function authenticateAdmin(
+  token: string,
+  onFailure: RequestHandler,
+  { basic = false }: AdminAuthOptions = {},
+): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const { authorization } = req.headers;
     const presented = bearerToken(authorization) ?? (basic ? basicPassword(authorization) : null);
@@ -33,8 +37,18 @@ export function authenticateAdmin(token: string, onFailure: RequestHandler, { ba
     // The failure limiter calls its callback only while under budget; over it, it answers 429 itself.
     void onFailure(req, res, (error?: unknown) => {
       if (!error && basic) res.setHeader("WWW-Authenticate", BASIC_CHALLENGE);
-      const how = basic ? "'Authorization: Bearer <ADMIN_TOKEN>' or the token as the Basic password" : "'Authorization: Bearer <ADMIN_TOKEN>'";
-      next(error ?? new ApiError("UNAUTHORIZED", presented === null ? `missing or malformed Authorization header; send ${how}` : "the admin token is not valid"));
+      const how = basic
+        ? "'Authorization: Bearer <ADMIN_TOKEN>' or the token as the Basic password"
+        : "'Authorization: Bearer <ADMIN_TOKEN>'";
+      next(
+        error ??
+          new ApiError(
+            "UNAUTHORIZED",
+            presented === null
+              ? `missing or malformed Authorization header; send ${how}`
+              : "the admin token is not valid",
+          ),
+      );
     });
   };
 }

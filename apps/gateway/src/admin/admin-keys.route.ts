@@ -1,5 +1,12 @@
 import { ApiError, validateNewApiKey } from "@chorus/contracts";
-import { ApiKeyError, sumUsage, type ApiKeyLookup, type ApiKeyRecord, type ApiKeyStore, type ApiKeyUsage } from "@chorus/platform";
+import {
+  ApiKeyError,
+  sumUsage,
+  type ApiKeyLookup,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type ApiKeyUsage,
+} from "@chorus/platform";
 import type { IRouter, Request, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
@@ -14,7 +21,14 @@ export interface AdminKeysDeps {
 }
 
 /** A key as the admin API shows it: never its secret (which is not stored). */
-const shown = ({ id, name, scopes, limits, createdAt, revoked }: ApiKeyRecord) => ({ id, name, scopes, limits, createdAt, revoked });
+const shown = ({ id, name, scopes, limits, createdAt, revoked }: ApiKeyRecord) => ({
+  id,
+  name,
+  scopes,
+  limits,
+  createdAt,
+  revoked,
+});
 
 async function existingKey(apiKeys: ApiKeyStore, req: Request): Promise<ApiKeyRecord> {
   const id = String(req.params.id);
@@ -29,7 +43,11 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
     const { name, scopes, limits, rotate } = validateNewApiKey(req.body);
     const created = await deps.apiKeys.create(name, scopes, limits, { replace: rotate }).catch((error: unknown) => {
       // The store refuses only a name held by a key not revoked (the input was checked above).
-      if (error instanceof ApiKeyError) throw new ApiError("CONFLICT", `a key named '${name}' already exists: choose another name, revoke it first, or send "rotate": true`);
+      if (error instanceof ApiKeyError)
+        throw new ApiError(
+          "CONFLICT",
+          `a key named '${name}' already exists: choose another name, revoke it first, or send "rotate": true`,
+        );
       throw error;
     });
     requestLogger(req).info("api key created", { keyId: created.record.id, name });

@@ -30,7 +30,9 @@ function withoutExternalStylesheets(board: Express): void {
   const engines = (board as unknown as { engines: Record<string, RenderFile> }).engines;
   const render = engines[".ejs"];
   if (!render) throw new Error("bull-board's page engine is not registered where expected");
-  board.engine("ejs", (path, options, done) => render(path, options, (error, html) => done(error, html?.replace(EXTERNAL_STYLESHEET, ""))));
+  board.engine("ejs", (path, options, done) =>
+    render(path, options, (error, html) => done(error, html?.replace(EXTERNAL_STYLESHEET, ""))),
+  );
 }
 
 function dashboardHeaders(req: Request, res: Response, next: NextFunction): void {

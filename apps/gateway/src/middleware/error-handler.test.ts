@@ -50,7 +50,8 @@ function run(error: unknown, redisStatus = "ready") {
   return { ...sent, body: sent.body, logs: transport.lines };
 }
 
-const bodyParserError = (type: string, message = "failed") => Object.assign(new Error(message), { type, status: 400, expose: true });
+const bodyParserError = (type: string, message = "failed") =>
+  Object.assign(new Error(message), { type, status: 400, expose: true });
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -62,7 +63,11 @@ describe("errorHandler", () => {
       error: {
         code: "INVALID_PARAMETER",
         message: "messages is required",
-        details: { parameter: "messages", expected_type: "array", problems: [{ parameter: "messages", expected_type: "array", message: "messages is required" }] },
+        details: {
+          parameter: "messages",
+          expected_type: "array",
+          problems: [{ parameter: "messages", expected_type: "array", message: "messages is required" }],
+        },
       },
       status: "error",
       timestamp: expect.stringMatching(ISO),
@@ -103,7 +108,11 @@ describe("errorHandler", () => {
     expect(status).toBe(500);
     const errorId = body.error.details?.errorId;
     expect(errorId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(body.error).toEqual({ code: "INTERNAL_ERROR", message: `internal error (reference ${String(errorId)})`, details: { errorId } });
+    expect(body.error).toEqual({
+      code: "INTERNAL_ERROR",
+      message: `internal error (reference ${String(errorId)})`,
+      details: { errorId },
+    });
     const text = JSON.stringify(body);
     expect(text).not.toContain("secretField");
     expect(text).not.toMatch(/\bat .+:\d+:\d+/);
@@ -132,20 +141,35 @@ describe("errorHandler", () => {
     ];
     for (const message of messages) {
       const { status, body, headers } = run(new Error(message));
-      expect([message, status, body.error.code, headers["retry-after"]]).toEqual([message, 503, "SERVICE_UNAVAILABLE", "1"]);
+      expect([message, status, body.error.code, headers["retry-after"]]).toEqual([
+        message,
+        503,
+        "SERVICE_UNAVAILABLE",
+        "1",
+      ]);
     }
   });
 
   it("when Redis is not ready, then an otherwise unknown error becomes 503 with Retry-After", () => {
     for (const redisStatus of ["connecting", "reconnecting", "end", "close"]) {
       const { status, body, headers } = run(new Error("something odd"), redisStatus);
-      expect([redisStatus, status, body.error.code, headers["retry-after"]]).toEqual([redisStatus, 503, "SERVICE_UNAVAILABLE", "1"]);
+      expect([redisStatus, status, body.error.code, headers["retry-after"]]).toEqual([
+        redisStatus,
+        503,
+        "SERVICE_UNAVAILABLE",
+        "1",
+      ]);
       expect(body.error.message).toBe("the service is temporarily unavailable; retry with exponential backoff");
     }
   });
 
   it("when any error is handled, then the body says status error with an ISO timestamp", () => {
-    const errors: unknown[] = [new ApiError("RATE_LIMITED", "slow down"), bodyParserError("entity.parse.failed"), new Error("boom"), new Error("Connection is closed.")];
+    const errors: unknown[] = [
+      new ApiError("RATE_LIMITED", "slow down"),
+      bodyParserError("entity.parse.failed"),
+      new Error("boom"),
+      new Error("Connection is closed."),
+    ];
     for (const error of errors) {
       const { body } = run(error);
       expect(body.status).toBe("error");

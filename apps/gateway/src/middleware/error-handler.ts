@@ -40,25 +40,40 @@ function isRedisUnavailable(error: unknown, connections: RedisClient[]): boolean
 function fromClientHttpError(error: { status?: unknown; message?: string }): ApiError | null {
   if (typeof error.status !== "number" || error.status < 400 || error.status > 499) return null;
   if (error instanceof URIError || /Failed to decode param/.test(error.message ?? "")) {
-    return ApiError.invalidParameter("path", "percent-encoded UTF-8", "the URL path contains an invalid percent-escape");
+    return ApiError.invalidParameter(
+      "path",
+      "percent-encoded UTF-8",
+      "the URL path contains an invalid percent-escape",
+    );
   }
   if (error.status === 404) return new ApiError("NOT_FOUND", "not found");
   if (error.status === 413) return new ApiError("PAYLOAD_TOO_LARGE", "the request body is too large");
   if (error.status === 415) return new ApiError("UNSUPPORTED_MEDIA_TYPE", "unsupported body encoding");
-  return ApiError.invalidParameter("body", "object", "the request body could not be read (is its Content-Encoding right?)");
+  return ApiError.invalidParameter(
+    "body",
+    "object",
+    "the request body could not be read (is its Content-Encoding right?)",
+  );
 }
 
 /** Whatever was thrown, as the ApiError the client is told (an unexpected one is logged with an id). */
 export function toApiError(error: unknown, req: Request, connections: RedisClient[]): ApiError {
   if (error instanceof ApiError) return error;
-  const fromRequest = typeof error === "object" && error !== null ? (fromBodyParser(error) ?? fromClientHttpError(error)) : null;
+  const fromRequest =
+    typeof error === "object" && error !== null ? (fromBodyParser(error) ?? fromClientHttpError(error)) : null;
   if (fromRequest) return fromRequest;
   if (isRedisUnavailable(error, connections)) {
     requestLogger(req).warn("redis unavailable", { error: String(error) });
-    return new ApiError("SERVICE_UNAVAILABLE", "the service is temporarily unavailable; retry with exponential backoff");
+    return new ApiError(
+      "SERVICE_UNAVAILABLE",
+      "the service is temporarily unavailable; retry with exponential backoff",
+    );
   }
   const errorId = randomUUID();
-  requestLogger(req).error("unexpected error", { errorId, error: error instanceof Error ? error.stack : String(error) });
+  requestLogger(req).error("unexpected error", {
+    errorId,
+    error: error instanceof Error ? error.stack : String(error),
+  });
   return new ApiError("INTERNAL_ERROR", `internal error (reference ${errorId})`, { errorId });
 }
 
@@ -77,5 +92,6 @@ export function errorHandler(connections: RedisClient[]): ErrorRequestHandler {
 
 /** A 429 of a rate limiter carries the limiter's own Retry-After; a cap's 429, and a 503, say theirs here. */
 export function setRetryAfter(res: Response, apiError: ApiError): void {
-  if (apiError.code === "SERVICE_UNAVAILABLE" || apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
+  if (apiError.code === "SERVICE_UNAVAILABLE" || apiError.retryAfterSeconds !== undefined)
+    res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
 }

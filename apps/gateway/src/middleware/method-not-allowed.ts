@@ -16,7 +16,8 @@ export function methodNotAllowed(app: Express): RequestHandler {
     const layers = (app as unknown as { router: { stack: RouteLayer[] } }).router.stack;
     const allowed = new Set<string>();
     for (const layer of layers) {
-      if (layer.route && layer.match(req.path)) Object.keys(layer.route.methods).forEach((method) => allowed.add(method.toUpperCase()));
+      if (layer.route && layer.match(req.path))
+        Object.keys(layer.route.methods).forEach((method) => allowed.add(method.toUpperCase()));
     }
     if (allowed.size === 0) return next();
     if (allowed.has("GET")) allowed.add("HEAD");

@@ -38,7 +38,9 @@ function sendCommand(redis: RedisClient): SendCommandClusterFn {
   // Not an async function: every limited request passes here, and each async layer costs a promise.
   return ({ command: [name = "", ...args] }) => {
     if (redis.isCluster && name.toUpperCase() === "SCRIPT") {
-      return Promise.all((redis as Cluster).nodes("master").map((node) => node.call(name, ...args))).then((replies) => replies[0] as RedisReply);
+      return Promise.all((redis as Cluster).nodes("master").map((node) => node.call(name, ...args))).then(
+        (replies) => replies[0] as RedisReply,
+      );
     }
     return redis.call(name, ...args) as Promise<RedisReply>;
   };
@@ -53,7 +55,13 @@ function rejection(deps: RateLimitDeps, name: string): ApiError {
   return new ApiError("RATE_LIMITED", `rate limit exceeded for ${name}; retry after the time in Retry-After (seconds)`);
 }
 
-function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => number, key: (req: Request) => string, store = redisStore(deps, name)): RequestHandler {
+function limiter(
+  deps: RateLimitDeps,
+  name: string,
+  limit: (req: Request) => number,
+  key: (req: Request) => string,
+  store = redisStore(deps, name),
+): RequestHandler {
   return rateLimit({
     windowMs: deps.windowMs,
     limit,
@@ -66,8 +74,10 @@ function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => num
     store,
     handler: (_req, _res, next) => next(rejection(deps, name)),
     logger: {
-      error: (error: unknown, message?: string) => deps.logger.warn(message ?? "rate limiter error", { error: String(error) }),
-      warn: (warning: unknown, message?: string) => deps.logger.warn(message ?? "rate limiter warning", { warning: String(warning) }),
+      error: (error: unknown, message?: string) =>
+        deps.logger.warn(message ?? "rate limiter error", { error: String(error) }),
+      warn: (warning: unknown, message?: string) =>
+        deps.logger.warn(message ?? "rate limiter warning", { warning: String(warning) }),
     },
   });
 }
@@ -77,13 +87,26 @@ function limiter(deps: RateLimitDeps, name: string, limit: (req: Request) => num
  * units past the first go to the same store, one `increment` each. If they overdraw the budget
  * they are given back and the whole batch is refused: it then costs one unit, as any refused poll.
  */
-async function chargeMore(deps: RateLimitDeps, store: ResilientRedisStore, name: string, units: number, req: Request, res: Response): Promise<void> {
+async function chargeMore(
+  deps: RateLimitDeps,
+  store: ResilientRedisStore,
+  name: string,
+  units: number,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const info = (req as Request & { rateLimit: RateLimitInfo }).rateLimit;
   const extra = Array.from({ length: units - 1 }, () => info.key);
-  const used = Math.max(info.used, ...(await Promise.all(extra.map((key) => store.increment(key)))).map((hits) => hits.totalHits));
+  const used = Math.max(
+    info.used,
+    ...(await Promise.all(extra.map((key) => store.increment(key)))).map((hits) => hits.totalHits),
+  );
   if (used > info.limit) {
     await Promise.all(extra.map((key) => store.decrement(key)));
-    res.setHeader("Retry-After", String(Math.max(0, Math.ceil(((info.resetTime?.getTime() ?? Date.now()) - Date.now()) / 1000))));
+    res.setHeader(
+      "Retry-After",
+      String(Math.max(0, Math.ceil(((info.resetTime?.getTime() ?? Date.now()) - Date.now()) / 1000))),
+    );
     throw rejection(deps, name);
   }
   res.setHeader("X-RateLimit-Remaining", String(Math.max(0, info.limit - used)));

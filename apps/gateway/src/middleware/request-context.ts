@@ -72,7 +72,14 @@ export function requestContext(logger: Logger, metrics: Pick<GatewayMetrics, "re
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The route is read only now: the router has matched it by the time the response is finished.
       metrics.recordHttpRequest(req.method, routeLabel(req), status, seconds);
-      if (accessLog) requestLogger(req).http("request", { method: req.method, path: req.path, status, ms: Math.round(seconds * 1e4) / 10, ...(cut ? { cut } : {}) });
+      if (accessLog)
+        requestLogger(req).http("request", {
+          method: req.method,
+          path: req.path,
+          status,
+          ms: Math.round(seconds * 1e4) / 10,
+          ...(cut ? { cut } : {}),
+        });
     });
     next();
   };

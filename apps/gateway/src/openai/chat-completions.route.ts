@@ -1,4 +1,13 @@
-import { ApiError, chatCompletionOf, isModelId, mapChatCompletionRequest, MODEL_IDS, type CompletionIdentity, type MappedChatRequest, type ModelId } from "@chorus/contracts";
+import {
+  ApiError,
+  chatCompletionOf,
+  isModelId,
+  mapChatCompletionRequest,
+  MODEL_IDS,
+  type CompletionIdentity,
+  type MappedChatRequest,
+  type ModelId,
+} from "@chorus/contracts";
 import type { StoredStatus } from "@chorus/platform";
 import type { Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
@@ -21,14 +30,21 @@ export interface ChatCompletionDeps extends SubmitDeps, ChatStreamDeps {
 /** The body's model, checked as POST /api/text/{model} checks its path: 404 (naming `model`) before 403. */
 function textModelOf(req: Request): ModelId {
   const model = (req.body as { model?: unknown } | null)?.model;
-  if (typeof model !== "string") throw ApiError.invalidParameter("model", "string", "model is required: one of " + MODEL_IDS.join(", "));
-  if (!isModelId(model)) throw new ApiError("NOT_FOUND", `the model '${model}' does not exist; text models: ${MODEL_IDS.join(", ")}`, { parameter: "model" });
+  if (typeof model !== "string")
+    throw ApiError.invalidParameter("model", "string", "model is required: one of " + MODEL_IDS.join(", "));
+  if (!isModelId(model))
+    throw new ApiError("NOT_FOUND", `the model '${model}' does not exist; text models: ${MODEL_IDS.join(", ")}`, {
+      parameter: "model",
+    });
   return checkTextModelAccess(req, model);
 }
 
 /** Runs a guard (the text budget's limiter) inside a handler, as its route chain would have. */
 function passGuard(guard: RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise((resolve, reject: (error: Error) => void) => void guard(req, res, (error?: unknown) => (error ? reject(error as Error) : resolve())));
+  return new Promise(
+    (resolve, reject: (error: Error) => void) =>
+      void guard(req, res, (error?: unknown) => (error ? reject(error as Error) : resolve())),
+  );
 }
 
 /** A client that leaves before its answer is whole cancels the job (when it is still processing). */
@@ -37,7 +53,8 @@ function cancelWhenClientLeaves(req: Request, res: Response, deps: ChatCompletio
     if (res.writableFinished) return;
     deps.jobs.cancel(id).then(
       (cancelled) => cancelled && logHttp(req, "chat completion cancelled: the client left", { jobId: id }),
-      (error: unknown) => requestLogger(req).warn("could not cancel after the client left", { jobId: id, error: String(error) }),
+      (error: unknown) =>
+        requestLogger(req).warn("could not cancel after the client left", { jobId: id, error: String(error) }),
     );
   };
   // It may have left while the job was being submitted.
@@ -53,11 +70,17 @@ async function finalRecord(deps: ChatCompletionDeps, id: string, res: Response):
   }
 }
 
-async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentity, mapped: MappedChatRequest, res: Response): Promise<void> {
+async function answerWhole(
+  deps: ChatCompletionDeps,
+  identity: CompletionIdentity,
+  mapped: MappedChatRequest,
+  res: Response,
+): Promise<void> {
   const stored = await finalRecord(deps, identity.requestId, res);
   if (res.closed) return;
   const record = stored?.record;
-  if (record?.status !== "completed") throw new ApiError("INTERNAL_ERROR", `the completion failed: ${record?.error ?? "its record expired"}`);
+  if (record?.status !== "completed")
+    throw new ApiError("INTERNAL_ERROR", `the completion failed: ${record?.error ?? "its record expired"}`);
   sendJson(res, 200, chatCompletionOf(identity, record, mapped.request.samplingParams.max_tokens));
 }
 
@@ -73,11 +96,24 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps, textLimit: Requ
     await passGuard(textLimit, req, res);
     const mapped = mapChatCompletionRequest(req.body);
     const { request, clientSampling, stream } = mapped;
-    const submission = { keyId: authenticatedKey(req).id, model, request, clientSampling, inFlightCap: holdingCap(req, deps.holds.caps, "inflight"), streamReply: stream };
+    const submission = {
+      keyId: authenticatedKey(req).id,
+      model,
+      request,
+      clientSampling,
+      inFlightCap: holdingCap(req, deps.holds.caps, "inflight"),
+      streamReply: stream,
+    };
     const release = await holdStream(req, deps.holds);
     try {
       const { id, replayed } = await submitOnce(req, deps, submission);
-      logHttp(req, "chat completion accepted", { jobId: id, model, messages: mapped.request.messages.length, stream: mapped.stream, replayed });
+      logHttp(req, "chat completion accepted", {
+        jobId: id,
+        model,
+        messages: mapped.request.messages.length,
+        stream: mapped.stream,
+        replayed,
+      });
       cancelWhenClientLeaves(req, res, deps, id);
       const stored = await deps.statuses.get(id);
       const identity = { requestId: id, model, created: Math.floor((stored?.createdAt ?? Date.now()) / 1000) };

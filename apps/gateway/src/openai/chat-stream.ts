@@ -1,6 +1,16 @@
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import { ApiError, chatCompletionChunk, toOpenAiError, usageChunk, finishReasonOf, type CompletionIdentity, type MappedChatRequest, type ReplyDelta, type StatusRecord } from "@chorus/contracts";
+import {
+  ApiError,
+  chatCompletionChunk,
+  toOpenAiError,
+  usageChunk,
+  finishReasonOf,
+  type CompletionIdentity,
+  type MappedChatRequest,
+  type ReplyDelta,
+  type StatusRecord,
+} from "@chorus/contracts";
 import type { StatusStore } from "@chorus/platform";
 import type { Response } from "express";
 import type { ReplyDeltas } from "../services/reply-deltas.js";
@@ -42,7 +52,14 @@ class ChunkWriter {
    */
   append(delta: ReplyDelta): void {
     const end = delta.at + delta.text.length;
-    if (!this.open || this.res.closed || this.res.writableNeedDrain || delta.at > this.sent.length || end <= this.sent.length) return;
+    if (
+      !this.open ||
+      this.res.closed ||
+      this.res.writableNeedDrain ||
+      delta.at > this.sent.length ||
+      end <= this.sent.length
+    )
+      return;
     this.delta(this.sent + delta.text.slice(this.sent.length - delta.at));
   }
 
@@ -61,7 +78,14 @@ class ChunkWriter {
   finish(record: StatusRecord): void {
     this.delta(record.reply);
     this.open = false;
-    this.event(chatCompletionChunk(this.identity, {}, finishReasonOf(record, this.mapped.request.samplingParams.max_tokens), this.mapped.includeUsage));
+    this.event(
+      chatCompletionChunk(
+        this.identity,
+        {},
+        finishReasonOf(record, this.mapped.request.samplingParams.max_tokens),
+        this.mapped.includeUsage,
+      ),
+    );
     if (this.mapped.includeUsage) this.event(usageChunk(this.identity, record));
     this.event("[DONE]");
   }
@@ -81,7 +105,12 @@ class ChunkWriter {
  * time): its partialReply fills what a lost delta, or one skipped while the client was not
  * reading, left out, and its final reply ends the stream. Ends when the client leaves.
  */
-export async function streamCompletion(res: Response, deps: ChatStreamDeps, identity: CompletionIdentity, mapped: MappedChatRequest): Promise<void> {
+export async function streamCompletion(
+  res: Response,
+  deps: ChatStreamDeps,
+  identity: CompletionIdentity,
+  mapped: MappedChatRequest,
+): Promise<void> {
   res.status(200);
   res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");
@@ -91,7 +120,10 @@ export async function streamCompletion(res: Response, deps: ChatStreamDeps, iden
   let nudge: () => void = () => undefined;
   let closing = false;
   const changed = () => nudge();
-  const { subscribed, stop } = deps.changes.listen(identity.requestId, { changed, closing: () => ((closing = true), nudge()) });
+  const { subscribed, stop } = deps.changes.listen(identity.requestId, {
+    changed,
+    closing: () => ((closing = true), nudge()),
+  });
   const deltas = deps.deltas.listen(identity.requestId, (delta) => writer.append(delta));
   const left = once(res, "close").then(
     () => undefined,
@@ -105,7 +137,8 @@ export async function streamCompletion(res: Response, deps: ChatStreamDeps, iden
       const stored = await deps.statuses.get(identity.requestId);
       if (!stored) return writer.fail("the completion's record expired");
       if (stored.record.status === "completed") return writer.finish(stored.record);
-      if (stored.record.status === "error") return writer.fail(`the completion failed: ${stored.record.error ?? "unknown error"}`);
+      if (stored.record.status === "error")
+        return writer.fail(`the completion failed: ${stored.record.error ?? "unknown error"}`);
       writer.delta(stored.record.partialReply);
       if (res.writableNeedDrain) await Promise.race([once(res, "drain").catch(() => undefined), left]);
       const quiet = new AbortController();

@@ -13,7 +13,11 @@ export function openAiSpeechHandler(speech: SpeechJobs | null) {
   return async (req: Request, res: Response): Promise<void> => {
     const model = (req.body as { model?: unknown } | null)?.model;
     if (typeof model === "string" && !isOpenAiSpeechModel(model)) {
-      throw new ApiError("NOT_FOUND", `the speech model '${model}' does not exist; speech models: ${OPENAI_SPEECH_MODEL_ALIASES.join(", ")}`, { parameter: "model" });
+      throw new ApiError(
+        "NOT_FOUND",
+        `the speech model '${model}' does not exist; speech models: ${OPENAI_SPEECH_MODEL_ALIASES.join(", ")}`,
+        { parameter: "model" },
+      );
     }
     const request = mapOpenAiSpeechRequest(req.body);
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");

@@ -31,6 +31,13 @@ export function addOpenAiRoutes(app: Express, deps: OpenAiRouteDeps, guards: Ope
   app.get("/v1/models", guards.authenticate, (_req, res) => void res.json(models));
   // The body comes first: it names the model whose budget is spent (404 and 403 spend none, as on /api).
   app.post("/v1/chat/completions", guards.authenticate, jsonBody(), chatCompletionsHandler(deps.chat, guards.text));
-  app.post("/v1/audio/speech", guards.authenticate, speechScope, guards.tts, jsonBody(), openAiSpeechHandler(deps.speech));
+  app.post(
+    "/v1/audio/speech",
+    guards.authenticate,
+    speechScope,
+    guards.tts,
+    jsonBody(),
+    openAiSpeechHandler(deps.speech),
+  );
   addOpenAiFallbacks(app, guards.authenticate, deps.connections);
 }

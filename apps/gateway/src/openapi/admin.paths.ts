@@ -5,7 +5,11 @@ import { schemaRef, type Schema } from "./schemas.js";
 
 const admin = { tags: ["Admin"], security: [{ adminToken: [] }] } satisfies Partial<Operation>;
 
-const limits: Schema = { type: "object", properties: Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, { type: "integer", minimum: 1 }])), description: "Per-minute overrides for this key." };
+const limits: Schema = {
+  type: "object",
+  properties: Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, { type: "integer", minimum: 1 }])),
+  description: "Per-minute overrides for this key.",
+};
 const keyFields = {
   id: { type: "string", description: "Names the key in the admin API, the CLI and the logs; not a secret." },
   name: { type: "string" },
@@ -13,10 +17,22 @@ const keyFields = {
   limits,
   createdAt: { type: "string", format: "date-time" },
 } satisfies Record<string, Schema>;
-const perOperation: Schema = { type: "object", required: [...LIMITED_OPERATIONS], properties: Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, { type: "integer", minimum: 0 }])) };
+const perOperation: Schema = {
+  type: "object",
+  required: [...LIMITED_OPERATIONS],
+  properties: Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, { type: "integer", minimum: 0 }])),
+};
 const usageFields = {
-  requests: { ...perOperation, description: "Requests admitted past authentication and the operation's rate limit, whatever their answer (`status`: polls, cancels, lists and batches)." },
-  tokens: { type: "integer", minimum: 0, description: "Generated tokens of completed text requests, as their records report them." },
+  requests: {
+    ...perOperation,
+    description:
+      "Requests admitted past authentication and the operation's rate limit, whatever their answer (`status`: polls, cancels, lists and batches).",
+  },
+  tokens: {
+    type: "integer",
+    minimum: 0,
+    description: "Generated tokens of completed text requests, as their records report them.",
+  },
   promptTokens: { type: "integer", minimum: 0 },
   speechSeconds: { type: "number", minimum: 0, description: "Seconds of speech synthesized." },
 } satisfies Record<string, Schema>;
@@ -24,34 +40,82 @@ const usageFields = {
 /** The admin API's own shapes; the request body is the contract's schema, the one the key store checks. */
 export const ADMIN_SCHEMAS = {
   NewApiKeyRequest: newApiKeySchema as unknown as Schema,
-  ApiKey: { type: "object", required: [...Object.keys(keyFields), "revoked"], properties: { ...keyFields, revoked: { type: "boolean" } } },
+  ApiKey: {
+    type: "object",
+    required: [...Object.keys(keyFields), "revoked"],
+    properties: { ...keyFields, revoked: { type: "boolean" } },
+  },
   NewApiKey: {
     type: "object",
     required: ["key", ...Object.keys(keyFields)],
-    properties: { ...keyFields, key: { type: "string", description: "The secret API key. Shown this once: only its hash is stored." } },
+    properties: {
+      ...keyFields,
+      key: { type: "string", description: "The secret API key. Shown this once: only its hash is stored." },
+    },
   },
-  ApiKeyList: { type: "object", required: ["data"], properties: { data: { type: "array", items: schemaRef("ApiKey"), description: "Oldest first, revoked keys included." } } },
-  DailyUsage: { type: "object", required: ["date", ...Object.keys(usageFields)], properties: { date: { type: "string", format: "date", description: "A UTC day." }, ...usageFields } },
+  ApiKeyList: {
+    type: "object",
+    required: ["data"],
+    properties: {
+      data: { type: "array", items: schemaRef("ApiKey"), description: "Oldest first, revoked keys included." },
+    },
+  },
+  DailyUsage: {
+    type: "object",
+    required: ["date", ...Object.keys(usageFields)],
+    properties: { date: { type: "string", format: "date", description: "A UTC day." }, ...usageFields },
+  },
   ApiKeyUsage: {
     type: "object",
     required: ["id", "days", "total"],
     properties: {
       id: { type: "string" },
-      days: { type: "array", items: schemaRef("DailyUsage"), minItems: 30, maxItems: 30, description: "The last 30 UTC days, today last; zeros where nothing was counted." },
-      total: { type: "object", required: Object.keys(usageFields), properties: usageFields, description: "The 30 days added up." },
+      days: {
+        type: "array",
+        items: schemaRef("DailyUsage"),
+        minItems: 30,
+        maxItems: 30,
+        description: "The last 30 UTC days, today last; zeros where nothing was counted.",
+      },
+      total: {
+        type: "object",
+        required: Object.keys(usageFields),
+        properties: usageFields,
+        description: "The 30 days added up.",
+      },
     },
   },
 } satisfies Record<string, Schema>;
 
-const key = { id: "key_3f9a0c1b2d4e5f60", name: "partner-a", scopes: ["text:*", "tts"], limits: { text: 300 }, createdAt: "2026-01-01T12:00:00.000Z" };
-const used = (text: number, tts: number) => ({ requests: { text, tts, status: text * 4 }, tokens: text * 120, promptTokens: text * 300, speechSeconds: tts * 3.5 });
+const key = {
+  id: "key_3f9a0c1b2d4e5f60",
+  name: "partner-a",
+  scopes: ["text:*", "tts"],
+  limits: { text: 300 },
+  createdAt: "2026-01-01T12:00:00.000Z",
+};
+const used = (text: number, tts: number) => ({
+  requests: { text, tts, status: text * 4 },
+  tokens: text * 120,
+  promptTokens: text * 300,
+  speechSeconds: tts * 3.5,
+});
 /** 30 days ending 2026-01-30: two days of use, the rest zeros. */
 const usageExample = {
   id: key.id,
-  days: Array.from({ length: 30 }, (_, i) => ({ date: `2026-01-${String(i + 1).padStart(2, "0")}`, ...used(i === 27 ? 3 : i === 29 ? 1 : 0, i === 29 ? 2 : 0) })),
+  days: Array.from({ length: 30 }, (_, i) => ({
+    date: `2026-01-${String(i + 1).padStart(2, "0")}`,
+    ...used(i === 27 ? 3 : i === 29 ? 1 : 0, i === 29 ? 2 : 0),
+  })),
   total: used(4, 2),
 };
-const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" }, description: "The key's `id`." } as const;
+const idParameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  schema: { type: "string" },
+  description: "The key's `id`.",
+} as const;
 
 /** The operators' API: keys (the keys CLI's store, over HTTP) and their usage. Exists only with ADMIN_TOKEN set. */
 export function adminPaths(): Paths {
@@ -61,10 +125,19 @@ export function adminPaths(): Paths {
         ...admin,
         operationId: "createApiKey",
         summary: "Create an API key",
-        description: "The same bounds as `npm run keys -- create`. A name already held by a key not revoked is 409 CONFLICT, unless `rotate` revokes that key first.",
-        requestBody: { required: true, content: json(schemaRef("NewApiKeyRequest"), { partner: { name: "partner-a", scopes: ["text:*", "tts"], limits: { text: 300 } } }) },
+        description:
+          "The same bounds as `npm run keys -- create`. A name already held by a key not revoked is 409 CONFLICT, unless `rotate` revokes that key first.",
+        requestBody: {
+          required: true,
+          content: json(schemaRef("NewApiKeyRequest"), {
+            partner: { name: "partner-a", scopes: ["text:*", "tts"], limits: { text: 300 } },
+          }),
+        },
         responses: {
-          "201": { description: "The key, with its secret shown once.", content: json(schemaRef("NewApiKey"), { created: { ...key, key: "ck_Xb3…" } }) },
+          "201": {
+            description: "The key, with its secret shown once.",
+            content: json(schemaRef("NewApiKey"), { created: { ...key, key: "ck_Xb3…" } }),
+          },
           ...errors(400, 401, 409, 413, 415, 429, 500, 503),
         },
       },
@@ -72,7 +145,13 @@ export function adminPaths(): Paths {
         ...admin,
         operationId: "listApiKeys",
         summary: "List the API keys (never their secrets)",
-        responses: { "200": { description: "Every key.", content: json(schemaRef("ApiKeyList"), { keys: { data: [{ ...key, revoked: false }] } }) }, ...errors(401, 429, 500, 503) },
+        responses: {
+          "200": {
+            description: "Every key.",
+            content: json(schemaRef("ApiKeyList"), { keys: { data: [{ ...key, revoked: false }] } }),
+          },
+          ...errors(401, 429, 500, 503),
+        },
       },
     },
     "/admin/keys/{id}": {

@@ -10,7 +10,12 @@ export function healthPaths(): Paths {
       get: {
         operationId: "health",
         ...probe("Liveness", "The process serves HTTP. Needs no API key."),
-        responses: { "200": { description: "Alive.", content: json({ type: "object", properties: { status: { const: "ok" } } }, { ok: { status: "ok" } }) } },
+        responses: {
+          "200": {
+            description: "Alive.",
+            content: json({ type: "object", properties: { status: { const: "ok" } } }, { ok: { status: "ok" } }),
+          },
+        },
       },
     },
     "/readyz": {
@@ -18,8 +23,14 @@ export function healthPaths(): Paths {
         operationId: "ready",
         ...probe("Readiness", "Redis answers on every connection the gateway holds. Needs no API key."),
         responses: {
-          "200": { description: "Ready.", content: json(schemaRef("Readiness"), { ready: { status: "ready", redis: "ready" } }) },
-          "503": { description: "Not ready.", content: json(schemaRef("Readiness"), { unavailable: { status: "unavailable", redis: "reconnecting" } }) },
+          "200": {
+            description: "Ready.",
+            content: json(schemaRef("Readiness"), { ready: { status: "ready", redis: "ready" } }),
+          },
+          "503": {
+            description: "Not ready.",
+            content: json(schemaRef("Readiness"), { unavailable: { status: "unavailable", redis: "reconnecting" } }),
+          },
         },
       },
     },

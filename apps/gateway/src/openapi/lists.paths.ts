@@ -8,8 +8,18 @@ const MAX_PAGE = 100;
 
 const page = {
   data: [
-    { id: "7c41d0e2-9f3a-4b8e-a1c5-6d2f0e9b8a73", model: "Witch", createdAt: "2026-01-01T12:00:05.000Z", ...RECORD_EXAMPLES.generating },
-    { id: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b", model: "default", createdAt: "2026-01-01T12:00:00.000Z", ...RECORD_EXAMPLES.completed },
+    {
+      id: "7c41d0e2-9f3a-4b8e-a1c5-6d2f0e9b8a73",
+      model: "Witch",
+      createdAt: "2026-01-01T12:00:05.000Z",
+      ...RECORD_EXAMPLES.generating,
+    },
+    {
+      id: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b",
+      model: "default",
+      createdAt: "2026-01-01T12:00:00.000Z",
+      ...RECORD_EXAMPLES.completed,
+    },
   ],
   nextCursor: "eyJiZWZvcmUiOjE3Njcy…",
 };
@@ -17,7 +27,10 @@ const page = {
 const batch = {
   data: [
     { id: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b", ...RECORD_EXAMPLES.completed },
-    { id: "no-such-id", error: { code: "NOT_FOUND", message: "no request with id 'no-such-id' for this API key (it may have expired)" } },
+    {
+      id: "no-such-id",
+      error: { code: "NOT_FOUND", message: "no request with id 'no-such-id' for this API key (it may have expired)" },
+    },
   ],
 };
 
@@ -29,13 +42,27 @@ export function listPaths(): Paths {
         operationId: "listRequests",
         summary: "List the calling key's text requests, newest first",
         tags: ["Status"],
-        description: "Only records still retained (24 h after their last change by default). Counts once against the status budget. A bad parameter is 400 INVALID_PARAMETER naming it.",
+        description:
+          "Only records still retained (24 h after their last change by default). Counts once against the status budget. A bad parameter is 400 INVALID_PARAMETER naming it.",
         parameters: [
-          { name: "status", in: "query", schema: { type: "string", enum: [...JOB_STATES] }, description: "Only requests in this state." },
+          {
+            name: "status",
+            in: "query",
+            schema: { type: "string", enum: [...JOB_STATES] },
+            description: "Only requests in this state.",
+          },
           { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 20 } },
-          { name: "cursor", in: "query", schema: { type: "string" }, description: "Opaque: the `nextCursor` of the previous page." },
+          {
+            name: "cursor",
+            in: "query",
+            schema: { type: "string" },
+            description: "Opaque: the `nextCursor` of the previous page.",
+          },
         ],
-        responses: { "200": limitedOk("A page of requests.", json(schemaRef("RequestList"), { page })), ...errors(400, 401, 429, 500, 503) },
+        responses: {
+          "200": limitedOk("A page of requests.", json(schemaRef("RequestList"), { page })),
+          ...errors(400, 401, 429, 500, 503),
+        },
       },
     },
     "/api/v2/status": {
@@ -56,7 +83,10 @@ export function listPaths(): Paths {
             example: ["0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b", "no-such-id"],
           },
         ],
-        responses: { "200": limitedOk("One item per id, in the order asked.", json(schemaRef("BatchStatus"), { batch })), ...errors(400, 401, 429, 500, 503) },
+        responses: {
+          "200": limitedOk("One item per id, in the order asked.", json(schemaRef("BatchStatus"), { batch })),
+          ...errors(400, 401, 429, 500, 503),
+        },
       },
     },
   };

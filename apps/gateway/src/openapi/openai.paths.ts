@@ -15,12 +15,20 @@ const usage: Schema = {
     prompt_tokens: count,
     completion_tokens: count,
     total_tokens: count,
-    prompt_tokens_details: { type: "object", required: ["cached_tokens"], properties: { cached_tokens: { ...count, description: "The record's `cachedTokens`." } } },
+    prompt_tokens_details: {
+      type: "object",
+      required: ["cached_tokens"],
+      properties: { cached_tokens: { ...count, description: "The record's `cachedTokens`." } },
+    },
   },
 };
 
 const finishReason: Schema = { type: ["string", "null"], enum: ["stop", "length", null] };
-const completionId = { type: "string", pattern: "^chatcmpl-", description: "`chatcmpl-<request id>`: the same request under `GET /api/v2/status/{id}`." } as const;
+const completionId = {
+  type: "string",
+  pattern: "^chatcmpl-",
+  description: "`chatcmpl-<request id>`: the same request under `GET /api/v2/status/{id}`.",
+} as const;
 
 /** The /v1 schemas of the OpenAPI document; the request bodies are the objects the gateway validates with. */
 export const OPENAI_SCHEMAS: Record<string, Schema> = {
@@ -39,7 +47,15 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
         items: {
           type: "object",
           required: ["index", "message", "finish_reason"],
-          properties: { index: count, message: { type: "object", required: ["role", "content"], properties: { role: { const: "assistant" }, content: string } }, finish_reason: finishReason },
+          properties: {
+            index: count,
+            message: {
+              type: "object",
+              required: ["role", "content"],
+              properties: { role: { const: "assistant" }, content: string },
+            },
+            finish_reason: finishReason,
+          },
         },
       },
       usage,
@@ -47,14 +63,25 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
   },
   ChatCompletionChunk: {
     type: "object",
-    description: "One `data:` event of a streamed completion; the stream ends with `data: [DONE]`. A failure after the first event is a `data:` event holding an `OpenAiError`.",
+    description:
+      "One `data:` event of a streamed completion; the stream ends with `data: [DONE]`. A failure after the first event is a `data:` event holding an `OpenAiError`.",
     required: ["id", "object", "created", "model", "choices"],
     properties: {
       id: completionId,
       object: { const: "chat.completion.chunk" },
       created: count,
       model: string,
-      choices: { type: "array", items: { type: "object", properties: { index: count, delta: { type: "object", properties: { role: string, content: string } }, finish_reason: finishReason } } },
+      choices: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            index: count,
+            delta: { type: "object", properties: { role: string, content: string } },
+            finish_reason: finishReason,
+          },
+        },
+      },
       usage: { oneOf: [usage, { type: "null" }] },
     },
   },
@@ -65,7 +92,11 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
       object: { const: "list" },
       data: {
         type: "array",
-        items: { type: "object", required: ["id", "object", "created", "owned_by"], properties: { id: string, object: { const: "model" }, created: count, owned_by: string } },
+        items: {
+          type: "object",
+          required: ["id", "object", "created", "owned_by"],
+          properties: { id: string, object: { const: "model" }, created: count, owned_by: string },
+        },
       },
     },
   },
@@ -76,7 +107,12 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
       error: {
         type: "object",
         required: ["message", "type", "param", "code"],
-        properties: { message: string, type: string, param: { type: ["string", "null"] }, code: { type: ["string", "null"] } },
+        properties: {
+          message: string,
+          type: string,
+          param: { type: ["string", "null"] },
+          code: { type: ["string", "null"] },
+        },
       },
     },
   },
@@ -84,11 +120,20 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
 
 /** /v1 errors: OpenAI's envelope, with the statuses the official SDKs turn into their typed errors. */
 function openAiErrors(...statuses: number[]): Record<string, ResponseObject> {
-  const headers = (status: number) => (status === 429 ? { ...rateLimitHeaders(), ...headerRefs("Retry-After") } : status === 503 ? headerRefs("Retry-After") : undefined);
+  const headers = (status: number) =>
+    status === 429
+      ? { ...rateLimitHeaders(), ...headerRefs("Retry-After") }
+      : status === 503
+        ? headerRefs("Retry-After")
+        : undefined;
   return Object.fromEntries(
     statuses.map((status) => [
       String(status),
-      { description: `OpenAI's error envelope (\`type\`, \`param\`, \`code\`); see docs/api.md, /v1.`, headers: headers(status), content: json(schemaRef("OpenAiError")) },
+      {
+        description: `OpenAI's error envelope (\`type\`, \`param\`, \`code\`); see docs/api.md, /v1.`,
+        headers: headers(status),
+        content: json(schemaRef("OpenAiError")),
+      },
     ]),
   );
 }
@@ -107,7 +152,13 @@ export function openAiPaths(): Paths {
         summary: "List the models (OpenAI's shape)",
         tags,
         description: "The five text models under their native ids, then the speech model. Not rate limited.",
-        responses: { "200": { description: "The models.", content: json(schemaRef("OpenAiModelList"), { models: openAiModelList() }) }, ...openAiErrors(401, 503) },
+        responses: {
+          "200": {
+            description: "The models.",
+            content: json(schemaRef("OpenAiModelList"), { models: openAiModelList() }),
+          },
+          ...openAiErrors(401, 503),
+        },
       },
     },
     "/v1/chat/completions": {
@@ -120,10 +171,20 @@ export function openAiPaths(): Paths {
         parameters: [parameterRef("IdempotencyKey")],
         requestBody: {
           required: true,
-          content: json(schemaRef("ChatCompletionRequest"), { chat: { model: "Witch", messages: [{ role: "user", content: "Hello! What are you brewing?" }], max_tokens: 100, seed: 7 } }),
+          content: json(schemaRef("ChatCompletionRequest"), {
+            chat: {
+              model: "Witch",
+              messages: [{ role: "user", content: "Hello! What are you brewing?" }],
+              max_tokens: 100,
+              seed: 7,
+            },
+          }),
         },
         responses: {
-          "200": limitedOk("The completion; with `stream: true`, its chunks.", { ...json(schemaRef("ChatCompletion")), "text/event-stream": { schema: schemaRef("ChatCompletionChunk") } }),
+          "200": limitedOk("The completion; with `stream: true`, its chunks.", {
+            ...json(schemaRef("ChatCompletion")),
+            "text/event-stream": { schema: schemaRef("ChatCompletionChunk") },
+          }),
           ...openAiErrors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
         },
       },
@@ -134,8 +195,16 @@ export function openAiPaths(): Paths {
         summary: "Create speech (OpenAI's shape)",
         tags,
         description: `The speech job of \`POST /api/audio/full\` (its budget and the tts scope), answered with the whole audio. \`voice\`: a catalogue id or one of OpenAI's names: ${voiceMap}. \`pcm\`: raw 16-bit little-endian mono at the engine's rate (22050 Hz with eSpeak NG), named in the Content-Type. \`aac\`: 400.`,
-        requestBody: { required: true, content: json(schemaRef("OpenAiSpeechRequest"), { speech: { model: "tts-1", input: "Mind the cauldron.", voice: "alloy", response_format: "mp3" } }) },
-        responses: { "200": limitedOk("The audio bytes.", AUDIO_CONTENT), ...openAiErrors(400, 401, 403, 404, 413, 415, 429, 500, 503) },
+        requestBody: {
+          required: true,
+          content: json(schemaRef("OpenAiSpeechRequest"), {
+            speech: { model: "tts-1", input: "Mind the cauldron.", voice: "alloy", response_format: "mp3" },
+          }),
+        },
+        responses: {
+          "200": limitedOk("The audio bytes.", AUDIO_CONTENT),
+          ...openAiErrors(400, 401, 403, 404, 413, 415, 429, 500, 503),
+        },
       },
     },
   };

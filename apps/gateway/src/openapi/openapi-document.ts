@@ -17,13 +17,21 @@ const description = `Asynchronous text generation (a general model and four char
 
 Submit a generation, then follow it on the status endpoint: poll it, ask it to wait (\`Prefer: wait=N\`), or stream it as Server-Sent Events (\`Accept: text/event-stream\`).
 
-**Authentication.** Every API call sends \`Authorization: Bearer <API key>\`; this document, the reference page and the health probes need none. The admin routes (\`/admin\`) take the deployment's admin token instead.
+* *Authentication.** Every API call sends \`Authorization: Bearer <API key>\`; this document, the reference page and the
+* health probes need none. The admin routes (\`/admin\`) take the deployment's admin token instead.
 
-**Rate limits** are per API key, in fixed one-minute windows: by default ${DEFAULT_LIMITS.text} submissions a minute for each text model, ${DEFAULT_LIMITS.tts} speech requests, ${DEFAULT_LIMITS.status} status requests (both status paths, cancels, lists and batch ids together). A deployment or a key may set others; \`X-RateLimit-*\` on every answer of a limited operation says what applies. A 429 carries \`Retry-After\`.
+* *Rate limits** are per API key, in fixed one-minute windows: by default ${DEFAULT_LIMITS.text} submissions a minute
+* for each text model, ${DEFAULT_LIMITS.tts} speech requests, ${DEFAULT_LIMITS.status} status requests (both status
+* paths, cancels, lists and batch ids together). A deployment or a key may set others; \`X-RateLimit-*\` on every answer
+* of a limited operation says what applies. A 429 carries \`Retry-After\`.
 
-**Errors** are always the envelope \`{"error":{"code","message","details?"},"status":"error","timestamp"}\`; clients branch on \`code\`. Retry 5xx and 429 with exponential backoff. A generation that fails after it was accepted is reported by the status endpoint (\`status: error\`), not by an HTTP error.
+* *Errors** are always the envelope \`{"error":{"code","message","details?"},"status":"error","timestamp"}\`; clients
+* branch on \`code\`. Retry 5xx and 429 with exponential backoff. A generation that fails after it was accepted is
+* reported by the status endpoint (\`status: error\`), not by an HTTP error.
 
-**OpenAI-compatible front door.** \`/v1/models\`, \`/v1/chat/completions\` and \`/v1/audio/speech\` take OpenAI's shapes over the same keys, budgets and jobs (\`new OpenAI({ baseURL: "<gateway>/v1", apiKey })\`); their errors come in OpenAI's envelope \`{"error":{"message","type","param","code"}}\`.`;
+* *OpenAI-compatible front door.** \`/v1/models\`, \`/v1/chat/completions\` and \`/v1/audio/speech\` take OpenAI's
+* shapes over the same keys, budgets and jobs (\`new OpenAI({ baseURL: "<gateway>/v1", apiKey })\`); their errors come
+* in OpenAI's envelope \`{"error":{"message","type","param","code"}}\`.`;
 
 /** The OpenAPI 3.1 document of the gateway's API, built from the contract's own schemas. */
 export function buildOpenApiDocument(): OpenAPIObject {
@@ -34,16 +42,40 @@ export function buildOpenApiDocument(): OpenAPIObject {
       { name: "Text generation", description: "Submit a conversation; the reply comes through the status endpoint." },
       { name: "Status", description: "Follow, wait for, stream, list and cancel text requests." },
       { name: "Speech", description: "Text-to-speech and its voices." },
-      { name: "OpenAI-compatible", description: "The same service under OpenAI's paths and shapes (`/v1`), for the clients that speak them; errors in OpenAI's envelope." },
+      {
+        name: "OpenAI-compatible",
+        description:
+          "The same service under OpenAI's paths and shapes (`/v1`), for the clients that speak them; errors in OpenAI's envelope.",
+      },
       { name: "Health", description: "Probes for load balancers and orchestrators." },
-      { name: "Admin", description: "For operators, with the deployment's admin token (`ADMIN_TOKEN`); absent where it is not set." },
+      {
+        name: "Admin",
+        description: "For operators, with the deployment's admin token (`ADMIN_TOKEN`); absent where it is not set.",
+      },
     ],
     security: [{ bearerAuth: [] }],
-    paths: { ...textPaths(), ...statusPaths(), ...listPaths(), ...speechPaths(), ...replyAudioPaths(), ...openAiPaths(), ...healthPaths(), ...adminPaths() },
+    paths: {
+      ...textPaths(),
+      ...statusPaths(),
+      ...listPaths(),
+      ...speechPaths(),
+      ...replyAudioPaths(),
+      ...openAiPaths(),
+      ...healthPaths(),
+      ...adminPaths(),
+    },
     components: {
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "An API key (`npm run keys -- create --name NAME`, or `POST /admin/keys`)." },
-        adminToken: { type: "http", scheme: "bearer", description: "The deployment's `ADMIN_TOKEN`, for the admin routes only." },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key (`npm run keys -- create --name NAME`, or `POST /admin/keys`).",
+        },
+        adminToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "The deployment's `ADMIN_TOKEN`, for the admin routes only.",
+        },
       },
       schemas: { ...SCHEMAS, ...OPENAI_SCHEMAS, ...ADMIN_SCHEMAS },
       parameters: PARAMETERS,

@@ -1,4 +1,11 @@
-import type { MediaTypeObject, OperationObject, PathsObject, ReferenceObject, ResponseObject, SchemaObject } from "openapi3-ts/oas31";
+import type {
+  MediaTypeObject,
+  OperationObject,
+  PathsObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from "openapi3-ts/oas31";
 import { rateLimitHeaders } from "./responses.js";
 
 export type Operation = OperationObject;

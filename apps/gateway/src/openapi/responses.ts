@@ -1,5 +1,11 @@
 import { ApiError, ERROR_CODES, validateGenerationRequest, type ErrorCode } from "@chorus/contracts";
-import type { HeaderObject, ParameterObject, ReferenceObject, ResponseObject, ResponsesObject } from "openapi3-ts/oas31";
+import type {
+  HeaderObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  ResponsesObject,
+} from "openapi3-ts/oas31";
 import { IDEMPOTENCY_KEY_PATTERN } from "../services/idempotency.js";
 import { MAX_WAIT_SECONDS } from "../routes/prefer-wait.js";
 import { schemaRef } from "./schemas.js";
@@ -10,11 +16,19 @@ type Headers = Record<string, HeaderObject | ReferenceObject>;
 const integer = { type: "integer", minimum: 0 } as const;
 
 export const HEADERS = {
-  "X-RateLimit-Limit": { description: "Requests allowed in the current one-minute window (per API key and operation; on a 401, per client address).", schema: integer },
+  "X-RateLimit-Limit": {
+    description:
+      "Requests allowed in the current one-minute window (per API key and operation; on a 401, per client address).",
+    schema: integer,
+  },
   "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: integer },
   "X-RateLimit-Reset": { description: "When the window resets, in Unix epoch seconds.", schema: integer },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: integer },
-  "Preference-Applied": { description: "`wait=N` when the `Prefer: wait` preference was honoured (N as applied, at most 60).", schema: { type: "string" }, example: "wait=30" },
+  "Preference-Applied": {
+    description: "`wait=N` when the `Prefer: wait` preference was honoured (N as applied, at most 60).",
+    schema: { type: "string" },
+    example: "wait=30",
+  },
   Allow: { description: "The methods the path takes.", schema: { type: "string" }, example: "POST" },
 } satisfies Record<string, HeaderObject>;
 
@@ -23,7 +37,8 @@ export function headerRefs(...names: (keyof typeof HEADERS)[]): Headers {
 }
 
 /** What every response of a rate-limited operation carries. */
-export const rateLimitHeaders = (): Headers => headerRefs("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
+export const rateLimitHeaders = (): Headers =>
+  headerRefs("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
 
 export const PARAMETERS = {
   Prefer: {
@@ -36,7 +51,8 @@ export const PARAMETERS = {
   IdempotencyKey: {
     name: "Idempotency-Key",
     in: "header",
-    description: "Makes a retry safe: the same key with the same body answers the first request's result (no second job); with another body, 409 CONFLICT. Kept per API key.",
+    description:
+      "Makes a retry safe: the same key with the same body answers the first request's result (no second job); with another body, 409 CONFLICT. Kept per API key.",
     schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
     example: "3f0c9a52-6a7e-4c61-9d43-0d2b1e0f7a11",
   },
@@ -63,20 +79,44 @@ export function parameterRef(name: keyof typeof PARAMETERS): ReferenceObject {
 
 /** When each code is answered, and an example message. Typed by ErrorCode: a new code must be described. */
 const ERRORS: Record<ErrorCode, { when: string; message: string }> = {
-  INVALID_PARAMETER: { when: "a missing or invalid field, header or query parameter (`details` names it and lists every problem)", message: "(the validator's own)" },
+  INVALID_PARAMETER: {
+    when: "a missing or invalid field, header or query parameter (`details` names it and lists every problem)",
+    message: "(the validator's own)",
+  },
   INVALID_JSON: { when: "the body is not valid JSON", message: "the request body is not valid JSON" },
-  UNAUTHORIZED: { when: "no `Authorization: Bearer`, an unknown or a revoked key", message: "the API key is not valid" },
-  FORBIDDEN: { when: "the key lacks the scope (`text:<model>` or `tts`)", message: "this API key has no access to model 'Witch' (scope text:Witch)" },
-  NOT_FOUND: { when: "unknown model or path; unknown, expired or another key's request id", message: "no request with id 'b1d5…' for this API key (it may have expired)" },
-  METHOD_NOT_ALLOWED: { when: "a known path with a method it does not take (see `Allow`)", message: "GET is not allowed on /api/text/default; allowed: POST" },
-  CONFLICT: { when: "cancelling a finished request; an `Idempotency-Key` reused with another body", message: "this Idempotency-Key was already used with a different request body" },
+  UNAUTHORIZED: {
+    when: "no `Authorization: Bearer`, an unknown or a revoked key",
+    message: "the API key is not valid",
+  },
+  FORBIDDEN: {
+    when: "the key lacks the scope (`text:<model>` or `tts`)",
+    message: "this API key has no access to model 'Witch' (scope text:Witch)",
+  },
+  NOT_FOUND: {
+    when: "unknown model or path; unknown, expired or another key's request id",
+    message: "no request with id 'b1d5…' for this API key (it may have expired)",
+  },
+  METHOD_NOT_ALLOWED: {
+    when: "a known path with a method it does not take (see `Allow`)",
+    message: "GET is not allowed on /api/text/default; allowed: POST",
+  },
+  CONFLICT: {
+    when: "cancelling a finished request; an `Idempotency-Key` reused with another body",
+    message: "this Idempotency-Key was already used with a different request body",
+  },
   PAYLOAD_TOO_LARGE: { when: "a body over 1 MiB", message: "the request body is larger than 1048576 bytes" },
-  UNSUPPORTED_MEDIA_TYPE: { when: "a body not sent as `application/json`", message: "send the body as JSON with 'Content-Type: application/json'" },
+  UNSUPPORTED_MEDIA_TYPE: {
+    when: "a body not sent as `application/json`",
+    message: "send the body as JSON with 'Content-Type: application/json'",
+  },
   RATE_LIMITED: {
     when: "a budget is spent (per key and operation; failed authentications per address), or the key holds its cap of text requests in flight (`max in flight N`) or of open status streams and waits (`max streams N`): wait `Retry-After` seconds",
     message: "rate limit exceeded for status; retry after the time in Retry-After (seconds)",
   },
-  INTERNAL_ERROR: { when: "a bug (with a reference also logged), or a speech synthesis that failed", message: "internal error (reference 9b2f…)" },
+  INTERNAL_ERROR: {
+    when: "a bug (with a reference also logged), or a speech synthesis that failed",
+    message: "internal error (reference 9b2f…)",
+  },
   SERVICE_UNAVAILABLE: {
     when: "Redis unreachable, the text queue at capacity, the gateway at its cap of open streams and waits, speech off or not synthesized in time: retry with backoff after `Retry-After`",
     message: "the service is temporarily unavailable; retry with exponential backoff",
@@ -86,7 +126,10 @@ const ERRORS: Record<ErrorCode, { when: string; message: string }> = {
 /** A real validation answer for INVALID_PARAMETER, so its `details` cannot drift from what the gateway says. */
 function invalidParameterExample(): ApiError {
   try {
-    validateGenerationRequest("default", { messages: [{ role: "You", content: "Hi", index: 0 }], samplingParams: { temperature: 9 } });
+    validateGenerationRequest("default", {
+      messages: [{ role: "You", content: "Hi", index: 0 }],
+      samplingParams: { temperature: 9 },
+    });
   } catch (error) {
     if (error instanceof ApiError) return error;
   }
@@ -109,7 +152,9 @@ const EXAMPLE_TIME = new Date("2026-01-01T12:00:00.000Z");
 
 function errorResponse(status: number): ResponseObject {
   const codes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code] === status);
-  const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: exampleOf(code).toEnvelope(EXAMPLE_TIME) }]));
+  const examples = Object.fromEntries(
+    codes.map((code) => [code, { summary: code, value: exampleOf(code).toEnvelope(EXAMPLE_TIME) }]),
+  );
   return {
     description: codes.map((code) => `\`${code}\`: ${ERRORS[code].when}.`).join(" "),
     headers: HEADERS_BY_STATUS[status],
@@ -125,5 +170,7 @@ export function errorResponses(): Record<string, ResponseObject> {
 
 /** The error answers an operation may give, by HTTP status. */
 export function errors(...statuses: number[]): Responses {
-  return Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]));
+  return Object.fromEntries(
+    statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]),
+  );
 }

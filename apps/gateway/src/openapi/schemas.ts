@@ -1,4 +1,12 @@
-import { characterModelRequestSchema, defaultModelRequestSchema, errorEnvelopeSchema, MODEL_IDS, speechRequestSchema, statusRecordSchema, VOICES } from "@chorus/contracts";
+import {
+  characterModelRequestSchema,
+  defaultModelRequestSchema,
+  errorEnvelopeSchema,
+  MODEL_IDS,
+  speechRequestSchema,
+  statusRecordSchema,
+  VOICES,
+} from "@chorus/contracts";
 import type { ReferenceObject, SchemaObject } from "openapi3-ts/oas31";
 
 export type Schema = SchemaObject;
@@ -11,7 +19,12 @@ export function schemaRef(name: string): SchemaRef {
 
 /** `{ id, ...record }`: a record as the list, batch and waited submit answers carry it. */
 function withId(record: SchemaRef, more: Record<string, Schema> = {}, required: string[] = ["id"]): Schema {
-  return { allOf: [{ type: "object", required, properties: { id: { type: "string", description: "The request id." }, ...more } }, record] };
+  return {
+    allOf: [
+      { type: "object", required, properties: { id: { type: "string", description: "The request id." }, ...more } },
+      record,
+    ],
+  };
 }
 
 const voice: Schema = {
@@ -22,7 +35,11 @@ const voice: Schema = {
     language: { type: "string", description: "BCP 47 tag of the language and accent." },
     gender: { type: "string", enum: ["female", "male"] },
     description: { type: "string" },
-    character: { type: "string", enum: MODEL_IDS.filter((id) => id !== "default"), description: "On a character's own voice: the character model it speaks for." },
+    character: {
+      type: "string",
+      enum: MODEL_IDS.filter((id) => id !== "default"),
+      description: "On a character's own voice: the character model it speaks for.",
+    },
   },
 };
 
@@ -44,14 +61,24 @@ export const SCHEMAS = {
   SubmitResponse: {
     type: "object",
     required: ["id", "tokens"],
-    properties: { id: { type: "string", description: "The request id, for the status endpoint." }, tokens: { const: -1, description: "-1: the request is being processed." } },
+    properties: {
+      id: { type: "string", description: "The request id, for the status endpoint." },
+      tokens: { const: -1, description: "-1: the request is being processed." },
+    },
   },
   FinishedSubmitResponse: withId(schemaRef("StatusRecord")),
   Voice: voice,
-  VoiceList: { type: "object", required: ["voices"], properties: { voices: { type: "array", items: schemaRef("Voice") } } },
+  VoiceList: {
+    type: "object",
+    required: ["voices"],
+    properties: { voices: { type: "array", items: schemaRef("Voice") } },
+  },
   RequestListItem: withId(
     schemaRef("StatusRecord"),
-    { model: { type: "string", enum: [...MODEL_IDS] }, createdAt: { type: "string", format: "date-time", description: "When the gateway accepted it." } },
+    {
+      model: { type: "string", enum: [...MODEL_IDS] },
+      createdAt: { type: "string", format: "date-time", description: "When the gateway accepted it." },
+    },
     ["id", "model", "createdAt"],
   ),
   RequestList: {
@@ -59,7 +86,10 @@ export const SCHEMAS = {
     required: ["data", "nextCursor"],
     properties: {
       data: { type: "array", items: schemaRef("RequestListItem"), description: "Newest first." },
-      nextCursor: { type: ["string", "null"], description: "Pass as `cursor` for the next page; null on the last page." },
+      nextCursor: {
+        type: ["string", "null"],
+        description: "Pass as `cursor` for the next page; null on the last page.",
+      },
     },
   },
   BatchStatusItem: {
@@ -70,7 +100,11 @@ export const SCHEMAS = {
         required: ["id", "error"],
         properties: {
           id: { type: "string" },
-          error: { type: "object", required: ["code", "message"], properties: { code: { const: "NOT_FOUND" }, message: { type: "string" } } },
+          error: {
+            type: "object",
+            required: ["code", "message"],
+            properties: { code: { const: "NOT_FOUND" }, message: { type: "string" } },
+          },
         },
         description: "An id that is unknown, expired or another key's.",
       },
@@ -79,14 +113,24 @@ export const SCHEMAS = {
   BatchStatus: {
     type: "object",
     required: ["data"],
-    properties: { data: { type: "array", items: schemaRef("BatchStatusItem"), description: "In the order asked, duplicates removed." } },
+    properties: {
+      data: {
+        type: "array",
+        items: schemaRef("BatchStatusItem"),
+        description: "In the order asked, duplicates removed.",
+      },
+    },
   },
   Readiness: {
     type: "object",
     required: ["status", "redis"],
     properties: {
       status: { type: "string", enum: ["ready", "unavailable"] },
-      redis: { type: "string", description: "The first connection's state that is not `ready` (ioredis: `connecting`, `reconnecting`, `end`, …), else `ready`." },
+      redis: {
+        type: "string",
+        description:
+          "The first connection's state that is not `ready` (ioredis: `connecting`, `reconnecting`, `end`, …), else `ready`.",
+      },
     },
   },
 } satisfies Record<string, Schema>;

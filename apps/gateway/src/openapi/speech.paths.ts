@@ -9,7 +9,13 @@ import { idParameter } from "./status.paths.js";
 export const AUDIO_CONTENT = Object.fromEntries(
   AUDIO_FORMATS.map((format) => [
     AUDIO_FORMAT_INFO[format].contentType,
-    { schema: { type: "string", contentMediaType: AUDIO_FORMAT_INFO[format].contentType, description: `\`format: ${format}\`: ${AUDIO_FORMAT_INFO[format].description}.` } },
+    {
+      schema: {
+        type: "string",
+        contentMediaType: AUDIO_FORMAT_INFO[format].contentType,
+        description: `\`format: ${format}\`: ${AUDIO_FORMAT_INFO[format].description}.`,
+      },
+    },
   ]),
 ) as Record<string, MediaTypeObject>;
 
@@ -24,13 +30,22 @@ function audioOk(streamed: boolean) {
       "X-Sample-Rate": number("Samples per second, when known."),
     });
   }
-  return limitedOk("The audio bytes: streamed as they are made (chunked), or whole with `Prefer: stream=false`, on replays and for HTTP/1.0.", AUDIO_CONTENT, {
-    "Content-Length": { description: "Bytes of audio: whole answers only.", schema: { type: "integer" } },
-    "X-Audio-Duration": number("Seconds of audio (3 decimals), when known: a header on whole answers, a trailer on streamed ones."),
-    "X-Sample-Rate": number("Samples per second, when known."),
-    Trailer: { description: "`X-Audio-Duration` on streamed answers.", schema: { type: "string" } },
-    "Preference-Applied": { description: "`stream=false` when the whole file was asked for.", schema: { type: "string" } },
-  });
+  return limitedOk(
+    "The audio bytes: streamed as they are made (chunked), or whole with `Prefer: stream=false`, on replays and for HTTP/1.0.",
+    AUDIO_CONTENT,
+    {
+      "Content-Length": { description: "Bytes of audio: whole answers only.", schema: { type: "integer" } },
+      "X-Audio-Duration": number(
+        "Seconds of audio (3 decimals), when known: a header on whole answers, a trailer on streamed ones.",
+      ),
+      "X-Sample-Rate": number("Samples per second, when known."),
+      Trailer: { description: "`X-Audio-Duration` on streamed answers.", schema: { type: "string" } },
+      "Preference-Applied": {
+        description: "`stream=false` when the whole file was asked for.",
+        schema: { type: "string" },
+      },
+    },
+  );
 }
 
 function speak(operationId: string, summary: string): Operation {
@@ -41,7 +56,12 @@ function speak(operationId: string, summary: string): Operation {
     description:
       "Synchronous for the client: answers with the audio as a worker makes it, the first bytes after the first sentence (chunked), or whole with `Prefer: stream=false` (503 if not made within the deployment's time limit). With an `Idempotency-Key`, a retry gets the same audio whole without a second synthesis.",
     parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferWholeAudio")],
-    requestBody: { required: true, content: json(schemaRef("SpeechRequest"), { example: { text: "Hello there, traveller.", voice: "Witch", speed: 1.1, format: "mp3" } }) },
+    requestBody: {
+      required: true,
+      content: json(schemaRef("SpeechRequest"), {
+        example: { text: "Hello there, traveller.", voice: "Witch", speed: 1.1, format: "mp3" },
+      }),
+    },
     responses: {
       "200": audioOk(true),
       ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503),
@@ -66,8 +86,14 @@ function replyAudio(operationId: string): Operation {
 /** The spoken reply beside each status path (issue 16). */
 export function replyAudioPaths(): Paths {
   return {
-    "/api/v2/status/{id}/audio": { parameters: [idParameter("id", "The `id` of a submit response.")], get: replyAudio("getReplyAudio") },
-    "/api/status/{task_id}/audio": { parameters: [idParameter("task_id", "The `id` of a submit response (the contract's twin path).")], get: replyAudio("getReplyAudioByTaskId") },
+    "/api/v2/status/{id}/audio": {
+      parameters: [idParameter("id", "The `id` of a submit response.")],
+      get: replyAudio("getReplyAudio"),
+    },
+    "/api/status/{task_id}/audio": {
+      parameters: [idParameter("task_id", "The `id` of a submit response (the contract's twin path).")],
+      get: replyAudio("getReplyAudioByTaskId"),
+    },
   };
 }
 
@@ -80,8 +106,15 @@ export function speechPaths(): Paths {
         operationId: "listVoices",
         summary: "List the voices",
         tags: ["Speech"],
-        description: "The catalogue: each character's own voice (its id is the model id), then generic voices. Not rate limited.",
-        responses: { "200": { description: "The voices.", content: json(schemaRef("VoiceList"), { catalogue: VOICE_LIST_EXAMPLE }) }, ...errors(401, 429, 503) },
+        description:
+          "The catalogue: each character's own voice (its id is the model id), then generic voices. Not rate limited.",
+        responses: {
+          "200": {
+            description: "The voices.",
+            content: json(schemaRef("VoiceList"), { catalogue: VOICE_LIST_EXAMPLE }),
+          },
+          ...errors(401, 429, 503),
+        },
       },
     },
   };

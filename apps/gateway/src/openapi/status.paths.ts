@@ -7,7 +7,15 @@ import { schemaRef } from "./schemas.js";
 export const RECORD_EXAMPLES = {
   queued: { status: "processing", progress: 0, queuePosition: 2, estimatedTimeRemaining: 7.5 },
   generating: { status: "processing", progress: 0.42, estimatedTimeRemaining: 1.3, partialReply: "Grey waves fold" },
-  completed: { status: "completed", reply: "Grey waves fold and break…", tokens: 17, promptTokens: 42, cachedTokens: 0, processingTime: 1.84, droppedMessages: 0 },
+  completed: {
+    status: "completed",
+    reply: "Grey waves fold and break…",
+    tokens: 17,
+    promptTokens: 42,
+    cachedTokens: 0,
+    processingTime: 1.84,
+    droppedMessages: 0,
+  },
   failed: { status: "error", error: "generation failed: generation exceeded the time limit of 120 s" },
 };
 
@@ -36,7 +44,10 @@ function getStatus(operationId: string): Operation {
       "200": limitedOk(
         "The record as it stands (or the stream of its snapshots).",
         { ...json(schemaRef("StatusRecord"), RECORD_EXAMPLES), "text/event-stream": eventStream },
-        { ...headerRefs("Preference-Applied"), "Cache-Control": { description: "`no-store`", schema: { type: "string" } } },
+        {
+          ...headerRefs("Preference-Applied"),
+          "Cache-Control": { description: "`no-store`", schema: { type: "string" } },
+        },
       ),
       ...errors(401, 404, 429, 500, 503),
     },
@@ -48,16 +59,27 @@ function cancel(operationId: string): Operation {
     operationId,
     summary: "Cancel a processing request",
     tags: ["Status"],
-    description: "Stops a queued or running generation at once (owner only; counts against the status budget). A request that has already finished is 409.",
+    description:
+      "Stops a queued or running generation at once (owner only; counts against the status budget). A request that has already finished is 409.",
     responses: {
-      "200": limitedOk("The record, now cancelled.", json(schemaRef("StatusRecord"), { cancelled: { status: "error", error: CANCELLED_ERROR } })),
+      "200": limitedOk(
+        "The record, now cancelled.",
+        json(schemaRef("StatusRecord"), { cancelled: { status: "error", error: CANCELLED_ERROR } }),
+      ),
       ...errors(401, 404, 409, 429, 500, 503),
     },
   };
 }
 
 export function idParameter(name: string, description: string): ParameterObject {
-  return { name, in: "path", required: true, description, schema: { type: "string" }, example: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b" };
+  return {
+    name,
+    in: "path",
+    required: true,
+    description,
+    schema: { type: "string" },
+    example: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b",
+  };
 }
 
 /** The contract's status path and its twin: the same operations, their own operation ids. */

@@ -11,11 +11,31 @@ const defaultExample = {
 const characterExample = {
   botName: "Witch",
   persona: "A sharp-tongued village witch who brews remedies and speaks in riddles.",
-  messages: [{ role: "You", content: "Can you cure my cough?", index: 0, id: "m-1", messageIndex: 0, chatId: "chat-7", userId: "user-42", createdAt: "2026-01-01T12:00:00Z", image: null }],
+  messages: [
+    {
+      role: "You",
+      content: "Can you cure my cough?",
+      index: 0,
+      id: "m-1",
+      messageIndex: 0,
+      chatId: "chat-7",
+      userId: "user-42",
+      createdAt: "2026-01-01T12:00:00Z",
+      image: null,
+    },
+  ],
 };
 
 const submitted = { id: "0f8e2c1a-3b7d-4e5f-9a6b-1c2d3e4f5a6b", tokens: -1 };
-const finished = { id: submitted.id, status: "completed", reply: "Grey waves fold and break…", tokens: 17, promptTokens: 42, cachedTokens: 0, processingTime: 1.84 };
+const finished = {
+  id: submitted.id,
+  status: "completed",
+  reply: "Grey waves fold and break…",
+  tokens: 17,
+  promptTokens: 42,
+  cachedTokens: 0,
+  processingTime: 1.84,
+};
 
 /** The POST a `webhook` receives once the request is final (OpenAPI's callback of the submit). */
 const webhookCallback = {
@@ -26,12 +46,33 @@ const webhookCallback = {
         description:
           "Sent once the request is `completed` or `error` (cancel and lost jobs included), retried with exponential backoff until a 2xx (410 Gone stops it), every attempt with the same `webhook-id`. An attempt whose whole answer (connection, headers and body) has not arrived within WEBHOOK_TIMEOUT_MS (10 s by default) is cut off and retried. Verify `webhook-signature` with the `standardwebhooks` package and WEBHOOK_SECRET. See docs/api.md, Webhooks.",
         parameters: [
-          { name: "webhook-id", in: "header", required: true, description: "`msg_<request id>`: the same on every attempt (deduplicate on it).", schema: { type: "string" } },
-          { name: "webhook-timestamp", in: "header", required: true, description: "Unix seconds of this attempt.", schema: { type: "string" } },
-          { name: "webhook-signature", in: "header", required: true, description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`.", schema: { type: "string" } },
+          {
+            name: "webhook-id",
+            in: "header",
+            required: true,
+            description: "`msg_<request id>`: the same on every attempt (deduplicate on it).",
+            schema: { type: "string" },
+          },
+          {
+            name: "webhook-timestamp",
+            in: "header",
+            required: true,
+            description: "Unix seconds of this attempt.",
+            schema: { type: "string" },
+          },
+          {
+            name: "webhook-signature",
+            in: "header",
+            required: true,
+            description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`.",
+            schema: { type: "string" },
+          },
         ],
         requestBody: { required: true, content: json(schemaRef("FinishedSubmitResponse"), { finished }) },
-        responses: { "2XX": { description: "Delivered: no more attempts." }, "410": { description: "Gone: no more attempts." } },
+        responses: {
+          "2XX": { description: "Delivered: no more attempts." },
+          "410": { description: "Gone: no more attempts." },
+        },
       },
     },
   },
@@ -50,7 +91,10 @@ function submit(operationId: string, summary: string, body: string, example: obj
     responses: {
       "200": limitedOk(
         "Accepted (`{id, tokens: -1}`), or with `Prefer: wait` the finished record.",
-        json({ anyOf: [schemaRef("SubmitResponse"), schemaRef("FinishedSubmitResponse")] }, { accepted: submitted, finished }),
+        json(
+          { anyOf: [schemaRef("SubmitResponse"), schemaRef("FinishedSubmitResponse")] },
+          { accepted: submitted, finished },
+        ),
         headerRefs("Preference-Applied"),
       ),
       ...errors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
@@ -58,13 +102,35 @@ function submit(operationId: string, summary: string, body: string, example: obj
   };
 }
 
-/** `default` and the character models take different bodies: one path each (the concrete path wins, as OpenAPI matches). */
+/**
+ * `default` and the character models take different bodies: one path each (the concrete path wins, as OpenAPI matches).
+ */
 export function textPaths(): Paths {
   return {
-    "/api/text/default": { post: submit("submitDefault", "Submit a generation to the general model", "DefaultModelGenerationRequest", defaultExample) },
+    "/api/text/default": {
+      post: submit(
+        "submitDefault",
+        "Submit a generation to the general model",
+        "DefaultModelGenerationRequest",
+        defaultExample,
+      ),
+    },
     "/api/text/{model}": {
-      parameters: [{ name: "model", in: "path", required: true, description: "A character model.", schema: { type: "string", enum: MODEL_IDS.filter((id) => id !== "default") } }],
-      post: submit("submitCharacter", "Submit a generation to a character model", "CharacterModelGenerationRequest", characterExample),
+      parameters: [
+        {
+          name: "model",
+          in: "path",
+          required: true,
+          description: "A character model.",
+          schema: { type: "string", enum: MODEL_IDS.filter((id) => id !== "default") },
+        },
+      ],
+      post: submit(
+        "submitCharacter",
+        "Submit a generation to a character model",
+        "CharacterModelGenerationRequest",
+        characterExample,
+      ),
     },
   };
 }

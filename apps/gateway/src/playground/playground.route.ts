@@ -7,7 +7,10 @@ import { pageHeaders } from "../middleware/page-headers.js";
 
 const PLAYGROUND_PATH = "/";
 
-/** The page's own files: plain HTML, CSS and ES modules, served as written (no build step); the same from src/ and dist/. */
+/**
+ * The page's own files: plain HTML, CSS and ES modules, served as written (no build step); the same from src/ and
+ * dist/.
+ */
 const PAGE_DIR = fileURLToPath(new URL("../../public/playground/", import.meta.url));
 /** The characters' data files, the one source of each character's name and persona: the page reads them as they are. */
 const CHARACTERS_DIR = fileURLToPath(CHARACTERS_URL);
@@ -35,7 +38,9 @@ const PLAYGROUND_CSP = [
 
 const playgroundHeaders = pageHeaders(PLAYGROUND_CSP);
 
-/** Revalidated on each load (max-age 0; a 304 while unchanged): after an upgrade no module is stale beside the new ones. */
+/**
+ * Revalidated on each load (max-age 0; a 304 while unchanged): after an upgrade no module is stale beside the new ones.
+ */
 const assets = (dir: string) => express.static(dir, { index: false, maxAge: 0, setHeaders: playgroundHeaders });
 
 /**

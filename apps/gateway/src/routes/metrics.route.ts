@@ -12,7 +12,11 @@ export const METRICS_PATH = /^\/metrics$/;
  * Case-sensitive and strict, so `/METRICS` or `/metrics/` cannot slip past a proxy rule that
  * hides exactly `/metrics` (deploy/nginx/nginx.conf) and reach this handler.
  */
-export function addMetricsRoute(router: IRouter, metrics: Pick<GatewayMetrics, "render" | "contentType">, token: string | undefined): void {
+export function addMetricsRoute(
+  router: IRouter,
+  metrics: Pick<GatewayMetrics, "render" | "contentType">,
+  token: string | undefined,
+): void {
   router.get(METRICS_PATH, async (req, res) => {
     if (!metricsRequestAllowed(req.headers.authorization, token)) {
       throw new ApiError("UNAUTHORIZED", "metrics need 'Authorization: Bearer <METRICS_TOKEN>'");

@@ -10,7 +10,12 @@ export function addRequestsListRoute(router: IRouter, listing: RequestListing, g
   router.get("/api/v2/requests", guards.authenticate, guards.limit, async (req: Request, res: Response) => {
     const query = validateRequestsListQuery(req.query);
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
-    const page = await listing.page({ keyId: authenticatedKey(req).id, status: query.status, limit: query.limit, after });
+    const page = await listing.page({
+      keyId: authenticatedKey(req).id,
+      status: query.status,
+      limit: query.limit,
+      after,
+    });
     res.setHeader("Cache-Control", "no-store");
     sendJson(res, 200, page);
   });

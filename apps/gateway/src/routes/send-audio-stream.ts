@@ -7,7 +7,10 @@ import type { SpeechJobs, StreamedSpeechJob } from "../services/speech-jobs.serv
 import { markCutShort } from "../middleware/request-context.js";
 import { sendAudio } from "./send-audio.js";
 
-/** How a streamed answer ended: whole; the client left; or the synthesis failed after the first byte (the response was cut). */
+/**
+ * How a streamed answer ended: whole; the client left; or the synthesis failed after the first byte (the response was
+ * cut).
+ */
 export type StreamOutcome = "delivered" | "client-gone" | "broken";
 
 /** A failure after the headers went out: the response can only be cut short. */
@@ -54,9 +57,16 @@ async function relay(
   for await (const batch of entries) {
     if (batch.length === 0 && run === null && completed()) return "no-stream"; // a worker that does not stream
     for (const entry of batch) {
-      if (run !== null && entry.run !== run) throw new BrokenStream("the synthesis restarted on another worker after the first bytes were sent");
-      if (entry.kind === "failed") throw run === null ? await jobs.failure(job.requestId, entry.reason) : new BrokenStream(entry.reason);
-      if (run === null) startResponse(res, entry.kind === "piece" ? entry.contentType : entry.meta.contentType, entry.kind === "piece" ? entry.sampleRate : entry.meta.sampleRate);
+      if (run !== null && entry.run !== run)
+        throw new BrokenStream("the synthesis restarted on another worker after the first bytes were sent");
+      if (entry.kind === "failed")
+        throw run === null ? await jobs.failure(job.requestId, entry.reason) : new BrokenStream(entry.reason);
+      if (run === null)
+        startResponse(
+          res,
+          entry.kind === "piece" ? entry.contentType : entry.meta.contentType,
+          entry.kind === "piece" ? entry.sampleRate : entry.meta.sampleRate,
+        );
       run = entry.run;
       if (entry.kind === "piece") await write(res, entry.bytes, stopped);
       if (entry.kind === "end") {
@@ -81,7 +91,12 @@ export interface StreamOptions {
  * connection closes) when the answer ends, the client leaves, or the job fails or times out. The
  * audio and its stream are deleted once delivered, unless `keep`.
  */
-export async function sendStreamedSpeech(res: Response, jobs: SpeechJobs, job: StreamedSpeechJob, { keep, logger, beforeCut }: StreamOptions): Promise<StreamOutcome> {
+export async function sendStreamedSpeech(
+  res: Response,
+  jobs: SpeechJobs,
+  job: StreamedSpeechJob,
+  { keep, logger, beforeCut }: StreamOptions,
+): Promise<StreamOutcome> {
   const stop = new AbortController();
   const state: { completed: SpeechJobResult | null } = { completed: null };
   job.finished.then(
@@ -91,15 +106,34 @@ export async function sendStreamedSpeech(res: Response, jobs: SpeechJobs, job: S
   const onClose = () => void (res.writableFinished || stop.abort(CLIENT_GONE));
   res.on("close", onClose);
   try {
-    const how = await relay(res, jobs, job, jobs.readers.entries(job.requestId, stop.signal), stop.signal, () => state.completed);
-    if (how === "no-stream" && state.completed) return (await sendAudio(res, jobs.audio, { requestId: job.requestId, meta: state.completed }, keep, logger)) ? "delivered" : "client-gone";
-    if (!keep) await jobs.audio.delete(job.requestId).catch((error: unknown) => logger.warn("could not delete delivered audio", { error: String(error) }));
+    const how = await relay(
+      res,
+      jobs,
+      job,
+      jobs.readers.entries(job.requestId, stop.signal),
+      stop.signal,
+      () => state.completed,
+    );
+    if (how === "no-stream" && state.completed)
+      return (await sendAudio(res, jobs.audio, { requestId: job.requestId, meta: state.completed }, keep, logger))
+        ? "delivered"
+        : "client-gone";
+    if (!keep)
+      await jobs.audio
+        .delete(job.requestId)
+        .catch((error: unknown) => logger.warn("could not delete delivered audio", { error: String(error) }));
     return "delivered";
   } catch (error) {
     const reason: unknown = stop.signal.aborted ? stop.signal.reason : error;
     if (reason === CLIENT_GONE) return "client-gone";
-    if (!res.headersSent) throw reason instanceof ApiError ? reason : new ApiError("INTERNAL_ERROR", `speech synthesis failed: ${String(reason).slice(0, 300)}`);
-    logger.warn("speech stream cut short: the synthesis failed after the first bytes", { requestId: job.requestId, error: reason instanceof Error ? reason.message : String(reason) });
+    if (!res.headersSent)
+      throw reason instanceof ApiError
+        ? reason
+        : new ApiError("INTERNAL_ERROR", `speech synthesis failed: ${String(reason).slice(0, 300)}`);
+    logger.warn("speech stream cut short: the synthesis failed after the first bytes", {
+      requestId: job.requestId,
+      error: reason instanceof Error ? reason.message : String(reason),
+    });
     await beforeCut?.().catch(() => undefined);
     markCutShort(res);
     res.destroy();

@@ -12,9 +12,16 @@ import type { SynthesizedSpeech } from "../services/speech-jobs.service.js";
  * when `keep` (an Idempotency-Key retry may ask for it again): a delivery that breaks off leaves it
  * for a retry until it expires. Returns whether the whole audio was handed over.
  */
-export async function sendAudio(res: Response, store: SpeechAudioStore, { requestId, meta }: SynthesizedSpeech, keep: boolean, logger: Logger): Promise<boolean> {
+export async function sendAudio(
+  res: Response,
+  store: SpeechAudioStore,
+  { requestId, meta }: SynthesizedSpeech,
+  keep: boolean,
+  logger: Logger,
+): Promise<boolean> {
   const byteLength = await store.byteLength(requestId);
-  if (byteLength !== meta.byteLength) throw new ApiError("INTERNAL_ERROR", "the synthesized audio was lost before delivery; retry the request");
+  if (byteLength !== meta.byteLength)
+    throw new ApiError("INTERNAL_ERROR", "the synthesized audio was lost before delivery; retry the request");
   res.status(200);
   res.setHeader("Content-Type", meta.contentType);
   res.setHeader("Content-Length", byteLength);
@@ -28,6 +35,9 @@ export async function sendAudio(res: Response, store: SpeechAudioStore, { reques
     logger.warn("speech delivery broke off", { error: String(error), bytes: byteLength });
     return false;
   }
-  if (!keep) await store.delete(requestId).catch((error: unknown) => logger.warn("could not delete delivered audio", { error: String(error) }));
+  if (!keep)
+    await store
+      .delete(requestId)
+      .catch((error: unknown) => logger.warn("could not delete delivered audio", { error: String(error) }));
   return true;
 }

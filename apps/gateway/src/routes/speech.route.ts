@@ -29,14 +29,24 @@ export interface SpeechRouteDeps {
 export type SpeechClaim = { requestId: string; fresh: boolean; keep: boolean; release: () => Promise<void> };
 
 /** A request without an Idempotency-Key: its own id, its audio not kept for retries. */
-export const unclaimedSpeech = (): SpeechClaim => ({ requestId: randomUUID(), fresh: true, keep: false, release: () => Promise.resolve() });
+export const unclaimedSpeech = (): SpeechClaim => ({
+  requestId: randomUUID(),
+  fresh: true,
+  keep: false,
+  release: () => Promise.resolve(),
+});
 
 /**
  * With an Idempotency-Key, the first request synthesizes and its audio is kept until it expires; a
  * retry with the same body gets those bytes (waiting if the first is still running); a request whose
  * synthesis fails frees the key (`release`) so the retry does the work.
  */
-async function claimSpeech(deps: SpeechRouteDeps, keyId: string, request: SpeechRequest, idempotencyKey: string | null): Promise<SpeechClaim> {
+async function claimSpeech(
+  deps: SpeechRouteDeps,
+  keyId: string,
+  request: SpeechRequest,
+  idempotencyKey: string | null,
+): Promise<SpeechClaim> {
   if (!idempotencyKey) return unclaimedSpeech();
   const scopedKey = `speech:${idempotencyKey}`;
   const claim = await deps.idempotency.claim(keyId, scopedKey, request, deps.keepSeconds);
@@ -45,13 +55,31 @@ async function claimSpeech(deps: SpeechRouteDeps, keyId: string, request: Speech
 }
 
 /** Synthesizes and sends the audio as it is made (see sendStreamedSpeech), or whole; a replay is always whole. */
-export async function deliverSpeech(req: Request, res: Response, speech: SpeechJobs, request: SpeechRequest, claim: SpeechClaim): Promise<string> {
+export async function deliverSpeech(
+  req: Request,
+  res: Response,
+  speech: SpeechJobs,
+  request: SpeechRequest,
+  claim: SpeechClaim,
+): Promise<string> {
   const logger = requestLogger(req);
   const keyId = authenticatedKey(req).id;
-  if (!claim.fresh) return (await sendAudio(res, speech.audio, await speech.replay(claim.requestId), true, logger)) ? "delivered" : "client-gone";
+  if (!claim.fresh)
+    return (await sendAudio(res, speech.audio, await speech.replay(claim.requestId), true, logger))
+      ? "delivered"
+      : "client-gone";
   const streamed = streamsSpeech(req, res);
   try {
-    if (!streamed) return (await sendAudio(res, speech.audio, await speech.synthesize(keyId, request, claim.requestId), claim.keep, logger)) ? "delivered" : "client-gone";
+    if (!streamed)
+      return (await sendAudio(
+        res,
+        speech.audio,
+        await speech.synthesize(keyId, request, claim.requestId),
+        claim.keep,
+        logger,
+      ))
+        ? "delivered"
+        : "client-gone";
     const job = await speech.startStreamed(keyId, request, claim.requestId);
     return await sendStreamedSpeech(res, speech, job, { keep: claim.keep, logger, beforeCut: claim.release });
   } catch (error) {
@@ -79,5 +107,6 @@ export function addSpeechRoutes(router: IRouter, deps: SpeechRouteDeps, guards: 
   });
   const speak = speechHandler(deps);
   // Separate routes, not one with two paths, so metrics label each path without matching.
-  for (const path of ["/api/audio/full", "/api/tts"]) router.post(path, guards.authenticate, speechScope, guards.limit, jsonBody(), speak);
+  for (const path of ["/api/audio/full", "/api/tts"])
+    router.post(path, guards.authenticate, speechScope, guards.limit, jsonBody(), speak);
 }

@@ -14,7 +14,11 @@ export interface StatusStreamDeps {
 
 /** Whether the client asked for the status as Server-Sent Events (a HEAD gets the plain answer's headers). */
 export function wantsEventStream(req: Request): boolean {
-  return req.method === "GET" && req.headers.accept?.includes("text/event-stream") === true && req.accepts(["application/json", "text/event-stream"]) === "text/event-stream";
+  return (
+    req.method === "GET" &&
+    req.headers.accept?.includes("text/event-stream") === true &&
+    req.accepts(["application/json", "text/event-stream"]) === "text/event-stream"
+  );
 }
 
 const isFinal = (stored: StoredStatus) => stored.record.status !== "processing";
@@ -58,7 +62,8 @@ class StatusStream {
     if (this.ended) return;
     if (!stored) return this.end(); // the record expired: there is nothing more to tell
     const data = JSON.stringify(stored.record);
-    if (stored.rev !== this.lastRev || data !== this.lastData) this.write(`event: status\nid: ${stored.rev}\ndata: ${data}\n\n`);
+    if (stored.rev !== this.lastRev || data !== this.lastData)
+      this.write(`event: status\nid: ${stored.rev}\ndata: ${data}\n\n`);
     this.lastRev = stored.rev;
     this.lastData = data;
     if (isFinal(stored)) return this.end();
@@ -72,7 +77,10 @@ class StatusStream {
   }
 
   listenWith(changes: StatusChanges): Promise<void> {
-    const { subscribed, stop } = changes.listen(this.id, { changed: () => this.refresh(), closing: () => this.end(true) });
+    const { subscribed, stop } = changes.listen(this.id, {
+      changed: () => this.refresh(),
+      closing: () => this.end(true),
+    });
     this.stopListening = stop;
     if (this.ended) stop(); // the client left before this
     return subscribed;
@@ -118,7 +126,9 @@ class StatusStream {
     this.quietTimer.refresh();
   }
 
-  /** After a quiet spell: a comment keeps proxies from closing the connection, and a read makes up for a lost message. */
+  /**
+   * After a quiet spell: a comment keeps proxies from closing the connection, and a read makes up for a lost message.
+   */
   private onQuiet(): void {
     this.write(": keep-alive\n\n");
     this.refresh();
@@ -131,7 +141,13 @@ class StatusStream {
  * writers announce, and while queued one a second as the position or ETA moves. `Last-Event-ID`
  * equal to the current rev of a record that is not queued skips that first snapshot.
  */
-export function streamStatus(req: Request, res: Response, deps: StatusStreamDeps, id: string, stored: StoredStatus): void {
+export function streamStatus(
+  req: Request,
+  res: Response,
+  deps: StatusStreamDeps,
+  id: string,
+  stored: StoredStatus,
+): void {
   res.statusCode = 200;
   res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");

@@ -64,7 +64,13 @@ function answerStatus(deps: StatusRouteDeps) {
   };
 }
 
-async function waitedRecord(req: Request, res: Response, deps: StatusRouteDeps, id: string, wait: number): Promise<StatusRecord | undefined> {
+async function waitedRecord(
+  req: Request,
+  res: Response,
+  deps: StatusRouteDeps,
+  id: string,
+  wait: number,
+): Promise<StatusRecord | undefined> {
   const release = await holdStream(req, deps.holds);
   try {
     return (await finalOrLatest(deps.statuses, deps.waits, id, wait, res))?.record;
@@ -77,7 +83,11 @@ function cancelRequest(statuses: StatusStore, jobs: TextJobs) {
   return async (req: Request, res: Response) => {
     const { id, stored } = await ownedStatus(req);
     const cancelled = stored.record.status === "processing" && (await jobs.cancel(id));
-    if (!cancelled) throw new ApiError("CONFLICT", `request '${id}' has already finished; only a processing request can be cancelled`);
+    if (!cancelled)
+      throw new ApiError(
+        "CONFLICT",
+        `request '${id}' has already finished; only a processing request can be cancelled`,
+      );
     res.json((await statuses.get(id))?.record);
   };
 }
@@ -90,7 +100,9 @@ export interface StatusRouteDeps {
   holds: HoldingDeps;
 }
 
-/** Both status paths answer from one status read (StatusStore.get; and wait, when asked); DELETE cancels (owner only). */
+/**
+ * Both status paths answer from one status read (StatusStore.get; and wait, when asked); DELETE cancels (owner only).
+ */
 export function addStatusRoutes(router: IRouter, deps: StatusRouteDeps, guards: RouteGuards): void {
   const prefetch = prefetchStatus(deps.statuses);
   const cancel = cancelRequest(deps.statuses, deps.jobs);

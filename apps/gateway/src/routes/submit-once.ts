@@ -16,7 +16,12 @@ export interface SubmitDeps {
 function refuseWhenQueueFull(deps: SubmitDeps): void {
   const backlog = deps.queueDepth.current;
   if (deps.maxQueueDepth > 0 && backlog !== null && backlog >= deps.maxQueueDepth) {
-    throw new ApiError("SERVICE_UNAVAILABLE", `the service is at capacity (${backlog} requests queued or running); retry later`, undefined, 5);
+    throw new ApiError(
+      "SERVICE_UNAVAILABLE",
+      `the service is at capacity (${backlog} requests queued or running); retry later`,
+      undefined,
+      5,
+    );
   }
 }
 
@@ -24,7 +29,11 @@ function refuseWhenQueueFull(deps: SubmitDeps): void {
  * Submits, unless an Idempotency-Key names a request already accepted: then that request's id is
  * returned as `replayed` and nothing is queued.
  */
-export async function submitOnce(req: Request, deps: SubmitDeps, submission: TextSubmission): Promise<{ id: string; replayed: boolean }> {
+export async function submitOnce(
+  req: Request,
+  deps: SubmitDeps,
+  submission: TextSubmission,
+): Promise<{ id: string; replayed: boolean }> {
   const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
   if (!idempotencyKey) {
     refuseWhenQueueFull(deps);

@@ -41,9 +41,13 @@ export interface WebhookPolicy {
   allowPrivate: boolean;
 }
 
-/** An unknown model is 404; a known one outside the key's scopes is 403. One step, checked in that order; returns the model. */
+/**
+ * An unknown model is 404; a known one outside the key's scopes is 403. One step, checked in that order; returns the
+ * model.
+ */
 export function checkTextModelAccess(req: Request, model: string): ModelId {
-  if (!isModelId(model)) throw new ApiError("NOT_FOUND", `unknown model '${model}'; valid model ids: ${MODEL_IDS.join(", ")}`);
+  if (!isModelId(model))
+    throw new ApiError("NOT_FOUND", `unknown model '${model}'; valid model ids: ${MODEL_IDS.join(", ")}`);
   if (grants(authenticatedKey(req).scopes, { kind: "text", model })) return model;
   throw new ApiError("FORBIDDEN", `this API key has no access to model '${model}' (scope text:${model})`);
 }
@@ -68,8 +72,10 @@ function checkFinishOptions(req: Request, request: GenerationRequest, deps: Text
     checkWebhookUrl(request.webhook, deps.webhooks.allowPrivate);
   }
   if (request.speak !== undefined) {
-    if (!grants(authenticatedKey(req).scopes, { kind: "tts" })) throw new ApiError("FORBIDDEN", "speak needs text-to-speech access; this API key has no scope tts");
-    if (!deps.speechEnabled) throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
+    if (!grants(authenticatedKey(req).scopes, { kind: "tts" }))
+      throw new ApiError("FORBIDDEN", "speak needs text-to-speech access; this API key has no scope tts");
+    if (!deps.speechEnabled)
+      throw new ApiError("SERVICE_UNAVAILABLE", "text-to-speech is not enabled on this deployment");
   }
 }
 
@@ -89,7 +95,13 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, guards: Text
     // refused after the text limiter (a 400, a full queue): one rule for all refusals, and a client
     // that keeps retrying against a spent speech budget is held back by its text budget too.
     if (request.speak !== undefined) await spendSecondBudget(guards.speechLimit, req, res);
-    const submission: TextSubmission = { keyId: authenticatedKey(req).id, model, request, clientSampling, inFlightCap: holdingCap(req, deps.holds.caps, "inflight") };
+    const submission: TextSubmission = {
+      keyId: authenticatedKey(req).id,
+      model,
+      request,
+      clientSampling,
+      inFlightCap: holdingCap(req, deps.holds.caps, "inflight"),
+    };
     // A wait holds one of the key's open streams: taken before anything is queued, so a key at its
     // cap is refused (429) with nothing accepted, rather than accepted and then not waited for.
     const wait = preferredWaitSeconds(req.headers.prefer);

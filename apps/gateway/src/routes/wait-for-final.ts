@@ -7,7 +7,13 @@ import type { FinalStatusWaits } from "../services/final-status-waits.js";
  * client has gone). The wait is registered and subscribed before the record is read, so a record
  * finalized in between is seen by that read; null when the record is gone (expired).
  */
-export async function finalOrLatest(statuses: StatusStore, waits: FinalStatusWaits, id: string, seconds: number, res: Response): Promise<StoredStatus | null> {
+export async function finalOrLatest(
+  statuses: StatusStore,
+  waits: FinalStatusWaits,
+  id: string,
+  seconds: number,
+  res: Response,
+): Promise<StoredStatus | null> {
   const clientGone = new AbortController();
   const onClose = () => clientGone.abort();
   res.on("close", onClose);

@@ -10,7 +10,11 @@ export type Claim = { fresh: true; requestId: string } | { fresh: false; request
 export function idempotencyKeyOf(header: string | string[] | undefined): string | null {
   if (header === undefined) return null;
   if (typeof header === "string" && IDEMPOTENCY_KEY_PATTERN.test(header)) return header;
-  throw ApiError.invalidParameter("Idempotency-Key", "string", "the Idempotency-Key header must be 1-128 characters of A-Z a-z 0-9 . _ : -");
+  throw ApiError.invalidParameter(
+    "Idempotency-Key",
+    "string",
+    "the Idempotency-Key header must be 1-128 characters of A-Z a-z 0-9 . _ : -",
+  );
 }
 
 /**
@@ -26,7 +30,12 @@ export class IdempotencyKeys {
     private readonly ttlSeconds: number,
   ) {}
 
-  async claim(apiKeyId: string, idempotencyKey: string, request: unknown, ttlSeconds = this.ttlSeconds): Promise<Claim> {
+  async claim(
+    apiKeyId: string,
+    idempotencyKey: string,
+    request: unknown,
+    ttlSeconds = this.ttlSeconds,
+  ): Promise<Claim> {
     const hash = createHash("sha256").update(JSON.stringify(request)).digest("base64url");
     const requestId = randomUUID();
     const key = this.keys.idempotency(apiKeyId, idempotencyKey);

@@ -2,7 +2,9 @@
 export class ListenersById<L> {
   private readonly byId = new Map<string, Set<L>>();
 
-  /** Adds `listener` for `id`; returns the way to take it out again (at once, the id forgotten with its last listener). */
+  /**
+   * Adds `listener` for `id`; returns the way to take it out again (at once, the id forgotten with its last listener).
+   */
   add(id: string, listener: L): () => void {
     const listening = this.byId.get(id) ?? new Set();
     listening.add(listener);

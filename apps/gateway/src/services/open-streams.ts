@@ -77,14 +77,21 @@ export class OpenStreams {
    */
   async hold(keyId: string, cap: number): Promise<() => void> {
     if (this.count >= this.options.perGateway) {
-      throw new ApiError("SERVICE_UNAVAILABLE", `this gateway holds its most open status streams and waits (${this.options.perGateway}); retry shortly, or poll`, undefined, RETRY_AFTER_SECONDS);
+      throw new ApiError(
+        "SERVICE_UNAVAILABLE",
+        `this gateway holds its most open status streams and waits (${this.options.perGateway}); retry shortly, or poll`,
+        undefined,
+        RETRY_AFTER_SECONDS,
+      );
     }
     this.count++; // counted before the round trip, so concurrent opens cannot pass the gateway's cap together
     const entry = `${this.gatewayId}:${++this.serial}`;
-    const taken = await this.scripts.chorusStreamOpen(this.keys.openStreamsOfApiKey(keyId), this.now(), this.lifetimeMs, entry, cap).catch((error: unknown) => {
-      this.count--;
-      throw error;
-    });
+    const taken = await this.scripts
+      .chorusStreamOpen(this.keys.openStreamsOfApiKey(keyId), this.now(), this.lifetimeMs, entry, cap)
+      .catch((error: unknown) => {
+        this.count--;
+        throw error;
+      });
     if (taken !== 1) {
       this.count--;
       const message = `this API key already has ${cap} open status streams and waits, its cap (max streams ${cap}); close one, or poll without waiting`;
@@ -115,7 +122,9 @@ export class OpenStreams {
 
   private async renew(): Promise<void> {
     const now = this.now();
-    const renewals = [...this.held].map(([keyId, entries]) => this.scripts.chorusStreamRenew(this.keys.openStreamsOfApiKey(keyId), now, this.lifetimeMs, ...entries));
+    const renewals = [...this.held].map(([keyId, entries]) =>
+      this.scripts.chorusStreamRenew(this.keys.openStreamsOfApiKey(keyId), now, this.lifetimeMs, ...entries),
+    );
     const failed = (await Promise.allSettled(renewals)).filter((result) => result.status === "rejected").length;
     if (failed > 0) this.logger?.warn("could not renew open streams", { keys: failed });
   }

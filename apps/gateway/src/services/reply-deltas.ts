@@ -33,7 +33,9 @@ export class ReplyDeltas {
 function parsed(message: string): ReplyDelta | null {
   try {
     const delta = JSON.parse(message) as Partial<ReplyDelta>;
-    return typeof delta.id === "string" && typeof delta.at === "number" && typeof delta.text === "string" ? (delta as ReplyDelta) : null;
+    return typeof delta.id === "string" && typeof delta.at === "number" && typeof delta.text === "string"
+      ? (delta as ReplyDelta)
+      : null;
   } catch {
     return null;
   }

@@ -79,7 +79,10 @@ describe("RequestCounts", () => {
     const counts = new RequestCounts(fakeUsage(1), 60_000, logger);
     counts.count("key_a", "text", 2, DAY);
     await counts.close();
-    expect(messages).toEqual(["could not count usage; kept for the next try", "usage not counted: Redis refused it as the gateway stopped"]);
+    expect(messages).toEqual([
+      "could not count usage; kept for the next try",
+      "usage not counted: Redis refused it as the gateway stopped",
+    ]);
   });
 
   it("when the interval passes, then the counts are added without anyone asking, on today's UTC day by default", async () => {

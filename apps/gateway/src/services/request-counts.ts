@@ -43,7 +43,10 @@ export class RequestCounts {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
-    const lost = [...this.pending.values()].reduce((sum, { counts }) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
+    const lost = [...this.pending.values()].reduce(
+      (sum, { counts }) => sum + Object.values(counts).reduce((a, b) => a + b, 0),
+      0,
+    );
     if (lost > 0) this.logger.warn("usage not counted: Redis refused it as the gateway stopped", { requests: lost });
     this.pending.clear();
   }
@@ -52,7 +55,8 @@ export class RequestCounts {
     try {
       await this.usage.countRequests(keyId, counts, day);
     } catch (error) {
-      for (const [operation, requests] of Object.entries(counts)) this.count(keyId, operation as UsageOperation, requests, day);
+      for (const [operation, requests] of Object.entries(counts))
+        this.count(keyId, operation as UsageOperation, requests, day);
       this.logger.warn("could not count usage; kept for the next try", { error: String(error) });
     }
   }

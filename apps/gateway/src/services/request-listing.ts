@@ -22,7 +22,11 @@ export function encodeCursor(position: IndexPosition): string {
 export function decodeCursor(cursor: string): IndexPosition {
   const match = CURSOR.exec(Buffer.from(cursor, "base64url").toString());
   if (!match || encodeCursor({ acceptedAt: Number(match[1]), id: match[2] as string }) !== cursor) {
-    throw ApiError.invalidParameter("cursor", "string (a nextCursor from an earlier page)", "cursor is not a nextCursor this endpoint returned");
+    throw ApiError.invalidParameter(
+      "cursor",
+      "string (a nextCursor from an earlier page)",
+      "cursor is not a nextCursor this endpoint returned",
+    );
   }
   return { acceptedAt: Number(match[1]), id: match[2] as string };
 }

@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { ApiError, JOB_NAMES, SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SpeechRequest, type SynthesizeSpeechJob } from "@chorus/contracts";
+import {
+  ApiError,
+  JOB_NAMES,
+  SPEECH_REQUEST_REJECTED,
+  type SpeechJobResult,
+  type SpeechRequest,
+  type SynthesizeSpeechJob,
+} from "@chorus/contracts";
 import type { SpeechAudioStore } from "@chorus/platform";
 import type { Queue, QueueEvents } from "bullmq";
 import type { SpeechStreamReaders } from "./speech-stream-readers.js";
@@ -39,7 +46,11 @@ export class SpeechJobs {
     private readonly timeoutMs: number,
   ) {}
 
-  async synthesize(keyId: string, request: SpeechRequest, requestId: string = randomUUID()): Promise<SynthesizedSpeech> {
+  async synthesize(
+    keyId: string,
+    request: SpeechRequest,
+    requestId: string = randomUUID(),
+  ): Promise<SynthesizedSpeech> {
     return { requestId, meta: await (await this.start(keyId, request, requestId, false)).finished };
   }
 
@@ -48,11 +59,22 @@ export class SpeechJobs {
     return this.start(keyId, request, requestId, true);
   }
 
-  private async start(keyId: string, request: SpeechRequest, requestId: string, stream: boolean): Promise<StreamedSpeechJob> {
-    const job = await this.queue.add(JOB_NAMES.synthesizeSpeech, { requestId, keyId, request, acceptedAt: Date.now(), ...(stream ? { stream } : {}) }, { jobId: requestId });
-    const finished = (job.waitUntilFinished(this.events, this.timeoutMs) as Promise<SpeechJobResult>).catch(async (error: unknown) => {
-      throw await this.failure(requestId, error instanceof Error ? error.message : String(error));
-    });
+  private async start(
+    keyId: string,
+    request: SpeechRequest,
+    requestId: string,
+    stream: boolean,
+  ): Promise<StreamedSpeechJob> {
+    const job = await this.queue.add(
+      JOB_NAMES.synthesizeSpeech,
+      { requestId, keyId, request, acceptedAt: Date.now(), ...(stream ? { stream } : {}) },
+      { jobId: requestId },
+    );
+    const finished = (job.waitUntilFinished(this.events, this.timeoutMs) as Promise<SpeechJobResult>).catch(
+      async (error: unknown) => {
+        throw await this.failure(requestId, error instanceof Error ? error.message : String(error));
+      },
+    );
     return { requestId, finished };
   }
 
@@ -66,7 +88,10 @@ export class SpeechJobs {
       const meta = await this.audio.meta(requestId);
       if (meta) return { requestId, meta };
     }
-    throw new ApiError("SERVICE_UNAVAILABLE", `the first request with this Idempotency-Key did not deliver within ${this.timeoutMs / 1000} s; retry later`);
+    throw new ApiError(
+      "SERVICE_UNAVAILABLE",
+      `the first request with this Idempotency-Key did not deliver within ${this.timeoutMs / 1000} s; retry later`,
+    );
   }
 
   /** The client's answer to a job that failed with `reason` (a request at fault: 400; too slow: 503; else 500). */
@@ -77,7 +102,10 @@ export class SpeechJobs {
       // Nobody will collect it: drop the job if it has not started, and any audio already stored.
       await this.queue.remove(requestId).catch(() => 0);
       await this.audio.delete(requestId).catch(() => undefined);
-      return new ApiError("SERVICE_UNAVAILABLE", `speech synthesis did not finish within ${this.timeoutMs / 1000} s; retry later`);
+      return new ApiError(
+        "SERVICE_UNAVAILABLE",
+        `speech synthesis did not finish within ${this.timeoutMs / 1000} s; retry later`,
+      );
     }
     return new ApiError("INTERNAL_ERROR", `speech synthesis failed: ${reason.slice(0, 300)}`);
   }

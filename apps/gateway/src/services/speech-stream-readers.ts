@@ -1,4 +1,10 @@
-import { readAudioStream, waitUntilReady, type AudioStreamEntry, type RedisClient, type RedisKeys } from "@chorus/platform";
+import {
+  readAudioStream,
+  waitUntilReady,
+  type AudioStreamEntry,
+  type RedisClient,
+  type RedisKeys,
+} from "@chorus/platform";
 
 /** Longest a reader waits for its own connection to Redis. */
 const CONNECT_TIMEOUT_MS = 2000;
@@ -24,7 +30,10 @@ export class SpeechStreamReaders {
     return this.reading;
   }
 
-  /** The request's entries in batches as they come (an empty batch: `blockMs` passed); stops, and closes its connection, when `signal` aborts. */
+  /**
+   * The request's entries in batches as they come (an empty batch: `blockMs` passed); stops, and closes its connection,
+   * when `signal` aborts.
+   */
   async *entries(requestId: string, signal: AbortSignal): AsyncGenerator<AudioStreamEntry[]> {
     const connection = this.audioRedis.duplicate();
     this.reading += 1;

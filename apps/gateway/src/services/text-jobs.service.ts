@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { ApiError, CANCELLED_ERROR, JOB_NAMES, type GenerateTextJob, type GenerationRequest, type ModelId, type SamplingParams } from "@chorus/contracts";
+import {
+  ApiError,
+  CANCELLED_ERROR,
+  JOB_NAMES,
+  type GenerateTextJob,
+  type GenerationRequest,
+  type ModelId,
+  type SamplingParams,
+} from "@chorus/contracts";
 import { corkForThisTick, type RedisKeys, type StatusStore, type RedisClient } from "@chorus/platform";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
@@ -55,13 +63,31 @@ export class TextJobs {
    * handed this id if the key's release is lost in a failover).
    */
   async submit(submission: TextSubmission): Promise<string> {
-    const { keyId, model, request, clientSampling = {}, requestId = randomUUID(), inFlightCap = 0, streamReply } = submission;
-    const job: GenerateTextJob = { requestId, keyId, model, request, clientSampling, acceptedAt: Date.now(), ...(streamReply ? { streamReply } : {}) };
+    const {
+      keyId,
+      model,
+      request,
+      clientSampling = {},
+      requestId = randomUUID(),
+      inFlightCap = 0,
+      streamReply,
+    } = submission;
+    const job: GenerateTextJob = {
+      requestId,
+      keyId,
+      model,
+      request,
+      clientSampling,
+      acceptedAt: Date.now(),
+      ...(streamReply ? { streamReply } : {}),
+    };
     const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook, inFlightCap);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
     corkForThisTick(this.queueRedis);
-    await this.queue.add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn }).catch((error: unknown) => this.closeUnqueued(requestId, error));
+    await this.queue
+      .add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn })
+      .catch((error: unknown) => this.closeUnqueued(requestId, error));
     await this.replicated.confirm();
     return requestId;
   }

@@ -33,7 +33,12 @@ export interface WavInfo {
 /** The canonical 44-byte header, field by field; throws unless the magic strings are in place. */
 export function inspectWav(bytes: Uint8Array): WavInfo {
   const view = viewOf(bytes);
-  if (ascii(bytes, 0, 4) !== "RIFF" || ascii(bytes, 8, 4) !== "WAVE" || ascii(bytes, 12, 4) !== "fmt " || ascii(bytes, 36, 4) !== "data") {
+  if (
+    ascii(bytes, 0, 4) !== "RIFF" ||
+    ascii(bytes, 8, 4) !== "WAVE" ||
+    ascii(bytes, 12, 4) !== "fmt " ||
+    ascii(bytes, 36, 4) !== "data"
+  ) {
     throw new Error(`not a canonical WAV file: ${ascii(bytes, 0, 16)}`);
   }
   const dataBytes = view.getUint32(40, true);
@@ -75,7 +80,8 @@ export interface FlacInfo {
 export function inspectFlac(bytes: Uint8Array): FlacInfo {
   if (ascii(bytes, 0, 4) !== "fLaC") throw new Error("no fLaC marker");
   const view = viewOf(bytes);
-  if ((view.getUint8(4) & 0x7f) !== 0 || (view.getUint32(4) & 0xffffff) !== 34) throw new Error("first block is not a 34-byte STREAMINFO");
+  if ((view.getUint8(4) & 0x7f) !== 0 || (view.getUint32(4) & 0xffffff) !== 34)
+    throw new Error("first block is not a 34-byte STREAMINFO");
   const at = 8;
   const packed = view.getBigUint64(at + 10); // rate:20 channels-1:3 bits-1:5 total:36
   const sampleRate = Number(packed >> 44n);

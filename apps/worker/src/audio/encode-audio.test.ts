@@ -17,7 +17,14 @@ describe("encodeAudio", () => {
     const bytes = await encodeAudio(speech, "wav");
     const wav = inspectWav(bytes);
     expect(bytes.length).toBe(44 + speech.samples.length * 2);
-    expect(wav).toMatchObject({ format: 1, channels: 1, sampleRate: RATE, byteRate: RATE * 2, blockAlign: 2, bitsPerSample: 16 });
+    expect(wav).toMatchObject({
+      format: 1,
+      channels: 1,
+      sampleRate: RATE,
+      byteRate: RATE * 2,
+      blockAlign: 2,
+      bitsPerSample: 16,
+    });
     expect(wav.riffSize).toBe(bytes.length - 8);
     expect(wav.dataBytes).toBe(speech.samples.length * 2);
     expect(wav.samples).toEqual(speech.samples);
@@ -32,7 +39,12 @@ describe("encodeAudio", () => {
   it("when the format is flac, then STREAMINFO is complete and decoding gives back the exact samples (MD5 checked)", async () => {
     const bytes = await encodeAudio(speech, "flac");
     const info = inspectFlac(bytes);
-    expect(info).toMatchObject({ sampleRate: RATE, channels: 1, bitsPerSample: 16, totalSamples: speech.samples.length });
+    expect(info).toMatchObject({
+      sampleRate: RATE,
+      channels: 1,
+      bitsPerSample: 16,
+      totalSamples: speech.samples.length,
+    });
     expect(info.minFrameSize).toBeGreaterThan(0);
     expect(info.maxFrameSize).toBeGreaterThanOrEqual(info.minFrameSize);
     expect(info.md5).not.toBe("0".repeat(32));
@@ -43,7 +55,14 @@ describe("encodeAudio", () => {
   it("when the format is opus, then it is a valid Ogg Opus stream whose length matches the input", async () => {
     const bytes = await encodeAudio(speech, "opus");
     const info = inspectOggOpus(bytes);
-    expect(info.head).toEqual({ version: 1, channels: 1, preSkip: 312, inputSampleRate: RATE, outputGain: 0, mappingFamily: 0 });
+    expect(info.head).toEqual({
+      version: 1,
+      channels: 1,
+      preSkip: 312,
+      inputSampleRate: RATE,
+      outputGain: 0,
+      mappingFamily: 0,
+    });
     expect(info.tagsMagic).toBe("OpusTags");
     expect(info.pages.every((page) => page.crcValid)).toBe(true);
     expect(info.pages.map((page) => page.sequence)).toEqual(info.pages.map((_, i) => i));
@@ -79,8 +98,11 @@ describe("encodeAudio", () => {
     expect(signal.meanFrameBytes).toBeGreaterThan(quiet.meanFrameBytes * 3);
   });
 
-  it.each(["wav", "pcm", "flac", "opus", "mp3"] as const)("when the input is empty, then %s still encodes without error", async (format) => {
-    const bytes = await encodeAudio({ samples: new Int16Array(0), sampleRate: RATE }, format);
-    expect(bytes).toBeInstanceOf(Uint8Array);
-  });
+  it.each(["wav", "pcm", "flac", "opus", "mp3"] as const)(
+    "when the input is empty, then %s still encodes without error",
+    async (format) => {
+      const bytes = await encodeAudio({ samples: new Int16Array(0), sampleRate: RATE }, format);
+      expect(bytes).toBeInstanceOf(Uint8Array);
+    },
+  );
 });

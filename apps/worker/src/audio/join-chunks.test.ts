@@ -6,13 +6,17 @@ const FADE = Math.round(RATE * 0.005);
 
 function largestStep(samples: Int16Array, from: number, to: number): number {
   let largest = 0;
-  for (let i = Math.max(1, from); i < Math.min(samples.length, to); i += 1) largest = Math.max(largest, Math.abs(samples[i]! - samples[i - 1]!));
+  for (let i = Math.max(1, from); i < Math.min(samples.length, to); i += 1)
+    largest = Math.max(largest, Math.abs(samples[i]! - samples[i - 1]!));
   return largest;
 }
 
 describe("joinWithFades", () => {
   it("when pieces are joined, then the result is exactly as long as all of them together", () => {
-    const joined = joinWithFades([new Int16Array(1000), new Int16Array(500), new Int16Array(0), new Int16Array(7)], RATE);
+    const joined = joinWithFades(
+      [new Int16Array(1000), new Int16Array(500), new Int16Array(0), new Int16Array(7)],
+      RATE,
+    );
     expect(joined.length).toBe(1507);
   });
 

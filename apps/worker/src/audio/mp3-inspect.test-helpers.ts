@@ -17,7 +17,11 @@ export interface Mp3Info {
 
 const BITRATES_V1_L3 = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
 const BITRATES_V2_L3 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
-const RATES: Record<string, number[]> = { "1": [44100, 48000, 32000], "2": [22050, 24000, 16000], "2.5": [11025, 12000, 8000] };
+const RATES: Record<string, number[]> = {
+  "1": [44100, 48000, 32000],
+  "2": [22050, 24000, 16000],
+  "2.5": [11025, 12000, 8000],
+};
 
 interface FrameHeader {
   version: string;
@@ -39,15 +43,24 @@ function frameHeader(bytes: Uint8Array, at: number): FrameHeader | undefined {
   if (!version || layer !== 3 || !sampleRate || !bitrate) return undefined;
   const padding = (b2! >> 1) & 1;
   const samples = version === "1" ? 1152 : 576;
-  return { version, layer, sampleRate, channelMode: b3! >> 6, length: Math.floor(((samples / 8) * bitrate * 1000) / sampleRate) + padding, samples };
+  return {
+    version,
+    layer,
+    sampleRate,
+    channelMode: b3! >> 6,
+    length: Math.floor(((samples / 8) * bitrate * 1000) / sampleRate) + padding,
+    samples,
+  };
 }
 
 /** Walks the frames from the first sync (after an ID3v2 tag, if any) to the end; throws on a broken chain. */
 export function inspectMp3(bytes: Uint8Array): Mp3Info {
-  let offset = ascii(bytes, 0, 3) === "ID3" ? 10 + ((bytes[6]! << 21) | (bytes[7]! << 14) | (bytes[8]! << 7) | bytes[9]!) : 0;
+  let offset =
+    ascii(bytes, 0, 3) === "ID3" ? 10 + ((bytes[6]! << 21) | (bytes[7]! << 14) | (bytes[8]! << 7) | bytes[9]!) : 0;
   const first = frameHeader(bytes, offset);
   if (!first) throw new Error(`no MPEG audio frame at byte ${offset}`);
-  const tagAt = offset + 4 + (first.version === "1" ? (first.channelMode === 3 ? 17 : 32) : first.channelMode === 3 ? 9 : 17);
+  const tagAt =
+    offset + 4 + (first.version === "1" ? (first.channelMode === 3 ? 17 : 32) : first.channelMode === 3 ? 9 : 17);
   const hasXingTag = ["Xing", "Info"].includes(ascii(bytes, tagAt, 4));
   let frames = 0;
   let audioBytes = 0;

@@ -59,7 +59,14 @@ export function parseOggPages(bytes: Uint8Array): OggPageInfo[] {
 
 export interface OggOpusInfo {
   pages: OggPageInfo[];
-  head: { version: number; channels: number; preSkip: number; inputSampleRate: number; outputGain: number; mappingFamily: number };
+  head: {
+    version: number;
+    channels: number;
+    preSkip: number;
+    inputSampleRate: number;
+    outputGain: number;
+    mappingFamily: number;
+  };
   tagsMagic: string;
   audioPackets: Uint8Array[];
   finalGranule: bigint;
@@ -71,7 +78,8 @@ export function inspectOggOpus(bytes: Uint8Array): OggOpusInfo {
   const pages = parseOggPages(bytes);
   const [first, second] = pages;
   const headPacket = first?.packets[0];
-  if (!first || !second || !headPacket || ascii(headPacket, 0, 8) !== "OpusHead") throw new Error("no OpusHead on the first page");
+  if (!first || !second || !headPacket || ascii(headPacket, 0, 8) !== "OpusHead")
+    throw new Error("no OpusHead on the first page");
   const view = new DataView(headPacket.buffer, headPacket.byteOffset, headPacket.byteLength);
   const head = {
     version: view.getUint8(8),

@@ -1,5 +1,15 @@
 import { randomInt } from "node:crypto";
-import { encodeFrames, endGranuleOf, FRAME_SAMPLES, framesToCover, createOpusEncoder, headerPages, markLastPage, OPUS_ENCODER_RATE, packetPages } from "./opus.encoder.js";
+import {
+  encodeFrames,
+  endGranuleOf,
+  FRAME_SAMPLES,
+  framesToCover,
+  createOpusEncoder,
+  headerPages,
+  markLastPage,
+  OPUS_ENCODER_RATE,
+  packetPages,
+} from "./opus.encoder.js";
 import { writeOggPage, type OggPage } from "./ogg-page.writer.js";
 import { resample } from "./resample.js";
 import type { StreamEncoder } from "./stream-encoder.js";
@@ -16,7 +26,8 @@ export function createOggOpusStream(inputSampleRate: number, serial: number = ra
   let framesDone = 0;
   let samplesIn = 0;
   let pending = new Int16Array(0);
-  const write = (pages: OggPage[]): Uint8Array => Buffer.concat(pages.map((page) => writeOggPage(page, serial, sequence++)));
+  const write = (pages: OggPage[]): Uint8Array =>
+    Buffer.concat(pages.map((page) => writeOggPage(page, serial, sequence++)));
   return {
     header: write(headerPages(inputSampleRate)),
     async push(samples) {

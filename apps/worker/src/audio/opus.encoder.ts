@@ -130,7 +130,10 @@ export function headerPages(inputSampleRate: number): OggPage[] {
 export async function encodeOggOpus(audio: PcmAudio, serial: number = randomInt(2 ** 32)): Promise<Uint8Array> {
   const pcm = await resample(audio, OPUS_ENCODER_RATE);
   const packets = encodePackets(pcm.samples);
-  const pages: OggPage[] = [...headerPages(audio.sampleRate), ...markLastPage(packetPages(packets), endGranuleOf(pcm.samples.length))];
+  const pages: OggPage[] = [
+    ...headerPages(audio.sampleRate),
+    ...markLastPage(packetPages(packets), endGranuleOf(pcm.samples.length)),
+  ];
   const bytes = pages.map((page, sequence) => writeOggPage(page, serial, sequence));
   return Buffer.concat(bytes);
 }

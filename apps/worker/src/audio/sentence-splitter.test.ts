@@ -12,7 +12,13 @@ describe("splitIntoChunks", () => {
     const text = "The cat sat. The dog barked loudly! Did the bird sing? Yes, it did. Then all was quiet.";
     const chunks = splitIntoChunks(text, 30);
     // "Did the bird sing? Yes, it did." would be 31 characters: the two sentences go to separate chunks.
-    expect(chunks).toEqual(["The cat sat.", "The dog barked loudly!", "Did the bird sing?", "Yes, it did.", "Then all was quiet."]);
+    expect(chunks).toEqual([
+      "The cat sat.",
+      "The dog barked loudly!",
+      "Did the bird sing?",
+      "Yes, it did.",
+      "Then all was quiet.",
+    ]);
     for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(30);
   });
 

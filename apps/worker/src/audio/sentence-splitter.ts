@@ -64,7 +64,12 @@ export const FIRST_STREAMED_CHUNK_CHARS = 160;
  * bench). The first chunk's audio (~10 s) plays far longer than the rest takes to make, so smaller
  * later chunks would add runs and no audible gain: 200 words take 2 runs, as whole.
  */
-export function splitForStreaming(text: string, maxChars: number, firstChars = FIRST_STREAMED_CHUNK_CHARS, locale = "en"): string[] {
+export function splitForStreaming(
+  text: string,
+  maxChars: number,
+  firstChars = FIRST_STREAMED_CHUNK_CHARS,
+  locale = "en",
+): string[] {
   const [first, ...rest] = splitIntoChunks(text, Math.min(firstChars, maxChars), locale);
   if (first === undefined) return [];
   return [first, ...splitIntoChunks(rest.join(" "), maxChars, locale)];

@@ -5,10 +5,13 @@ import { describeAudioBytes, hasContainerSignature, sniffAudioFormat } from "./s
 import { voicedSignal } from "./test-signals.test-helpers.js";
 
 describe("sniffAudioFormat", () => {
-  it.each(AUDIO_FORMATS.filter((format) => format !== "pcm"))("when the bytes are our %s output, then they are recognized as such", async (format) => {
-    const bytes = await encodeAudio({ samples: voicedSignal(0.5), sampleRate: 22050 }, format);
-    expect(sniffAudioFormat(bytes)).toBe(format);
-  });
+  it.each(AUDIO_FORMATS.filter((format) => format !== "pcm"))(
+    "when the bytes are our %s output, then they are recognized as such",
+    async (format) => {
+      const bytes = await encodeAudio({ samples: voicedSignal(0.5), sampleRate: 22050 }, format);
+      expect(sniffAudioFormat(bytes)).toBe(format);
+    },
+  );
 
   it("when an MP3 starts with an ID3 tag, then it is recognized", () => {
     expect(sniffAudioFormat(new TextEncoder().encode("ID3\u0004\u0000"))).toBe("mp3");

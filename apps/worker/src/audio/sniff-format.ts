@@ -21,7 +21,10 @@ export function sniffAudioFormat(bytes: Uint8Array): Exclude<AudioFormat, "pcm">
  * is checked with this, not sniffAudioFormat: a first sample can happen to look like an MP3 frame sync.
  */
 export function hasContainerSignature(bytes: Uint8Array): boolean {
-  return ["RIFF", "fLaC", "OggS"].includes(String.fromCharCode(...bytes.subarray(0, 4))) || String.fromCharCode(...bytes.subarray(0, 3)) === "ID3";
+  return (
+    ["RIFF", "fLaC", "OggS"].includes(String.fromCharCode(...bytes.subarray(0, 4))) ||
+    String.fromCharCode(...bytes.subarray(0, 3)) === "ID3"
+  );
 }
 
 /** A human name for what the bytes look like, for error messages. */

@@ -29,7 +29,16 @@ describe("createStreamEncoder", () => {
   it("when wav is streamed, then the header says both sizes are unknown and the samples follow unchanged", async () => {
     const { bytes } = await streamed("wav");
     const wav = inspectWav(bytes);
-    expect(wav).toMatchObject({ format: 1, channels: 1, sampleRate: RATE, byteRate: RATE * 2, blockAlign: 2, bitsPerSample: 16, riffSize: 0xffffffff, dataBytes: 0xffffffff });
+    expect(wav).toMatchObject({
+      format: 1,
+      channels: 1,
+      sampleRate: RATE,
+      byteRate: RATE * 2,
+      blockAlign: 2,
+      bitsPerSample: 16,
+      riffSize: 0xffffffff,
+      dataBytes: 0xffffffff,
+    });
     expect(wav.samples).toEqual(ALL);
   });
 
@@ -41,7 +50,13 @@ describe("createStreamEncoder", () => {
 
   it("when flac is streamed, then STREAMINFO says the length is unknown and decoding gives back the exact samples", async () => {
     const { parts, bytes } = await streamed("flac");
-    expect(inspectFlac(parts[0] as Uint8Array)).toMatchObject({ sampleRate: RATE, channels: 1, bitsPerSample: 16, totalSamples: 0, md5: "0".repeat(32) });
+    expect(inspectFlac(parts[0] as Uint8Array)).toMatchObject({
+      sampleRate: RATE,
+      channels: 1,
+      bitsPerSample: 16,
+      totalSamples: 0,
+      md5: "0".repeat(32),
+    });
     expect(await decodeFlac(bytes)).toEqual(ALL);
   });
 
@@ -65,7 +80,8 @@ describe("createStreamEncoder", () => {
     let at = 0;
     for (const part of parts.slice(1)) {
       at += part.length;
-      if (part.length > 0 && at < bytes.length) expect(inspectMp3(bytes.subarray(0, at)).frames).toBeGreaterThan(0); // a clean chain up to here
+      // A clean chain up to here
+      if (part.length > 0 && at < bytes.length) expect(inspectMp3(bytes.subarray(0, at)).frames).toBeGreaterThan(0);
     }
     const info = inspectMp3(bytes);
     expect(info).toMatchObject({ version: "2", layer: 3, sampleRate: RATE, channelMode: 3 });

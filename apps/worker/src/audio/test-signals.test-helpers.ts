@@ -9,7 +9,9 @@ export function voicedSignal(seconds: number, sampleRate = 22050, peak = 12000):
 }
 
 export function sineWave(seconds: number, frequency: number, sampleRate = 22050, peak = 10000): Int16Array {
-  return Int16Array.from({ length: Math.round(seconds * sampleRate) }, (_, i) => Math.round(peak * Math.sin((2 * Math.PI * frequency * i) / sampleRate)));
+  return Int16Array.from({ length: Math.round(seconds * sampleRate) }, (_, i) =>
+    Math.round(peak * Math.sin((2 * Math.PI * frequency * i) / sampleRate)),
+  );
 }
 
 /** Sign changes per second: the fundamental's frequency, twice over, for a pure tone. */

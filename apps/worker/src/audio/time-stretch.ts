@@ -19,7 +19,8 @@ export function timeStretch(samples: Int16Array, sampleRate: number, factor: num
     const ideal = Math.round(k * hop * factor);
     const position = k === 0 ? 0 : mostSimilar(samples, previous + hop, ideal, tolerance, hop);
     const start = k * hop;
-    for (let n = 0; n < frame; n += 1) out[start + n] = (out[start + n] as number) + (samples[position + n] ?? 0) * (window[n] as number);
+    for (let n = 0; n < frame; n += 1)
+      out[start + n] = (out[start + n] as number) + (samples[position + n] ?? 0) * (window[n] as number);
     previous = position;
   }
   return Int16Array.from(out.subarray(0, outLength), (value) => Math.max(-32768, Math.min(32767, Math.round(value))));

@@ -46,7 +46,12 @@ function writeWavHeader(out: Uint8Array, sampleRate: number, dataBytes: number |
 }
 
 function fourCc(view: DataView, offset: number): string {
-  return String.fromCharCode(view.getUint8(offset), view.getUint8(offset + 1), view.getUint8(offset + 2), view.getUint8(offset + 3));
+  return String.fromCharCode(
+    view.getUint8(offset),
+    view.getUint8(offset + 1),
+    view.getUint8(offset + 2),
+    view.getUint8(offset + 3),
+  );
 }
 
 /**
@@ -56,15 +61,22 @@ function fourCc(view: DataView, offset: number): string {
  */
 export function decodeWav(bytes: Uint8Array): PcmAudio {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 12 || fourCc(view, 0) !== "RIFF" || fourCc(view, 8) !== "WAVE") throw new Error("not a RIFF WAVE file");
+  if (bytes.length < 12 || fourCc(view, 0) !== "RIFF" || fourCc(view, 8) !== "WAVE")
+    throw new Error("not a RIFF WAVE file");
   let sampleRate: number | undefined;
   for (let offset = 12; offset + 8 <= bytes.length;) {
     const id = fourCc(view, offset);
     const size = view.getUint32(offset + 4, true);
     if (id === "fmt ") {
-      const [format, channels, bits] = [view.getUint16(offset + 8, true), view.getUint16(offset + 10, true), view.getUint16(offset + 22, true)];
+      const [format, channels, bits] = [
+        view.getUint16(offset + 8, true),
+        view.getUint16(offset + 10, true),
+        view.getUint16(offset + 22, true),
+      ];
       if (format !== 1 || channels !== 1 || bits !== 16) {
-        throw new Error(`unsupported WAV: format ${format}, ${channels} channel(s), ${bits} bits (want PCM, mono, 16 bits)`);
+        throw new Error(
+          `unsupported WAV: format ${format}, ${channels} channel(s), ${bits} bits (want PCM, mono, 16 bits)`,
+        );
       }
       sampleRate = view.getUint32(offset + 12, true);
     } else if (id === "data") {

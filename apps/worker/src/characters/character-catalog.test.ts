@@ -22,7 +22,9 @@ describe("loadCharacterCatalog with the shipped data files", () => {
 
   it("when a character model is loaded, then its persona is 100-300 words, as the spec recommends", async () => {
     const catalog = await loadCharacterCatalog();
-    const counts = Object.fromEntries((["Witch", "Mage", "Succubus", "Lightning"] as const).map((m) => [m, words(catalog[m].persona)]));
+    const counts = Object.fromEntries(
+      (["Witch", "Mage", "Succubus", "Lightning"] as const).map((m) => [m, words(catalog[m].persona)]),
+    );
     for (const [model, count] of Object.entries(counts)) {
       expect([model, count >= 100 && count <= 300]).toEqual([model, true]);
     }
@@ -32,8 +34,14 @@ describe("loadCharacterCatalog with the shipped data files", () => {
     const catalog = await loadCharacterCatalog();
     for (const model of MODEL_IDS) {
       const { max_tokens, temperature, top_p } = catalog[model].sampling;
-      expect(Number.isInteger(max_tokens) && max_tokens >= SAMPLING_BOUNDS.maxTokens.min && max_tokens <= SAMPLING_BOUNDS.maxTokens.max).toBe(true);
-      expect(temperature >= SAMPLING_BOUNDS.temperature.min && temperature <= SAMPLING_BOUNDS.temperature.max).toBe(true);
+      expect(
+        Number.isInteger(max_tokens) &&
+          max_tokens >= SAMPLING_BOUNDS.maxTokens.min &&
+          max_tokens <= SAMPLING_BOUNDS.maxTokens.max,
+      ).toBe(true);
+      expect(temperature >= SAMPLING_BOUNDS.temperature.min && temperature <= SAMPLING_BOUNDS.temperature.max).toBe(
+        true,
+      );
       expect(top_p > 0 && top_p <= SAMPLING_BOUNDS.topP.max).toBe(true);
     }
   });
@@ -52,7 +60,8 @@ describe("loadCharacterCatalog with a broken directory", () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "characters-"));
-    for (const model of MODEL_IDS) await writeFile(join(dir, `${model.toLowerCase()}.json`), JSON.stringify(valid(model)));
+    for (const model of MODEL_IDS)
+      await writeFile(join(dir, `${model.toLowerCase()}.json`), JSON.stringify(valid(model)));
   });
 
   afterEach(async () => {

@@ -15,7 +15,12 @@ export interface Character {
 export type CharacterCatalog = Record<ModelId, Character>;
 
 function checkCharacter(model: ModelId, value: Partial<Character>, file: string): Character {
-  const ok = value.model === model && typeof value.botName === "string" && typeof value.persona === "string" && Array.isArray(value.traits) && typeof value.sampling === "object";
+  const ok =
+    value.model === model &&
+    typeof value.botName === "string" &&
+    typeof value.persona === "string" &&
+    Array.isArray(value.traits) &&
+    typeof value.sampling === "object";
   if (!ok) throw new Error(`${file}: expected {model: "${model}", botName, persona, traits, sampling}`);
   return value as Character;
 }

@@ -4,7 +4,12 @@
  * the tests that wire a worker. Loads node-llama-cpp; the speech side is `@chorus/worker/speech`.
  */
 export { loadCharacterCatalog } from "../characters/character-catalog.js";
-export { ensureLlamaServerBuild, findLlamaServer, llamaSourceBundle, missingForLlamaServerBuild } from "../engines/llm/llama-server.build.js";
+export {
+  ensureLlamaServerBuild,
+  findLlamaServer,
+  llamaSourceBundle,
+  missingForLlamaServerBuild,
+} from "../engines/llm/llama-server.build.js";
 export { sseJsonEvents } from "../engines/llm/llama-server.stream.js";
 export { LLAMA_RUNTIMES, loadLlamaEngine, type LlamaRuntime } from "../engines/llm/llama-engine.factory.js";
 export type { LlmEngine } from "../engines/llm/llm-engine.js";

@@ -6,8 +6,11 @@ import { loadModelsConfigFile } from "./load-models-config.js";
 const directory = fileURLToPath(new URL("../../../../config/models/", import.meta.url));
 
 describe("example models configurations", () => {
-  it.each(readdirSync(directory).filter((f) => f.endsWith(".yaml")))("when %s is loaded, then it is valid and maps all five models", async (file) => {
-    const config = await loadModelsConfigFile(`${directory}${file}`);
-    expect(Object.keys(config.models).sort()).toEqual(["Lightning", "Mage", "Succubus", "Witch", "default"]);
-  });
+  it.each(readdirSync(directory).filter((f) => f.endsWith(".yaml")))(
+    "when %s is loaded, then it is valid and maps all five models",
+    async (file) => {
+      const config = await loadModelsConfigFile(`${directory}${file}`);
+      expect(Object.keys(config.models).sort()).toEqual(["Lightning", "Mage", "Succubus", "Witch", "default"]);
+    },
+  );
 });

@@ -35,14 +35,38 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
     runtime.logger.info("engine ready", { engine: name, type: spec.type, baseUrl: spec.baseUrl, model: spec.model });
     return new OpenAiCompatibleLlmEngine({ ...spec, ...(apiKey ? { apiKey } : {}), stop: STOP_SEQUENCES });
   }
-  const modelPath = await resolveModel({ model: spec.model, directory: runtime.modelsDir, showProgress: process.stderr.isTTY });
+  const modelPath = await resolveModel({
+    model: spec.model,
+    directory: runtime.modelsDir,
+    showProgress: process.stderr.isTTY,
+  });
   const { threads, sequences, contextSize, promptCacheMiB, gpu, logger } = runtime;
-  const settings = { modelPath, threads, sequences, contextSize, promptCacheMiB, gpu, runtime: runtime.llamaRuntime, serverBinary: runtime.llamaServerBinary, logger };
+  const settings = {
+    modelPath,
+    threads,
+    sequences,
+    contextSize,
+    promptCacheMiB,
+    gpu,
+    runtime: runtime.llamaRuntime,
+    serverBinary: runtime.llamaServerBinary,
+    logger,
+  };
   const loaded = await loadLlamaEngine(settings).catch((error: unknown) => {
     const setting = `LLM_MODEL, or the model of engine "${name}" when MODELS_CONFIG is set`;
-    throw new Error(`could not load ${modelPath} as a GGUF model (${setting}): ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `could not load ${modelPath} as a GGUF model (${setting}): ${error instanceof Error ? error.message : String(error)}`,
+    );
   });
-  logger.info("engine ready", { engine: name, type: spec.type, modelPath, threads, sequences, contextTokens: loaded.engine.contextTokens, runs: loaded.runs });
+  logger.info("engine ready", {
+    engine: name,
+    type: spec.type,
+    modelPath,
+    threads,
+    sequences,
+    contextTokens: loaded.engine.contextTokens,
+    runs: loaded.runs,
+  });
   warnOfSlowLlama(loaded, runtime);
   return loaded.engine;
 }
@@ -51,18 +75,28 @@ async function createEngine(name: string, spec: EngineSpec, runtime: EngineRunti
 function warnOfSlowLlama({ runs }: LoadedLlamaEngine, runtime: EngineRuntime): void {
   if (runs === "llama-server") return;
   if (runtime.llamaRuntime === "auto" && runtime.env.LLAMA_SERVER_BUILDING === "1") {
-    // Set by npm start, which builds llama-server beside this worker and then restarts it (llama-server-build.ts in apps/cli).
-    runtime.logger.info("llama.cpp runs node-llama-cpp's prebuilt binary (slower) while npm start builds llama-server for this machine; this worker restarts onto it once built");
+    // Set by npm start, which builds llama-server beside this worker and then restarts it (llama-server-build.ts in
+    // apps/cli).
+    runtime.logger.info(
+      "llama.cpp runs node-llama-cpp's prebuilt binary (slower) while npm start builds llama-server for this machine; this worker restarts onto it once built",
+    );
     return;
   }
   if (runtime.llamaRuntime === "auto")
-    runtime.logger.warn("llama.cpp runs in the worker process, not as llama-server (1.3-2x slower): run `npm run llama:build` once (it builds llama-server for this machine)");
+    runtime.logger.warn(
+      "llama.cpp runs in the worker process, not as llama-server (1.3-2x slower): run `npm run llama:build` once (it builds llama-server for this machine)",
+    );
   if (runs === "in-process (prebuilt binary)") {
-    const build = "run `npm run llama:build -- --in-process` once (it builds node-llama-cpp's binding for this machine)";
-    runtime.logger.warn(`llama.cpp runs node-llama-cpp's prebuilt binary, 2-4x slower on CPU than one built for this machine: ${build}`);
+    const build =
+      "run `npm run llama:build -- --in-process` once (it builds node-llama-cpp's binding for this machine)";
+    runtime.logger.warn(
+      `llama.cpp runs node-llama-cpp's prebuilt binary, 2-4x slower on CPU than one built for this machine: ${build}`,
+    );
   }
   if (runtime.env.UV_THREADPOOL_SIZE === undefined) {
-    runtime.logger.warn("UV_THREADPOOL_SIZE is not set: start the worker with UV_THREADPOOL_SIZE=1 (as npm start and the image do), or in-process generation runs 1.5-2x slower");
+    runtime.logger.warn(
+      "UV_THREADPOOL_SIZE is not set: start the worker with UV_THREADPOOL_SIZE=1 (as npm start and the image do), or in-process generation runs 1.5-2x slower",
+    );
   }
 }
 
@@ -72,10 +106,15 @@ export interface ModelRegistry {
 }
 
 /** Builds each configured engine once (models sharing an engine share its loaded weights). */
-export async function createModelRegistry(config: ModelsConfig, characters: CharacterCatalog, runtime: EngineRuntime): Promise<ModelRegistry> {
+export async function createModelRegistry(
+  config: ModelsConfig,
+  characters: CharacterCatalog,
+  runtime: EngineRuntime,
+): Promise<ModelRegistry> {
   const engines = new Map<string, LlmEngine>();
   for (const [name, spec] of Object.entries(config.engines)) {
-    if (Object.values(config.models).some((m) => m.engine === name)) engines.set(name, await createEngine(name, spec, runtime));
+    if (Object.values(config.models).some((m) => m.engine === name))
+      engines.set(name, await createEngine(name, spec, runtime));
   }
   const served = new Map<ModelId, ServedModel>();
   for (const [id, settings] of Object.entries(config.models) as [ModelId, ModelsConfig["models"][ModelId]][]) {

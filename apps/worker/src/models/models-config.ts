@@ -5,7 +5,11 @@ import type { FromSchema } from "json-schema-to-ts";
 const sampling = {
   type: "object",
   additionalProperties: false,
-  properties: { max_tokens: SAMPLING_PARAM_SCHEMAS.max_tokens, temperature: SAMPLING_PARAM_SCHEMAS.temperature, top_p: SAMPLING_PARAM_SCHEMAS.top_p },
+  properties: {
+    max_tokens: SAMPLING_PARAM_SCHEMAS.max_tokens,
+    temperature: SAMPLING_PARAM_SCHEMAS.temperature,
+    top_p: SAMPLING_PARAM_SCHEMAS.top_p,
+  },
 } as const;
 
 const llamaEngine = {
@@ -55,7 +59,14 @@ export const MODELS_CONFIG_SCHEMA = {
   properties: {
     engines: { type: "object", minProperties: 1, additionalProperties: { oneOf: [llamaEngine, openAiEngine] } },
     defaultEngine: { type: "string" },
-    models: { type: "object", additionalProperties: false, properties: Object.fromEntries(MODEL_IDS.map((id) => [id, modelSettings])) as Record<ModelId, typeof modelSettings> },
+    models: {
+      type: "object",
+      additionalProperties: false,
+      properties: Object.fromEntries(MODEL_IDS.map((id) => [id, modelSettings])) as Record<
+        ModelId,
+        typeof modelSettings
+      >,
+    },
   },
 } as const;
 

@@ -35,7 +35,9 @@ export interface GenerateTextDeps {
 
 /** The publisher of a job whose client streams its reply, else null. */
 function replyDeltas(job: Job<GenerateTextJob>, deps: GenerateTextDeps): ReplyDeltaPublisher | null {
-  return job.data.streamReply && deps.publishReplyDelta ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS) : null;
+  return job.data.streamReply && deps.publishReplyDelta
+    ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS)
+    : null;
 }
 
 class TimeLimitExceeded extends Error {}
@@ -47,7 +49,10 @@ function abortFailure(signal: AbortSignal): UnrecoverableError {
 
 function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; clear: () => void } {
   const limit = new AbortController();
-  const timer = setTimeout(() => limit.abort(new TimeLimitExceeded(`generation exceeded the time limit of ${ms / 1000} s`)), ms);
+  const timer = setTimeout(
+    () => limit.abort(new TimeLimitExceeded(`generation exceeded the time limit of ${ms / 1000} s`)),
+    ms,
+  );
   return { signal: signal ? AbortSignal.any([signal, limit.signal]) : limit.signal, clear: () => clearTimeout(timer) };
 }
 
@@ -63,7 +68,11 @@ export interface GenerationResult {
 
 /** Generates one reply, streaming progress into the status record, and stores the result. */
 export function generateTextProcessor(deps: GenerateTextDeps) {
-  return async (job: Job<GenerateTextJob>, _token?: string, signal?: AbortSignal): Promise<GenerationResult | undefined> => {
+  return async (
+    job: Job<GenerateTextJob>,
+    _token?: string,
+    signal?: AbortSignal,
+  ): Promise<GenerationResult | undefined> => {
     const { requestId, model, request } = job.data;
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
@@ -81,7 +90,10 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       }),
     ]);
     // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
-    if (state !== "processing") return void log.info(state ? "skipped: record already final" : "skipped: no status record (expired or never written)");
+    if (state !== "processing")
+      return void log.info(
+        state ? "skipped: record already final" : "skipped: no status record (expired or never written)",
+      );
     const expected = deps.replyLengths.expectedTokens(model, sampling.maxTokens);
     const estimator = new ProgressEstimator(expected, sampling.maxTokens, startedAt, deps.fallbackTokensPerSecond);
     // A progress write that finds the record final means it was cancelled (or answered elsewhere):
@@ -89,11 +101,15 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     const recordFinal = new AbortController();
     const writeProgress = async (progress: number, eta: number, text?: string) => {
       const partialReply = text === undefined ? undefined : cleanPartialReply(text);
-      if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply))) recordFinal.abort(new Error(CANCELLED_ERROR));
+      if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply)))
+        recordFinal.abort(new Error(CANCELLED_ERROR));
     };
     const reporter = new ProgressReporter(estimator, writeProgress, deps.progressIntervalMs);
     const deltas = replyDeltas(job, deps);
-    const stop = timeLimit(deps.jobTimeLimitMs, signal ? AbortSignal.any([signal, recordFinal.signal]) : recordFinal.signal);
+    const stop = timeLimit(
+      deps.jobTimeLimitMs,
+      signal ? AbortSignal.any([signal, recordFinal.signal]) : recordFinal.signal,
+    );
 
     log.info("generation started", { queuedMs: startedAt - job.data.acceptedAt, engine: engine.name, droppedMessages });
     try {
@@ -101,21 +117,53 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         reporter.onTokens(tokens, text);
         if (text !== undefined) deltas?.onText(text);
       };
-      const result = await engine.generate({ turns, sampling, signal: stop.signal, onProgress, ...(deltas ? { streamText: true } : {}) });
+      const result = await engine.generate({
+        turns,
+        sampling,
+        signal: stop.signal,
+        onProgress,
+        ...(deltas ? { streamText: true } : {}),
+      });
       deltas?.stop();
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = cleanReply(result.text);
       const { tokens, promptTokens, cachedTokens } = result;
-      const spoken = request.speak ? await speakReply(deps.replySpeech, { requestId, model, reply, speak: request.speak, signal: stop.signal, log }) : { record: {}, seconds: 0 };
+      const spoken = request.speak
+        ? await speakReply(deps.replySpeech, {
+            requestId,
+            model,
+            reply,
+            speak: request.speak,
+            signal: stop.signal,
+            log,
+          })
+        : { record: {}, seconds: 0 };
       // A reply that cannot be written is not thrown away at the first error: a failed attempt would
       // generate it all over again.
-      const onRetry = (error: unknown, attempt: number) => log.warn("could not record reply; retrying", { attempt, error: String(error) });
-      const written = await retryFinalWrite(() => deps.statuses.complete(requestId, { reply, tokens, promptTokens, cachedTokens, processingTime, droppedMessages, ...spoken.record }), { onRetry });
-      // Only the attempt that wrote the completed record counts its tokens and spoken seconds: as the record says, once.
+      const onRetry = (error: unknown, attempt: number) =>
+        log.warn("could not record reply; retrying", { attempt, error: String(error) });
+      const written = await retryFinalWrite(
+        () =>
+          deps.statuses.complete(requestId, {
+            reply,
+            tokens,
+            promptTokens,
+            cachedTokens,
+            processingTime,
+            droppedMessages,
+            ...spoken.record,
+          }),
+        { onRetry },
+      );
+      // Only the attempt that wrote the completed record counts its tokens and spoken seconds: as the record says,
+      // once.
       if (written) {
         const { keyId } = job.data;
-        const counted = Promise.all([deps.usage.countGeneration(keyId, tokens, promptTokens), spoken.seconds > 0 ? deps.usage.countSpeech(keyId, spoken.seconds) : null]);
+        const counted = Promise.all([
+          deps.usage.countGeneration(keyId, tokens, promptTokens),
+          spoken.seconds > 0 ? deps.usage.countSpeech(keyId, spoken.seconds) : null,
+        ]);
         await counted.catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
       }
       deps.replyLengths.record(model, result.tokens);

@@ -2,7 +2,10 @@ import { describe, expect, it } from "@jest/globals";
 import type { GenerateTextJob } from "@chorus/contracts";
 import { resolveSampling } from "./sampling.js";
 
-const job = (sent: GenerateTextJob["clientSampling"], filled = { max_tokens: 150, temperature: 0.7, top_p: 0.9 }): GenerateTextJob => ({
+const job = (
+  sent: GenerateTextJob["clientSampling"],
+  filled = { max_tokens: 150, temperature: 0.7, top_p: 0.9 },
+): GenerateTextJob => ({
   requestId: "r",
   keyId: "k",
   model: "Witch",
@@ -14,15 +17,30 @@ const modelDefaults = { max_tokens: 300, temperature: 1.1, top_p: 0.95 };
 
 describe("resolveSampling", () => {
   it("when the client sent nothing, then the model's configured defaults apply", () => {
-    expect(resolveSampling(job({}), modelDefaults)).toEqual({ maxTokens: 300, temperature: 1.1, topP: 0.95, seed: expect.any(Number) });
+    expect(resolveSampling(job({}), modelDefaults)).toEqual({
+      maxTokens: 300,
+      temperature: 1.1,
+      topP: 0.95,
+      seed: expect.any(Number),
+    });
   });
 
   it("when the client sent some fields, then those win and the rest come from the model", () => {
-    expect(resolveSampling(job({ temperature: 0.2 }), modelDefaults)).toEqual({ maxTokens: 300, temperature: 0.2, topP: 0.95, seed: expect.any(Number) });
+    expect(resolveSampling(job({ temperature: 0.2 }), modelDefaults)).toEqual({
+      maxTokens: 300,
+      temperature: 0.2,
+      topP: 0.95,
+      seed: expect.any(Number),
+    });
   });
 
   it("when a job predates clientSampling, then its validated values are used as they are", () => {
-    expect(resolveSampling(job(undefined, { max_tokens: 42, temperature: 0.5, top_p: 0.8 }), modelDefaults)).toEqual({ maxTokens: 42, temperature: 0.5, topP: 0.8, seed: expect.any(Number) });
+    expect(resolveSampling(job(undefined, { max_tokens: 42, temperature: 0.5, top_p: 0.8 }), modelDefaults)).toEqual({
+      maxTokens: 42,
+      temperature: 0.5,
+      topP: 0.8,
+      seed: expect.any(Number),
+    });
   });
 
   it("when the client sent a seed, then it is used as it is", () => {

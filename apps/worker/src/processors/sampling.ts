@@ -8,7 +8,9 @@ import type { SamplingOptions } from "../engines/llm/llm-engine.js";
  * Without a seed each job draws its own, so identical requests get independent replies.
  */
 export function resolveSampling(job: GenerateTextJob, modelDefaults: SamplingParams): SamplingOptions {
-  const params = job.clientSampling ? { ...job.request.samplingParams, ...modelDefaults, ...job.clientSampling } : job.request.samplingParams;
+  const params = job.clientSampling
+    ? { ...job.request.samplingParams, ...modelDefaults, ...job.clientSampling }
+    : job.request.samplingParams;
   const seed = params.seed ?? randomInt(SAMPLING_BOUNDS.seed.min, SAMPLING_BOUNDS.seed.max + 1);
   return { maxTokens: params.max_tokens, temperature: params.temperature, topP: params.top_p, seed };
 }

@@ -1,7 +1,19 @@
 import { SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SynthesizeSpeechJob } from "@chorus/contracts";
-import { SpeechAudioStore, SpeechAudioStreamWriter, type ApiKeyUsage, type Logger, type RedisKeys, type RedisClient } from "@chorus/platform";
+import {
+  SpeechAudioStore,
+  SpeechAudioStreamWriter,
+  type ApiKeyUsage,
+  type Logger,
+  type RedisKeys,
+  type RedisClient,
+} from "@chorus/platform";
 import { UnrecoverableError, type Job } from "bullmq";
-import { SpeechEngineError, type AudioPieceInfo, type SpeechEngine, type SynthesizedAudio } from "../engines/tts/speech-engine.js";
+import {
+  SpeechEngineError,
+  type AudioPieceInfo,
+  type SpeechEngine,
+  type SynthesizedAudio,
+} from "../engines/tts/speech-engine.js";
 
 export interface SynthesizeSpeechDeps {
   speech: SpeechEngine;
@@ -20,12 +32,16 @@ export interface SynthesizeSpeechDeps {
  */
 function asJobFailure(error: unknown, published: boolean): unknown {
   if (error instanceof SpeechEngineError) {
-    if (error.code === "UNSUPPORTED_VOICE") return new UnrecoverableError(`${SPEECH_REQUEST_REJECTED} voice: ${error.message}`);
-    if (error.code === "UNSUPPORTED_FORMAT") return new UnrecoverableError(`${SPEECH_REQUEST_REJECTED} format: ${error.message}`);
+    if (error.code === "UNSUPPORTED_VOICE")
+      return new UnrecoverableError(`${SPEECH_REQUEST_REJECTED} voice: ${error.message}`);
+    if (error.code === "UNSUPPORTED_FORMAT")
+      return new UnrecoverableError(`${SPEECH_REQUEST_REJECTED} format: ${error.message}`);
     if (!error.retryable) return new UnrecoverableError(error.message);
   }
   if (!published) return error;
-  return new UnrecoverableError(`failed after the first audio was sent: ${error instanceof Error ? error.message : String(error)}`);
+  return new UnrecoverableError(
+    `failed after the first audio was sent: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 /** Whether BullMQ will give up on the job with this failure (so its stream must say so). */
@@ -34,7 +50,13 @@ function isLastAttempt(job: Job, failure: unknown): boolean {
 }
 
 function metaOf(audio: SynthesizedAudio): SpeechJobResult {
-  return { format: audio.format, contentType: audio.contentType, byteLength: audio.bytes.length, sampleRate: audio.sampleRate, durationSeconds: audio.durationSeconds };
+  return {
+    format: audio.format,
+    contentType: audio.contentType,
+    byteLength: audio.bytes.length,
+    sampleRate: audio.sampleRate,
+    durationSeconds: audio.durationSeconds,
+  };
 }
 
 /**
@@ -47,7 +69,10 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
     const { requestId, request } = job.data;
     if (!requestId || typeof request?.text !== "string") throw new UnrecoverableError("malformed job payload");
     const started = Date.now();
-    const stream = job.data.stream === true ? new SpeechAudioStreamWriter(deps.connection, deps.keys, requestId, deps.audioTtlSeconds) : null;
+    const stream =
+      job.data.stream === true
+        ? new SpeechAudioStreamWriter(deps.connection, deps.keys, requestId, deps.audioTtlSeconds)
+        : null;
     let published = false;
     const publish = stream
       ? async (piece: Buffer, info: AudioPieceInfo) => {
@@ -58,9 +83,18 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
     try {
       const audio = await deps.speech.synthesize(request, signal ?? new AbortController().signal, publish);
       const meta = metaOf(audio);
-      if (!stream) await new SpeechAudioStore(deps.connection, deps.keys).write(requestId, audio.bytes, meta, deps.audioTtlSeconds);
-      // Counted before the answer can end (the job completes, the stream's end), so usage read after it includes it; never fails the job.
-      await deps.usage.countSpeech(job.data.keyId, audio.durationSeconds ?? 0).catch((e: unknown) => deps.logger.warn("could not count usage", { jobId: requestId, error: String(e) }));
+      if (!stream)
+        await new SpeechAudioStore(deps.connection, deps.keys).write(
+          requestId,
+          audio.bytes,
+          meta,
+          deps.audioTtlSeconds,
+        );
+      // Counted before the answer can end (the job completes, the stream's end), so usage read after it includes it;
+      // never fails the job.
+      await deps.usage
+        .countSpeech(job.data.keyId, audio.durationSeconds ?? 0)
+        .catch((e: unknown) => deps.logger.warn("could not count usage", { jobId: requestId, error: String(e) }));
       if (stream) await stream.end(meta);
       deps.logger.info("speech synthesized", {
         jobId: requestId,
@@ -76,7 +110,11 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
       const failure = asJobFailure(error, published);
       if (stream && isLastAttempt(job, failure)) {
         const reason = failure instanceof Error ? failure.message : String(failure);
-        await stream.fail(reason).catch((e: unknown) => deps.logger.warn("could not publish a speech failure", { jobId: requestId, error: String(e) }));
+        await stream
+          .fail(reason)
+          .catch((e: unknown) =>
+            deps.logger.warn("could not publish a speech failure", { jobId: requestId, error: String(e) }),
+          );
       }
       throw failure;
     }

@@ -27,7 +27,12 @@ describe("ProgressEstimator", () => {
         now += Math.floor(random() * 500);
         // Mostly growing streams, sometimes jumps past the cap, sometimes (bogus) smaller counts.
         const roll = random();
-        tokens = roll < 0.1 ? Math.floor(random() * tokens) : roll < 0.2 ? maxTokens + Math.floor(random() * 10) : tokens + Math.floor(random() * 40);
+        tokens =
+          roll < 0.1
+            ? Math.floor(random() * tokens)
+            : roll < 0.2
+              ? maxTokens + Math.floor(random() * 10)
+              : tokens + Math.floor(random() * 40);
         const { progress, etaSeconds } = estimator.estimate(tokens, now);
         const context = `seed ${seed}, call ${call}, tokens ${tokens}`;
         expect([context, progress >= 0 && progress <= 0.99]).toEqual([context, true]);
@@ -63,7 +68,8 @@ describe("ProgressEstimator", () => {
   });
 
   it("when the reply runs past its expected length, then progress keeps rising slowly to 0.99 at max_tokens and the ETA is the time to max_tokens", () => {
-    // Expected 150 of max_tokens 2048, streaming 60 tokens/s: the reply of the issue that sat at 0.99 with an ETA of 0-3 s.
+    // Expected 150 of max_tokens 2048, streaming 60 tokens/s: the reply of the issue that sat at 0.99 with an ETA of
+    // 0-3 s.
     const estimator = new ProgressEstimator(150, 2048, 0, 10);
     let previous = 0;
     for (let tokens = 150; tokens < 2048; tokens += 50) {

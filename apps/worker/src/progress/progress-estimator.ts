@@ -12,7 +12,10 @@ const MAX_RUNNING_PROGRESS = 0.99;
  * to MAX_RUNNING_PROGRESS, is kept for a reply that runs on, so that progress can still rise.
  */
 const AT_EXPECTED_LENGTH = 0.9;
-/** Below this share of the expected length, progress is that share; above it, it rises more slowly up to AT_EXPECTED_LENGTH. */
+/**
+ * Below this share of the expected length, progress is that share; above it, it rises more slowly up to
+ * AT_EXPECTED_LENGTH.
+ */
 const KNEE = 0.8;
 
 /**
@@ -37,7 +40,8 @@ export class ProgressEstimator {
   }
 
   estimate(tokens: number, nowMs: number): ProgressEstimate {
-    const { progress, remaining } = tokens < this.expectedTokens ? this.withinExpected(tokens) : this.pastExpected(tokens);
+    const { progress, remaining } =
+      tokens < this.expectedTokens ? this.withinExpected(tokens) : this.pastExpected(tokens);
     this.lastProgress = Math.max(this.lastProgress, progress);
     const elapsedSeconds = Math.max((nowMs - this.startedAtMs) / 1000, 0.001);
     const rate = tokens > 0 ? tokens / elapsedSeconds : this.fallbackTokensPerSecond;
@@ -54,7 +58,8 @@ export class ProgressEstimator {
   private pastExpected(tokens: number): { progress: number; remaining: number } {
     const room = this.maxTokens - this.expectedTokens;
     if (room <= 0 || tokens >= this.maxTokens) return { progress: MAX_RUNNING_PROGRESS, remaining: 0 };
-    const progress = AT_EXPECTED_LENGTH + ((MAX_RUNNING_PROGRESS - AT_EXPECTED_LENGTH) * (tokens - this.expectedTokens)) / room;
+    const progress =
+      AT_EXPECTED_LENGTH + ((MAX_RUNNING_PROGRESS - AT_EXPECTED_LENGTH) * (tokens - this.expectedTokens)) / room;
     return { progress, remaining: this.maxTokens - tokens };
   }
 }

@@ -20,7 +20,13 @@ function manualSink() {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       const done = () => inFlight--;
-      writes.push({ progress, etaSeconds, text, resolve: () => (done(), resolve()), reject: (e) => (done(), reject(e)) });
+      writes.push({
+        progress,
+        etaSeconds,
+        text,
+        resolve: () => (done(), resolve()),
+        reject: (e) => (done(), reject(e)),
+      });
     });
   return { sink, writes, maxInFlight: () => maxInFlight };
 }
@@ -50,7 +56,10 @@ describe("ProgressReporter", () => {
     }
     expect(writes).toHaveLength(1);
     // 5 tokens in 0.5 s = 10 t/s; 95 remaining -> 9.5 s.
-    expect({ progress: writes[0]?.progress, etaSeconds: writes[0]?.etaSeconds }).toEqual({ progress: 0.05, etaSeconds: 9.5 });
+    expect({ progress: writes[0]?.progress, etaSeconds: writes[0]?.etaSeconds }).toEqual({
+      progress: 0.05,
+      etaSeconds: 9.5,
+    });
   });
 
   it("when a full interval has passed since the last write, then the next update writes the current estimate", async () => {
@@ -66,7 +75,10 @@ describe("ProgressReporter", () => {
     reporter.onTokens(50);
     expect(writes).toHaveLength(2);
     // 50 tokens in 1 s = 50 t/s; 50 remaining -> 1 s.
-    expect({ progress: writes[1]?.progress, etaSeconds: writes[1]?.etaSeconds }).toEqual({ progress: 0.5, etaSeconds: 1 });
+    expect({ progress: writes[1]?.progress, etaSeconds: writes[1]?.etaSeconds }).toEqual({
+      progress: 0.5,
+      etaSeconds: 1,
+    });
   });
 
   it("when a write is still in flight, then no second write starts even after the interval", async () => {

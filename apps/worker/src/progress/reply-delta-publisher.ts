@@ -46,7 +46,11 @@ export class ReplyDeltaPublisher {
     if (this.stopped) return;
     const text = cleanPartialReply(this.latest);
     if (text.length <= this.published.length || !text.startsWith(this.published)) return;
-    const delta: ReplyDelta = { id: this.requestId, at: this.published.length, text: text.slice(this.published.length) };
+    const delta: ReplyDelta = {
+      id: this.requestId,
+      at: this.published.length,
+      text: text.slice(this.published.length),
+    };
     this.published = text;
     this.lastPublishMs = this.now();
     this.inFlight = true;

@@ -29,12 +29,16 @@ const closing = (botName: string) => `\nAlways answer as ${botName}, in characte
 describe("systemPrompt of a /v1/chat/completions request (issue 24)", () => {
   it("when the request names no bot, then the character's own name is used", () => {
     const { botName: _omitted, ...unnamed } = request();
-    expect(systemPrompt(unnamed, witch)).toBe(`You are Morwenna. Morwenna brews nettle tea for User.${closing("Morwenna")}`);
+    expect(systemPrompt(unnamed, witch)).toBe(
+      `You are Morwenna. Morwenna brews nettle tea for User.${closing("Morwenna")}`,
+    );
   });
 
   it("when the request carries instructions, then they follow the character's persona, which stays", () => {
     const prompt = systemPrompt(request({ instructions: "Answer in rhyme, {{user}}." }), witch);
-    expect(prompt).toBe(`You are Morwenna. Morwenna brews nettle tea for User.\nAnswer in rhyme, User.${closing("Morwenna")}`);
+    expect(prompt).toBe(
+      `You are Morwenna. Morwenna brews nettle tea for User.\nAnswer in rhyme, User.${closing("Morwenna")}`,
+    );
   });
 });
 
@@ -65,12 +69,16 @@ describe("buildChatTurns", () => {
 
   it("when the request persona is blank or empty, then the character's persona is used", () => {
     for (const persona of ["", "   ", "\n\t "]) {
-      expect(systemPrompt(request({ persona }), witch)).toBe(`You are Morwenna. Morwenna brews nettle tea for User.${closing("Morwenna")}`);
+      expect(systemPrompt(request({ persona }), witch)).toBe(
+        `You are Morwenna. Morwenna brews nettle tea for User.${closing("Morwenna")}`,
+      );
     }
   });
 
   it("when the request names a different bot, then that name is used in the system turn and the macros", () => {
-    expect(systemPrompt(request({ botName: "Hazel" }), witch)).toBe(`You are Hazel. Hazel brews nettle tea for User.${closing("Hazel")}`);
+    expect(systemPrompt(request({ botName: "Hazel" }), witch)).toBe(
+      `You are Hazel. Hazel brews nettle tea for User.${closing("Hazel")}`,
+    );
   });
 
   it("when macros vary in case and inner spacing, then each is expanded", () => {

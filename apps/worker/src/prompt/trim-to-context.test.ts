@@ -8,12 +8,18 @@ import { trimToContext } from "./trim-to-context.js";
 const countSync = (turns: ChatTurn[]) => turns.reduce((sum, turn) => sum + turn.content.length + 8, 0);
 const count = (turns: ChatTurn[]) => Promise.resolve(countSync(turns));
 const system: ChatTurn = { role: "system", content: "S".repeat(12) }; // 20 tokens with overhead
-const message = (i: number): ChatTurn => ({ role: i % 2 === 0 ? "user" : "assistant", content: String(i).padStart(12, "m") }); // 20 each
+const message = (i: number): ChatTurn => ({
+  role: i % 2 === 0 ? "user" : "assistant",
+  content: String(i).padStart(12, "m"),
+}); // 20 each
 
 describe("trimToContext", () => {
   it("when everything fits, then nothing is dropped", async () => {
     const turns = [system, message(0), message(1)];
-    expect(await trimToContext(turns, { contextTokens: 101, replyTokens: 40, countPromptTokens: count })).toEqual({ turns, droppedMessages: 0 });
+    expect(await trimToContext(turns, { contextTokens: 101, replyTokens: 40, countPromptTokens: count })).toEqual({
+      turns,
+      droppedMessages: 0,
+    });
   });
 
   it("when it does not fit, then the oldest messages go first and the system turn stays", async () => {
@@ -33,8 +39,14 @@ describe("trimToContext", () => {
 
   it("when the context holds the prompt, the reply and one free token, then everything is kept; one less and the oldest goes", async () => {
     const turns = [system, message(0), message(1)];
-    expect((await trimToContext(turns, { contextTokens: 60 + 40 + 1, replyTokens: 40, countPromptTokens: count })).droppedMessages).toBe(0);
-    expect((await trimToContext(turns, { contextTokens: 60 + 40, replyTokens: 40, countPromptTokens: count })).droppedMessages).toBe(1);
+    expect(
+      (await trimToContext(turns, { contextTokens: 60 + 40 + 1, replyTokens: 40, countPromptTokens: count }))
+        .droppedMessages,
+    ).toBe(0);
+    expect(
+      (await trimToContext(turns, { contextTokens: 60 + 40, replyTokens: 40, countPromptTokens: count }))
+        .droppedMessages,
+    ).toBe(1);
   });
 
   it("when there are many messages, then the prompt is counted a few times, not once per message", async () => {

@@ -27,7 +27,8 @@ export async function trimToContext(turns: ChatTurn[], budget: ContextBudget): P
   const messages = turns.slice(system.length);
   const newest = (kept: number) => [...system, ...messages.slice(messages.length - kept)];
   // Strictly less: node-llama-cpp keeps a conversation whole only with a token of the context free.
-  const fits = async (kept: number) => (await budget.countPromptTokens(newest(kept))) + budget.replyTokens < budget.contextTokens;
+  const fits = async (kept: number) =>
+    (await budget.countPromptTokens(newest(kept))) + budget.replyTokens < budget.contextTokens;
   // Most conversations fit whole: one count. Otherwise the prompt grows with every message kept, so
   // the largest count that fits is found by bisection.
   if (await fits(messages.length)) return { turns, droppedMessages: 0 };

@@ -54,7 +54,10 @@ export class LostJobSweeper {
   }
 
   start(): void {
-    const tick = () => void this.sweepOnce().catch((error: unknown) => this.options.logger.warn("lost-job sweep failed", { error: String(error) }));
+    const tick = () =>
+      void this.sweepOnce().catch((error: unknown) =>
+        this.options.logger.warn("lost-job sweep failed", { error: String(error) }),
+      );
     this.timer = setInterval(tick, this.intervalMs);
     this.timer.unref();
   }
@@ -122,7 +125,10 @@ export class LostJobSweeper {
     if (await statuses.fail(id, LOST_ERROR)) {
       result.lost++;
       this.options.onLost();
-      logger.warn("job lost: its status record said processing but the job is gone", { jobId: id, jobExists: seen.jobExists });
+      logger.warn("job lost: its status record said processing but the job is gone", {
+        jobId: id,
+        jobExists: seen.jobExists,
+      });
     }
     return true;
   }

@@ -17,7 +17,11 @@ describe("retryFinalWrite", () => {
     const waits: number[] = [];
     const retried: number[] = [];
     const w = failing(2);
-    const result = await retryFinalWrite(w.write, { firstDelayMs: 100, sleep: (ms) => Promise.resolve(waits.push(ms)), onRetry: (_e, attempt) => retried.push(attempt) });
+    const result = await retryFinalWrite(w.write, {
+      firstDelayMs: 100,
+      sleep: (ms) => Promise.resolve(waits.push(ms)),
+      onRetry: (_e, attempt) => retried.push(attempt),
+    });
     expect(result).toBe("written");
     expect(w.calls()).toBe(3);
     expect(waits).toEqual([100, 200]);
@@ -26,7 +30,9 @@ describe("retryFinalWrite", () => {
 
   it("when every try fails, then it gives up after the bounded number with the last error", async () => {
     const w = failing(10);
-    await expect(retryFinalWrite(w.write, { attempts: 4, sleep: () => Promise.resolve() })).rejects.toThrow("LOADING failure 4");
+    await expect(retryFinalWrite(w.write, { attempts: 4, sleep: () => Promise.resolve() })).rejects.toThrow(
+      "LOADING failure 4",
+    );
     expect(w.calls()).toBe(4);
   });
 

@@ -20,7 +20,8 @@ export function checkedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 0);
       const refused = allowPrivate ? undefined : addresses.find((entry) => isPrivateAddress(entry.address));
-      if (refused) return callback(new AddressRefusedError(`${hostname} resolves to ${refused.address}, ${NOT_PUBLIC}`), "", 0);
+      if (refused)
+        return callback(new AddressRefusedError(`${hostname} resolves to ${refused.address}, ${NOT_PUBLIC}`), "", 0);
       const first = addresses[0];
       if (!first) return callback(new AddressRefusedError(`${hostname} resolves to no address`), "", 0);
       if (options.all) callback(null, addresses);

@@ -18,7 +18,8 @@ export const GONE = "gone:";
 export const REFUSED = "refused:";
 
 function isRefused(error: unknown): boolean {
-  for (let e = error; e instanceof Error; e = e.cause) if ((e as { code?: unknown }).code === ADDRESS_REFUSED) return true;
+  for (let e = error; e instanceof Error; e = e.cause)
+    if ((e as { code?: unknown }).code === ADDRESS_REFUSED) return true;
   return false;
 }
 
@@ -45,7 +46,11 @@ export function deliverWebhookProcessor(deps: DeliverWebhookDeps) {
     const started = Date.now();
     let status: number;
     try {
-      ({ status } = await deps.sender.send(url, webhookMessageId(requestId), JSON.stringify({ id: requestId, ...stored.record })));
+      ({ status } = await deps.sender.send(
+        url,
+        webhookMessageId(requestId),
+        JSON.stringify({ id: requestId, ...stored.record }),
+      ));
     } catch (error) {
       if (isRefused(error)) throw new UnrecoverableError(`${REFUSED} ${(error as Error).message}`);
       throw error;

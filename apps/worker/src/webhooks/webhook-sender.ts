@@ -49,7 +49,8 @@ export class WebhookSender {
     // A host written as an IP address never reaches the lookup: it is checked here. A name (even
     // `localhost`) is checked on what it resolves to, in the lookup.
     const literal = ipLiteralOf(new URL(url).hostname);
-    if (!this.options.allowPrivate && literal !== null && isPrivateAddress(literal)) throw new AddressRefusedError(`${literal} is ${NOT_PUBLIC}`);
+    if (!this.options.allowPrivate && literal !== null && isPrivateAddress(literal))
+      throw new AddressRefusedError(`${literal} is ${NOT_PUBLIC}`);
     const headers = {
       "content-type": "application/json",
       "user-agent": "Chorus-Webhooks/1",
@@ -67,7 +68,9 @@ export class WebhookSender {
       return { status: response.statusCode };
     } catch (error) {
       if (!deadline.aborted) throw error;
-      throw new WebhookTimeoutError(`timeout: no complete answer within ${this.options.timeoutMs} ms`, { cause: error });
+      throw new WebhookTimeoutError(`timeout: no complete answer within ${this.options.timeoutMs} ms`, {
+        cause: error,
+      });
     }
   }
 

@@ -24,14 +24,29 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): Worker<DeliverWebh
   });
   worker.on("error", (error) => deps.logger.error("webhook worker error", { error: error.message }));
   worker.on("completed", (job, result: { outcome: string; status?: number }) => {
-    deps.logger.info(result.outcome === "delivered" ? "webhook delivered" : "webhook not sent", { jobId: job.id, attempts: job.attemptsMade, ...result });
+    deps.logger.info(result.outcome === "delivered" ? "webhook delivered" : "webhook not sent", {
+      jobId: job.id,
+      attempts: job.attemptsMade,
+      ...result,
+    });
   });
   worker.on("failed", (job, error) => {
     if (!job) return;
     const final = isFinalFailure(job, error);
     const outcome = failedWebhookOutcome(error, final);
-    if (final) deps.logger.warn("webhook delivery given up", { jobId: job.id, attempts: job.attemptsMade, outcome, error: error.message });
-    else deps.logger.info("webhook attempt failed; retrying", { jobId: job.id, attempt: job.attemptsMade, error: error.message });
+    if (final)
+      deps.logger.warn("webhook delivery given up", {
+        jobId: job.id,
+        attempts: job.attemptsMade,
+        outcome,
+        error: error.message,
+      });
+    else
+      deps.logger.info("webhook attempt failed; retrying", {
+        jobId: job.id,
+        attempt: job.attemptsMade,
+        error: error.message,
+      });
   });
   worker.on("closed", () => void deps.sender.close());
   return worker;

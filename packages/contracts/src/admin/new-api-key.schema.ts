@@ -5,12 +5,17 @@ import { compileValidator } from "../validation/validator.js";
 /** Longest key name: it is shown in `keys list` and logs, one line per key. */
 export const MAX_API_KEY_NAME_CHARS = 100;
 
-const perMinute = { type: "integer", minimum: 1, description: "requests per minute for this key only (overrides the deployment's limit)" } as const;
+const perMinute = {
+  type: "integer",
+  minimum: 1,
+  description: "requests per minute for this key only (overrides the deployment's limit)",
+} as const;
 const heldAtOnce = {
   type: "integer",
   minimum: 1,
   maximum: 1000000,
-  description: "most held at once by this key only (overrides the deployment's cap): inflight, text requests waiting or running; streams, open status streams and Prefer: wait holds",
+  description:
+    "most held at once by this key only (overrides the deployment's cap): inflight, text requests waiting or running; streams, open status streams and Prefer: wait holds",
 } as const;
 
 /**
@@ -22,8 +27,20 @@ export const newApiKeySchema = {
   required: ["name"],
   additionalProperties: false,
   properties: {
-    name: { type: "string", minLength: 1, maxLength: MAX_API_KEY_NAME_CHARS, pattern: "\\S", description: "unique among keys not revoked" },
-    scopes: { type: "array", items: { type: "string", enum: [...KNOWN_SCOPES] }, minItems: 1, uniqueItems: true, default: [SCOPE_ALL] },
+    name: {
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_API_KEY_NAME_CHARS,
+      pattern: "\\S",
+      description: "unique among keys not revoked",
+    },
+    scopes: {
+      type: "array",
+      items: { type: "string", enum: [...KNOWN_SCOPES] },
+      minItems: 1,
+      uniqueItems: true,
+      default: [SCOPE_ALL],
+    },
     limits: {
       type: "object",
       additionalProperties: false,
@@ -33,7 +50,11 @@ export const newApiKeySchema = {
       },
       default: {},
     },
-    rotate: { type: "boolean", default: false, description: "revoke a key holding the name first (how a key is rotated under its name)" },
+    rotate: {
+      type: "boolean",
+      default: false,
+      description: "revoke a key holding the name first (how a key is rotated under its name)",
+    },
   },
 } as const;
 

@@ -16,7 +16,12 @@ export const completionId = (requestId: string): string => `chatcmpl-${requestId
 export function usageOf(record: StatusRecord): CompletionUsage {
   const prompt = record.promptTokens ?? 0;
   const completion = record.tokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: record.cachedTokens ?? 0 } };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: record.cachedTokens ?? 0 },
+  };
 }
 
 /** `length` when the reply used all of `maxTokens` (the job's limit), else `stop`. */
@@ -25,13 +30,24 @@ export function finishReasonOf(record: StatusRecord, maxTokens: number): FinishR
 }
 
 /** The answer of a request without `stream`, from its completed record. */
-export function chatCompletionOf(identity: CompletionIdentity, record: StatusRecord, maxTokens: number): ChatCompletion {
+export function chatCompletionOf(
+  identity: CompletionIdentity,
+  record: StatusRecord,
+  maxTokens: number,
+): ChatCompletion {
   return {
     id: completionId(identity.requestId),
     object: "chat.completion",
     created: identity.created,
     model: identity.model,
-    choices: [{ index: 0, message: { role: "assistant", content: record.reply ?? "", refusal: null }, finish_reason: finishReasonOf(record, maxTokens), logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: record.reply ?? "", refusal: null },
+        finish_reason: finishReasonOf(record, maxTokens),
+        logprobs: null,
+      },
+    ],
     usage: usageOf(record),
   };
 }
@@ -40,7 +56,12 @@ export function chatCompletionOf(identity: CompletionIdentity, record: StatusRec
  * One chunk of a streamed completion: a delta, or (with `finishReason`) the last chunk of the choice.
  * With include_usage every chunk carries `usage: null`, as OpenAI's do, but the usage chunk.
  */
-export function chatCompletionChunk(identity: CompletionIdentity, delta: { role?: "assistant"; content?: string }, finishReason: FinishReason | null, includeUsage: boolean): ChatCompletionChunk {
+export function chatCompletionChunk(
+  identity: CompletionIdentity,
+  delta: { role?: "assistant"; content?: string },
+  finishReason: FinishReason | null,
+  includeUsage: boolean,
+): ChatCompletionChunk {
   const chunk: ChatCompletionChunk = {
     id: completionId(identity.requestId),
     object: "chat.completion.chunk",
@@ -53,5 +74,12 @@ export function chatCompletionChunk(identity: CompletionIdentity, delta: { role?
 
 /** The chunk after the last choice chunk when stream_options.include_usage: no choices, the usage. */
 export function usageChunk(identity: CompletionIdentity, record: StatusRecord): ChatCompletionChunk {
-  return { id: completionId(identity.requestId), object: "chat.completion.chunk", created: identity.created, model: identity.model, choices: [], usage: usageOf(record) };
+  return {
+    id: completionId(identity.requestId),
+    object: "chat.completion.chunk",
+    created: identity.created,
+    model: identity.model,
+    choices: [],
+    usage: usageOf(record),
+  };
 }

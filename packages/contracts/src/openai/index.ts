@@ -1,9 +1,16 @@
-// The OpenAI-compatible front door (/v1, issue 24): its wire shapes, schemas and their mapping onto the native jobs. No I/O.
+// The OpenAI-compatible front door (/v1, issue 24): its wire shapes, schemas and their mapping onto the native jobs. No
+// I/O.
 export * from "./openai-shapes.js";
 export * from "./openai-models.js";
 export { chatCompletionRequestSchema } from "./chat-completion-request.schema.js";
 export { mapChatCompletionRequest, type MappedChatRequest } from "./map-chat-request.js";
 export { IGNORED_FIELDS, NEUTRAL_ONLY_FIELDS } from "./neutral-fields.js";
-export { isOpenAiSpeechModel, mapOpenAiSpeechRequest, openAiSpeechSchema, OPENAI_VOICE_MAP, type OpenAiSpeechRequest } from "./openai-speech.js";
+export {
+  isOpenAiSpeechModel,
+  mapOpenAiSpeechRequest,
+  openAiSpeechSchema,
+  OPENAI_VOICE_MAP,
+  type OpenAiSpeechRequest,
+} from "./openai-speech.js";
 export { toOpenAiError } from "./openai-errors.js";
 export * from "./chat-completion-response.js";

@@ -11,7 +11,8 @@ function refusal(input: unknown): { parameter: unknown; message: string } {
   try {
     mapChatCompletionRequest(input);
   } catch (error) {
-    if (error instanceof ApiError && error.code === "INVALID_PARAMETER") return { parameter: error.details?.parameter, message: error.message };
+    if (error instanceof ApiError && error.code === "INVALID_PARAMETER")
+      return { parameter: error.details?.parameter, message: error.message };
     throw error;
   }
   throw new Error("the body was accepted");
@@ -19,7 +20,9 @@ function refusal(input: unknown): { parameter: unknown; message: string } {
 
 describe("mapChatCompletionRequest: messages", () => {
   it("when user and assistant messages come, then they become You and Bot turns in order, positions counted", () => {
-    const mapped = mapChatCompletionRequest(body({ messages: [user("Hi"), { role: "assistant", content: "Hello." }, user("Tea?")] }));
+    const mapped = mapChatCompletionRequest(
+      body({ messages: [user("Hi"), { role: "assistant", content: "Hello." }, user("Tea?")] }),
+    );
     expect(mapped.request.messages).toEqual([
       { role: "You", content: "Hi", index: 0 },
       { role: "Bot", content: "Hello.", index: 1 },
@@ -30,7 +33,11 @@ describe("mapChatCompletionRequest: messages", () => {
   });
 
   it("when system and developer messages come, then they become instructions (joined), never persona nor turns", () => {
-    const mapped = mapChatCompletionRequest(body({ messages: [{ role: "system", content: " Be brief. " }, user("Hi"), { role: "developer", content: "Rhyme." }] }));
+    const mapped = mapChatCompletionRequest(
+      body({
+        messages: [{ role: "system", content: " Be brief. " }, user("Hi"), { role: "developer", content: "Rhyme." }],
+      }),
+    );
     expect(mapped.request.instructions).toBe("Be brief.\n\nRhyme.");
     expect(mapped.request.persona).toBeUndefined();
     expect(mapped.request.messages).toEqual([{ role: "You", content: "Hi", index: 0 }]);
@@ -51,11 +58,19 @@ describe("mapChatCompletionRequest: messages", () => {
   });
 
   it.each([
-    ["an image part", [user([{ type: "image_url", image_url: { url: "https://example.com/a.png" } }])], "messages[0].content"],
+    [
+      "an image part",
+      [user([{ type: "image_url", image_url: { url: "https://example.com/a.png" } }])],
+      "messages[0].content",
+    ],
     ["a tool message", [{ role: "tool", content: "42", tool_call_id: "c1" }], "messages[0].role"],
     ["a blank message", [user("  ")], "messages[0].content"],
     ["only system messages", [{ role: "system", content: "Be brief." }], "messages"],
-    ["an assistant with tool_calls", [user("Hi"), { role: "assistant", content: null, tool_calls: [] }], "messages[1].tool_calls"],
+    [
+      "an assistant with tool_calls",
+      [user("Hi"), { role: "assistant", content: null, tool_calls: [] }],
+      "messages[1].tool_calls",
+    ],
   ])("when messages hold %s, then 400 names %s", (_label, messages, parameter) => {
     expect(refusal(body({ messages })).parameter).toBe(parameter);
   });
@@ -78,7 +93,9 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
 
   it("when max_completion_tokens is set, then it is max_tokens; both set and different is 400", () => {
     expect(mapChatCompletionRequest(body({ max_completion_tokens: 33 })).clientSampling.max_tokens).toBe(33);
-    expect(mapChatCompletionRequest(body({ max_completion_tokens: 33, max_tokens: 33 })).clientSampling.max_tokens).toBe(33);
+    expect(
+      mapChatCompletionRequest(body({ max_completion_tokens: 33, max_tokens: 33 })).clientSampling.max_tokens,
+    ).toBe(33);
     expect(refusal(body({ max_completion_tokens: 33, max_tokens: 34 })).parameter).toBe("max_completion_tokens");
   });
 
@@ -87,12 +104,26 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
   });
 
   it("when fields are null, then they count as not set", () => {
-    const mapped = mapChatCompletionRequest(body({ max_tokens: null, temperature: null, seed: null, stream: null, n: null, stop: null, tools: null, user: null }));
+    const mapped = mapChatCompletionRequest(
+      body({
+        max_tokens: null,
+        temperature: null,
+        seed: null,
+        stream: null,
+        n: null,
+        stop: null,
+        tools: null,
+        user: null,
+      }),
+    );
     expect(mapped.clientSampling).toEqual({});
   });
 
   it("when stream and stream_options.include_usage are set, then both are kept; stream_options without stream is 400", () => {
-    expect(mapChatCompletionRequest(body({ stream: true, stream_options: { include_usage: true } }))).toMatchObject({ stream: true, includeUsage: true });
+    expect(mapChatCompletionRequest(body({ stream: true, stream_options: { include_usage: true } }))).toMatchObject({
+      stream: true,
+      includeUsage: true,
+    });
     expect(refusal(body({ stream_options: { include_usage: true } })).parameter).toBe("stream_options");
   });
 
@@ -109,7 +140,9 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
   });
 
   it("when ignored fields are set, then the request is mapped as without them", () => {
-    const mapped = mapChatCompletionRequest(body({ user: "u-1", metadata: { a: "b" }, store: false, service_tier: "auto", parallel_tool_calls: true }));
+    const mapped = mapChatCompletionRequest(
+      body({ user: "u-1", metadata: { a: "b" }, store: false, service_tier: "auto", parallel_tool_calls: true }),
+    );
     expect(mapped).toEqual(mapChatCompletionRequest(body()));
   });
 

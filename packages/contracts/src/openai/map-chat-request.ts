@@ -17,12 +17,14 @@ export interface MappedChatRequest {
   includeUsage: boolean;
 }
 
-const contentOf = (message: ChatMessageParam): string => (typeof message.content === "string" ? message.content : (message.content ?? []).map((part) => part.text).join("\n"));
+const contentOf = (message: ChatMessageParam): string =>
+  typeof message.content === "string" ? message.content : (message.content ?? []).map((part) => part.text).join("\n");
 
 function refuseNonNeutral(body: ChatCompletionRequest): void {
   for (const [field, rule] of Object.entries(NEUTRAL_ONLY_FIELDS)) {
     const value = body[field];
-    if (value !== undefined && value !== null && !rule.accepts(value)) throw ApiError.invalidParameter(field, "neutral value", rule.why);
+    if (value !== undefined && value !== null && !rule.accepts(value))
+      throw ApiError.invalidParameter(field, "neutral value", rule.why);
   }
   if (body.stream_options != null && body.stream !== true) {
     throw ApiError.invalidParameter("stream_options", "null", "stream_options is only allowed when stream is true");
@@ -38,14 +40,24 @@ function mapMessages(messages: ChatMessageParam[]): { messages: Message[]; instr
   const instructions: string[] = [];
   messages.forEach((message, at) => {
     const content = contentOf(message);
-    if (!/\S/.test(content)) throw ApiError.invalidParameter(`messages[${at}].content`, "string", `messages[${at}].content must not be empty or blank`);
+    if (!/\S/.test(content))
+      throw ApiError.invalidParameter(
+        `messages[${at}].content`,
+        "string",
+        `messages[${at}].content must not be empty or blank`,
+      );
     if (message.role === "system" || message.role === "developer") instructions.push(content.trim());
     else conversation.push({ role: message.role === "user" ? "You" : "Bot", content, index: conversation.length });
   });
-  if (conversation.length === 0) throw ApiError.invalidParameter("messages", "array", "messages must hold at least one user or assistant message");
+  if (conversation.length === 0)
+    throw ApiError.invalidParameter("messages", "array", "messages must hold at least one user or assistant message");
   const joined = instructions.join("\n\n");
   if (joined.length > REQUEST_LIMITS.maxPersonaChars) {
-    throw ApiError.invalidParameter("messages", "array", `system and developer messages may hold at most ${REQUEST_LIMITS.maxPersonaChars} characters together`);
+    throw ApiError.invalidParameter(
+      "messages",
+      "array",
+      `system and developer messages may hold at most ${REQUEST_LIMITS.maxPersonaChars} characters together`,
+    );
   }
   return joined ? { messages: conversation, instructions: joined } : { messages: conversation };
 }
@@ -54,7 +66,11 @@ function mapMessages(messages: ChatMessageParam[]): { messages: Message[]; instr
 function sentSampling(body: ChatCompletionRequest): Partial<SamplingParams> {
   const { max_tokens, max_completion_tokens, temperature, top_p, seed } = body;
   if (max_tokens != null && max_completion_tokens != null && max_tokens !== max_completion_tokens) {
-    throw ApiError.invalidParameter("max_completion_tokens", "integer", "max_tokens and max_completion_tokens differ; send one of them");
+    throw ApiError.invalidParameter(
+      "max_completion_tokens",
+      "integer",
+      "max_tokens and max_completion_tokens differ; send one of them",
+    );
   }
   const sent: Partial<SamplingParams> = {};
   const maxTokens = max_completion_tokens ?? max_tokens;
@@ -70,8 +86,15 @@ function sentSampling(body: ChatCompletionRequest): Partial<SamplingParams> {
 function refuseToolMessages(body: unknown): void {
   const messages = (body as { messages?: unknown } | null)?.messages;
   if (!Array.isArray(messages)) return;
-  const at = messages.findIndex((message: { role?: unknown } | null) => message?.role === "tool" || message?.role === "function");
-  if (at >= 0) throw ApiError.invalidParameter(`messages[${at}].role`, "string", "tool and function messages are not supported: the models here do not call functions");
+  const at = messages.findIndex(
+    (message: { role?: unknown } | null) => message?.role === "tool" || message?.role === "function",
+  );
+  if (at >= 0)
+    throw ApiError.invalidParameter(
+      `messages[${at}].role`,
+      "string",
+      "tool and function messages are not supported: the models here do not call functions",
+    );
 }
 
 /** Validates an OpenAI chat completion body (400s name the field) and maps it onto the text job. */
@@ -87,5 +110,10 @@ export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
     ...clientSampling,
   };
   const request: GenerationRequest = { ...mapMessages(chat.messages), samplingParams };
-  return { request, clientSampling, stream: chat.stream === true, includeUsage: chat.stream_options?.include_usage === true };
+  return {
+    request,
+    clientSampling,
+    stream: chat.stream === true,
+    includeUsage: chat.stream_options?.include_usage === true,
+  };
 }

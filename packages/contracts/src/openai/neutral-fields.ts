@@ -9,32 +9,56 @@ interface NeutralOnly {
 }
 
 const isEmptyArray = (value: unknown) => Array.isArray(value) && value.length === 0;
-const isEmptyObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+const isEmptyObject = (value: unknown) =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 const never = () => false;
 
 export const NEUTRAL_ONLY_FIELDS: Readonly<Record<string, NeutralOnly>> = {
   n: { accepts: (value) => value === 1, why: "n must be 1: a completion here has exactly one choice" },
-  stop: { accepts: isEmptyArray, why: "stop is not supported: a reply ends at the model's end of turn or at max_tokens" },
+  stop: {
+    accepts: isEmptyArray,
+    why: "stop is not supported: a reply ends at the model's end of turn or at max_tokens",
+  },
   presence_penalty: { accepts: (value) => value === 0, why: "presence_penalty is not supported (only 0)" },
   frequency_penalty: { accepts: (value) => value === 0, why: "frequency_penalty is not supported (only 0)" },
   logit_bias: { accepts: isEmptyObject, why: "logit_bias is not supported (only {})" },
   logprobs: { accepts: (value) => value === false, why: "logprobs are not supported (only false)" },
   top_logprobs: { accepts: (value) => value === 0, why: "top_logprobs is not supported (only 0)" },
   tools: { accepts: isEmptyArray, why: "tools are not supported: the models here do not call functions" },
-  tool_choice: { accepts: (value) => value === "none" || value === "auto", why: "tool_choice must be 'none' or 'auto': there are no tools" },
+  tool_choice: {
+    accepts: (value) => value === "none" || value === "auto",
+    why: "tool_choice must be 'none' or 'auto': there are no tools",
+  },
   functions: { accepts: isEmptyArray, why: "functions are not supported: the models here do not call functions" },
-  function_call: { accepts: (value) => value === "none" || value === "auto", why: "function_call must be 'none' or 'auto': there are no functions" },
+  function_call: {
+    accepts: (value) => value === "none" || value === "auto",
+    why: "function_call must be 'none' or 'auto': there are no functions",
+  },
   response_format: {
     accepts: (value) => typeof value === "object" && value !== null && (value as { type?: unknown }).type === "text",
     why: "response_format must be {type: 'text'}: structured (JSON) output is not supported",
   },
-  modalities: { accepts: (value) => Array.isArray(value) && value.every((m) => m === "text"), why: "modalities must be ['text']; for speech use POST /v1/audio/speech" },
+  modalities: {
+    accepts: (value) => Array.isArray(value) && value.every((m) => m === "text"),
+    why: "modalities must be ['text']; for speech use POST /v1/audio/speech",
+  },
   audio: { accepts: never, why: "audio output is not supported here; use POST /v1/audio/speech" },
   prediction: { accepts: never, why: "prediction (predicted outputs) is not supported" },
-  reasoning_effort: { accepts: never, why: "reasoning_effort is not supported: the models here do not reason in a separate phase" },
+  reasoning_effort: {
+    accepts: never,
+    why: "reasoning_effort is not supported: the models here do not reason in a separate phase",
+  },
   web_search_options: { accepts: never, why: "web search is not supported" },
   verbosity: { accepts: never, why: "verbosity is not supported" },
 };
 
 /** Fields read and dropped: they describe the caller or ask for storage this service does not offer. */
-export const IGNORED_FIELDS = ["user", "metadata", "store", "service_tier", "safety_identifier", "prompt_cache_key", "parallel_tool_calls"] as const;
+export const IGNORED_FIELDS = [
+  "user",
+  "metadata",
+  "store",
+  "service_tier",
+  "safety_identifier",
+  "prompt_cache_key",
+  "parallel_tool_calls",
+] as const;

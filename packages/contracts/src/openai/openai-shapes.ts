@@ -45,7 +45,14 @@ export interface ChatCompletion {
   object: "chat.completion";
   created: number;
   model: string;
-  choices: [{ index: 0; message: { role: "assistant"; content: string; refusal: null }; finish_reason: FinishReason; logprobs: null }];
+  choices: [
+    {
+      index: 0;
+      message: { role: "assistant"; content: string; refusal: null };
+      finish_reason: FinishReason;
+      logprobs: null;
+    },
+  ];
   usage: CompletionUsage;
 }
 
@@ -55,7 +62,12 @@ export interface ChatCompletionChunk {
   created: number;
   model: string;
   /** Empty in the usage chunk (stream_options.include_usage). */
-  choices: { index: 0; delta: { role?: "assistant"; content?: string }; finish_reason: FinishReason | null; logprobs: null }[];
+  choices: {
+    index: 0;
+    delta: { role?: "assistant"; content?: string };
+    finish_reason: FinishReason | null;
+    logprobs: null;
+  }[];
   /** Only in the usage chunk, and there not null. */
   usage?: CompletionUsage | null;
 }

@@ -20,7 +20,12 @@ describe("mapOpenAiSpeechRequest", () => {
   });
 
   it("when an OpenAI voice is asked for, then the request speaks its catalogue voice, with OpenAI's defaults otherwise", () => {
-    expect(mapOpenAiSpeechRequest({ model: "tts-1", input: "Hi.", voice: "onyx" })).toEqual({ text: "Hi.", voice: "Mage", format: "mp3", speed: 1 });
+    expect(mapOpenAiSpeechRequest({ model: "tts-1", input: "Hi.", voice: "onyx" })).toEqual({
+      text: "Hi.",
+      voice: "Mage",
+      format: "mp3",
+      speed: 1,
+    });
   });
 
   it.each([...VOICE_IDS])("when the catalogue voice %s is asked for, then it is used as it is", (voice) => {
@@ -28,7 +33,9 @@ describe("mapOpenAiSpeechRequest", () => {
   });
 
   it("when format and speed are given, then they are the request's", () => {
-    expect(mapOpenAiSpeechRequest({ model: "tts-1", input: "Hi.", voice: "alloy", response_format: "pcm", speed: 1.5 })).toMatchObject({ format: "pcm", speed: 1.5 });
+    expect(
+      mapOpenAiSpeechRequest({ model: "tts-1", input: "Hi.", voice: "alloy", response_format: "pcm", speed: 1.5 }),
+    ).toMatchObject({ format: "pcm", speed: 1.5 });
   });
 
   it.each([

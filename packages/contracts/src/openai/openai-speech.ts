@@ -59,14 +59,31 @@ export function isOpenAiSpeechModel(model: unknown): boolean {
   return typeof model === "string" && OPENAI_SPEECH_MODEL_ALIASES.includes(model);
 }
 
-/** Validates an OpenAI speech body (400s name the field; the model is checked by the route) and maps it onto a speech request. */
+/**
+ * Validates an OpenAI speech body (400s name the field; the model is checked by the route) and maps it onto a speech
+ * request.
+ */
 export function mapOpenAiSpeechRequest(body: unknown): SpeechRequest {
   const speech = validateOpenAiSpeech(body);
   if (speech.response_format === "aac") {
-    throw ApiError.invalidParameter("response_format", "string", `aac is not offered (no AAC encoder on this service); use one of: ${AUDIO_FORMATS.join(", ")}`);
+    throw ApiError.invalidParameter(
+      "response_format",
+      "string",
+      `aac is not offered (no AAC encoder on this service); use one of: ${AUDIO_FORMATS.join(", ")}`,
+    );
   }
-  if (speech.instructions) throw ApiError.invalidParameter("instructions", "null", "instructions are not supported: the voices here take no directions");
-  const voice = speech.voice === undefined ? DEFAULT_VOICE : isVoiceId(speech.voice) ? speech.voice : (OPENAI_VOICE_MAP[speech.voice] ?? DEFAULT_VOICE);
+  if (speech.instructions)
+    throw ApiError.invalidParameter(
+      "instructions",
+      "null",
+      "instructions are not supported: the voices here take no directions",
+    );
+  const voice =
+    speech.voice === undefined
+      ? DEFAULT_VOICE
+      : isVoiceId(speech.voice)
+        ? speech.voice
+        : (OPENAI_VOICE_MAP[speech.voice] ?? DEFAULT_VOICE);
   const format = (speech.response_format ?? DEFAULT_AUDIO_FORMAT) as SpeechRequest["format"];
   return { text: speech.input, voice, format, speed: speech.speed ?? SPEECH_LIMITS.speed.default };
 }

@@ -41,17 +41,23 @@ describe("speechRequestSchema", () => {
     expect(check({ text: "Hello", voice }).valid).toBe(true);
   });
 
-  it.each(["Witch", "Mage", "Succubus", "Lightning"])("when voice is the character name %s, then it is accepted", (voice) => {
-    expect(check({ text: "Hello", voice }).valid).toBe(true);
-  });
+  it.each(["Witch", "Mage", "Succubus", "Lightning"])(
+    "when voice is the character name %s, then it is accepted",
+    (voice) => {
+      expect(check({ text: "Hello", voice }).valid).toBe(true);
+    },
+  );
 
   it.each([...AUDIO_FORMATS])("when format is %s, then it is accepted", (format) => {
     expect(check({ text: "Hello", format }).valid).toBe(true);
   });
 
-  it.each([SPEECH_LIMITS.speed.min, 0.5, 2, SPEECH_LIMITS.speed.max])("when speed is %s (within 0.25-4.0), then it is accepted", (speed) => {
-    expect(check({ text: "Hello", speed }).valid).toBe(true);
-  });
+  it.each([SPEECH_LIMITS.speed.min, 0.5, 2, SPEECH_LIMITS.speed.max])(
+    "when speed is %s (within 0.25-4.0), then it is accepted",
+    (speed) => {
+      expect(check({ text: "Hello", speed }).valid).toBe(true);
+    },
+  );
 
   it("when text has exactly the maximum number of characters, then it is accepted", () => {
     expect(SPEECH_LIMITS.textMaxChars).toBe(4096);
@@ -90,7 +96,9 @@ describe("speechRequestSchema", () => {
     [-1, "minimum"],
     [4.01, "maximum"],
     [10, "maximum"],
-  ])("when speed is %s, then it is rejected on %s", (speed, keyword) => expectRejected({ text: "Hello", speed }, "/speed", keyword));
+  ])("when speed is %s, then it is rejected on %s", (speed, keyword) =>
+    expectRejected({ text: "Hello", speed }, "/speed", keyword),
+  );
 
   it.each([["1.0"], [null], [true]])("when speed is %p (not a number), then it is rejected on type", (speed) => {
     expectRejected({ text: "Hello", speed }, "/speed", "type");
@@ -100,15 +108,21 @@ describe("speechRequestSchema", () => {
     expectRejected({ text: "Hello", format }, "/format", "enum");
   });
 
-  it.each(["alloy", "witch", "en-us", ""])("when voice is %p (not in the catalogue), then it is rejected on enum", (voice) => {
-    expectRejected({ text: "Hello", voice }, "/voice", "enum");
-  });
+  it.each(["alloy", "witch", "en-us", ""])(
+    "when voice is %p (not in the catalogue), then it is rejected on enum",
+    (voice) => {
+      expectRejected({ text: "Hello", voice }, "/voice", "enum");
+    },
+  );
 
   it("when the body has an unknown field, then it is rejected on additionalProperties", () => {
     expectRejected({ text: "Hello", model: "tts-1" }, "", "additionalProperties");
   });
 
-  it.each([[null], ["Hello"], [["Hello"]]])("when the body is %p (not an object), then it is rejected on type", (body) => {
-    expectRejected(body, "", "type");
-  });
+  it.each([[null], ["Hello"], [["Hello"]]])(
+    "when the body is %p (not an object), then it is rejected on type",
+    (body) => {
+      expectRejected(body, "", "type");
+    },
+  );
 });

@@ -20,7 +20,9 @@ describe("voice catalogue", () => {
   it("when generic voices are counted, then several English accents have both a female and a male voice", () => {
     const generic = VOICES.filter((voice) => !("character" in voice));
     const accents = new Set(generic.map((voice) => voice.id.replace(/-(female|male)$/, "")));
-    const withBoth = [...accents].filter((accent) => ["female", "male"].every((gender) => generic.some((v) => v.id === `${accent}-${gender}` && v.gender === gender)));
+    const withBoth = [...accents].filter((accent) =>
+      ["female", "male"].every((gender) => generic.some((v) => v.id === `${accent}-${gender}` && v.gender === gender)),
+    );
     expect(accents.size).toBeGreaterThanOrEqual(5);
     expect(withBoth.length).toBeGreaterThanOrEqual(4);
     expect(generic.every((voice) => voice.language.startsWith("en"))).toBe(true);

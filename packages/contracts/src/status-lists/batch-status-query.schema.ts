@@ -27,9 +27,12 @@ export function validateBatchStatusQuery(query: Record<string, unknown>): string
   const listed = validate({ ...query }).ids.split(",");
   const malformed = listed.findIndex((id) => !isRequestId(id));
   if (malformed !== -1) {
-    throw invalidIds(`ids must be request ids separated by commas; item ${malformed + 1} ('${(listed[malformed] ?? "").slice(0, 64)}') is not one (${REQUEST_ID_SHAPE})`);
+    throw invalidIds(
+      `ids must be request ids separated by commas; item ${malformed + 1} ('${(listed[malformed] ?? "").slice(0, 64)}') is not one (${REQUEST_ID_SHAPE})`,
+    );
   }
   const ids = [...new Set(listed)];
-  if (ids.length > BATCH_STATUS_MAX_IDS) throw invalidIds(`ids must name at most ${BATCH_STATUS_MAX_IDS} distinct requests (got ${ids.length})`);
+  if (ids.length > BATCH_STATUS_MAX_IDS)
+    throw invalidIds(`ids must name at most ${BATCH_STATUS_MAX_IDS} distinct requests (got ${ids.length})`);
   return ids;
 }

@@ -9,8 +9,19 @@ export const requestsListQuerySchema = {
   type: "object",
   properties: {
     status: { type: "string", enum: JOB_STATES, description: "only requests in this state" },
-    limit: { type: "integer", minimum: 1, maximum: REQUESTS_LIST_MAX_LIMIT, default: REQUESTS_LIST_DEFAULT_LIMIT, description: "requests per page at most" },
-    cursor: { type: "string", minLength: 1, maxLength: 200, description: "the nextCursor of the previous page (opaque)" },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: REQUESTS_LIST_MAX_LIMIT,
+      default: REQUESTS_LIST_DEFAULT_LIMIT,
+      description: "requests per page at most",
+    },
+    cursor: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "the nextCursor of the previous page (opaque)",
+    },
   },
   additionalProperties: false,
 } as const;

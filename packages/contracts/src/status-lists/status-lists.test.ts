@@ -19,7 +19,11 @@ describe("validateRequestsListQuery", () => {
   });
 
   it("when the query has text values, then limit becomes an integer and status and cursor stay", () => {
-    expect(validateRequestsListQuery({ limit: "100", status: "error", cursor: "abc" })).toEqual({ limit: 100, status: "error", cursor: "abc" });
+    expect(validateRequestsListQuery({ limit: "100", status: "error", cursor: "abc" })).toEqual({
+      limit: 100,
+      status: "error",
+      cursor: "abc",
+    });
   });
 
   it.each([

@@ -10,10 +10,16 @@ export function orderByPosition(messages: Message[]): Message[] {
   messages.forEach((message, i) => {
     const position = message.index ?? message.messageIndex;
     if (position === undefined) {
-      throw ApiError.invalidParameter(`messages[${i}].index`, "integer", `messages[${i}].index (or messageIndex) is required`);
+      throw ApiError.invalidParameter(
+        `messages[${i}].index`,
+        "integer",
+        `messages[${i}].index (or messageIndex) is required`,
+      );
     }
     if (position >= messages.length || seen.has(position)) {
-      const problem = seen.has(position) ? `repeats position ${position}` : `is ${position}, past the last position ${messages.length - 1}`;
+      const problem = seen.has(position)
+        ? `repeats position ${position}`
+        : `is ${position}, past the last position ${messages.length - 1}`;
       throw ApiError.invalidParameter(
         `messages[${i}].${message.index === undefined ? "messageIndex" : "index"}`,
         "integer",

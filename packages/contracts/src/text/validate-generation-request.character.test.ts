@@ -100,12 +100,15 @@ describe("validateGenerationRequest on character models", () => {
       rejects(model, { botName: "Morgana" }, "messages", "array of object");
     });
 
-    it.each(REQUIRED_MESSAGE_FIELDS)("when a message lacks %s, then messages[i].%s is reported as required", (field, expectedType) => {
-      const input = body({}, 3);
-      (input.messages as Json[])[1] = without(message(1), field);
-      const error = rejects(model, input, `messages[1].${field}`, expectedType);
-      expect(error.message).toBe(`messages[1].${field} is required`);
-    });
+    it.each(REQUIRED_MESSAGE_FIELDS)(
+      "when a message lacks %s, then messages[i].%s is reported as required",
+      (field, expectedType) => {
+        const input = body({}, 3);
+        (input.messages as Json[])[1] = without(message(1), field);
+        const error = rejects(model, input, `messages[1].${field}`, expectedType);
+        expect(error.message).toBe(`messages[1].${field} is required`);
+      },
+    );
 
     it("when a message has only the default model's fields, then the first missing character field is reported", () => {
       rejects(model, body({ messages: [{ role: "You", content: "hi", index: 0 }] }), "messages[0].id", "string");
@@ -116,7 +119,9 @@ describe("validateGenerationRequest on character models", () => {
     });
 
     it("when persona is sent, then it is kept; when absent, then the request is still accepted", () => {
-      expect(accepts(body({ persona: "A mysterious witch of the northern woods." })).persona).toBe("A mysterious witch of the northern woods.");
+      expect(accepts(body({ persona: "A mysterious witch of the northern woods." })).persona).toBe(
+        "A mysterious witch of the northern woods.",
+      );
       expect(accepts(body())).not.toHaveProperty("persona");
     });
   });
@@ -162,9 +167,12 @@ describe("validateGenerationRequest on character models", () => {
       expect(validateGenerationRequest("Witch", input).messages.map((m) => m.upvote)).toEqual([4, 0]);
     });
 
-    it.each(["1", "", null, true, [], [1], {}, Number.NaN, Number.POSITIVE_INFINITY])("when upvote is %j, then it is rejected as a number", (upvote) => {
-      rejects("Witch", body({ messages: [message(0, { upvote })] }), "messages[0].upvote", "number");
-    });
+    it.each(["1", "", null, true, [], [1], {}, Number.NaN, Number.POSITIVE_INFINITY])(
+      "when upvote is %j, then it is rejected as a number",
+      (upvote) => {
+        rejects("Witch", body({ messages: [message(0, { upvote })] }), "messages[0].upvote", "number");
+      },
+    );
   });
 
   describe("image", () => {
@@ -173,7 +181,9 @@ describe("validateGenerationRequest on character models", () => {
       ["a URL", "https://example.com/image.png"],
       ["at maxImageUrlChars", "i".repeat(L.maxImageUrlChars)],
     ])("when image is %s, then it is accepted and kept", (_, image) => {
-      expect(validateGenerationRequest("Mage", body({ messages: [message(0, { image })] })).messages[0]?.image).toBe(image);
+      expect(validateGenerationRequest("Mage", body({ messages: [message(0, { image })] })).messages[0]?.image).toBe(
+        image,
+      );
     });
 
     it("when image is absent, then it stays absent", () => {
@@ -185,7 +195,12 @@ describe("validateGenerationRequest on character models", () => {
     });
 
     it("when image is one character over maxImageUrlChars, then it is rejected", () => {
-      rejects("Mage", body({ messages: [message(0, { image: "i".repeat(L.maxImageUrlChars + 1) })] }), "messages[0].image", "string or null");
+      rejects(
+        "Mage",
+        body({ messages: [message(0, { image: "i".repeat(L.maxImageUrlChars + 1) })] }),
+        "messages[0].image",
+        "string or null",
+      );
     });
   });
 
@@ -201,7 +216,9 @@ describe("validateGenerationRequest on character models", () => {
       "2024-02-29T00:00:00Z",
       "1999-12-31T23:59:59Z",
     ])("when createdAt is %j, then it is accepted", (createdAt) => {
-      expect(validateGenerationRequest("Succubus", body({ messages: [message(0, { createdAt })] })).messages[0]?.createdAt).toBe(createdAt);
+      expect(
+        validateGenerationRequest("Succubus", body({ messages: [message(0, { createdAt })] })).messages[0]?.createdAt,
+      ).toBe(createdAt);
     });
 
     it.each([
@@ -220,19 +237,31 @@ describe("validateGenerationRequest on character models", () => {
       "Wed, 01 May 2024 12:00:00 GMT",
       "1714564800000",
     ])("when createdAt is %j, then it is rejected as an ISO 8601 date-time", (createdAt) => {
-      const error = rejects("Succubus", body({ messages: [message(0, { createdAt })] }), "messages[0].createdAt", DATE_TIME);
+      const error = rejects(
+        "Succubus",
+        body({ messages: [message(0, { createdAt })] }),
+        "messages[0].createdAt",
+        DATE_TIME,
+      );
       expect(error.message).toBe("messages[0].createdAt must be a valid date-time string");
     });
 
-    it.each([1714564800000, null, true, [], {}])("when createdAt is %j (not a string), then it is rejected", (createdAt) => {
-      rejects("Succubus", body({ messages: [message(0, { createdAt })] }), "messages[0].createdAt", DATE_TIME);
-    });
+    it.each([1714564800000, null, true, [], {}])(
+      "when createdAt is %j (not a string), then it is rejected",
+      (createdAt) => {
+        rejects("Succubus", body({ messages: [message(0, { createdAt })] }), "messages[0].createdAt", DATE_TIME);
+      },
+    );
   });
 
   describe("identifiers", () => {
     it.each(["id", "chatId", "userId"])("when %s is exactly maxIdChars long, then it is accepted", (field) => {
       const value = "i".repeat(L.maxIdChars);
-      expect(validateGenerationRequest("Lightning", body({ messages: [message(0, { [field]: value })] })).messages[0]?.[field as "id"]).toBe(value);
+      expect(
+        validateGenerationRequest("Lightning", body({ messages: [message(0, { [field]: value })] })).messages[0]?.[
+          field as "id"
+        ],
+      ).toBe(value);
     });
 
     it.each([
@@ -242,20 +271,30 @@ describe("validateGenerationRequest on character models", () => {
         [field, "i".repeat(L.maxIdChars + 1), `must have at most ${L.maxIdChars} characters`],
       ]),
     ])("when %s is %j, then it is rejected", (field, value, problem) => {
-      const error = rejects("Lightning", body({ messages: [message(0, { [field]: value })] }), `messages[0].${field}`, "string");
+      const error = rejects(
+        "Lightning",
+        body({ messages: [message(0, { [field]: value })] }),
+        `messages[0].${field}`,
+        "string",
+      );
       expect(error.message).toBe(`messages[0].${field} ${problem}`);
     });
 
     it.each([
-      ...["id", "chatId", "userId", "role", "content"].flatMap((field) => [1, null, [], {}, true].map((v): [string, unknown, string] => [field, v, "string"])),
-      ...["index", "messageIndex"].flatMap((field) => ["0", null, [], {}, true, 0.5, -1].map((v): [string, unknown, string] => [field, v, "integer"])),
+      ...["id", "chatId", "userId", "role", "content"].flatMap((field) =>
+        [1, null, [], {}, true].map((v): [string, unknown, string] => [field, v, "string"]),
+      ),
+      ...["index", "messageIndex"].flatMap((field) =>
+        ["0", null, [], {}, true, 0.5, -1].map((v): [string, unknown, string] => [field, v, "integer"]),
+      ),
     ])("when %s is %j, then it is rejected with its type", (field, value, expectedType) => {
       rejects("Lightning", body({ messages: [message(0, { [field]: value })] }), `messages[0].${field}`, expectedType);
     });
   });
 
   describe("positions", () => {
-    const contents = (model: ModelId, messages: Json[]) => validateGenerationRequest(model, body({ messages })).messages.map((m) => m.content);
+    const contents = (model: ModelId, messages: Json[]) =>
+      validateGenerationRequest(model, body({ messages })).messages.map((m) => m.content);
 
     it.each(CHARACTER_MODELS)("on %s, when messages arrive out of order, then they are sorted by index", (model) => {
       expect(contents(model, [message(2), message(0), message(1)])).toEqual(["message 0", "message 1", "message 2"]);
@@ -275,7 +314,11 @@ describe("validateGenerationRequest on character models", () => {
       ["a duplicate index", [message(0), message(0, { messageIndex: 1 })], "messages[1].index"],
       ["a gap", [message(0), message(2)], "messages[1].index"],
       ["a start at 1", [message(1)], "messages[0].index"],
-      ["a duplicate index with distinct messageIndex", [message(1, { messageIndex: 0 }), message(1)], "messages[1].index"],
+      [
+        "a duplicate index with distinct messageIndex",
+        [message(1, { messageIndex: 0 }), message(1)],
+        "messages[1].index",
+      ],
     ])("when indexes contain %s, then the offending index is rejected", (_, messages, parameter) => {
       rejects("Mage", body({ messages }), parameter, "integer");
     });
@@ -294,21 +337,35 @@ describe("validateGenerationRequest on character models", () => {
   });
 
   describe("unknown fields and non-object bodies", () => {
-    it.each(["model", "character", "bot_name", "characterType"])("when the body has the unknown field %j, then it is named", (field) => {
-      rejects("Witch", body({ [field]: "x" }), field, "none (unknown field)");
-    });
+    it.each(["model", "character", "bot_name", "characterType"])(
+      "when the body has the unknown field %j, then it is named",
+      (field) => {
+        rejects("Witch", body({ [field]: "x" }), field, "none (unknown field)");
+      },
+    );
 
-    it.each(["name", "timestamp", "likes", "imageUrl"])("when a message has the unknown field %j, then it is named", (field) => {
-      rejects("Witch", body({ messages: [message(0, { [field]: "x" })] }), `messages[0].${field}`, "none (unknown field)");
-    });
+    it.each(["name", "timestamp", "likes", "imageUrl"])(
+      "when a message has the unknown field %j, then it is named",
+      (field) => {
+        rejects(
+          "Witch",
+          body({ messages: [message(0, { [field]: "x" })] }),
+          `messages[0].${field}`,
+          "none (unknown field)",
+        );
+      },
+    );
 
     it.each(["top_k", "topP", "Seed"])("when samplingParams has the unknown field %j, then it is named", (field) => {
       rejects("Witch", body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");
     });
 
-    it.each([null, undefined, [], "body", 3])("when the body is %j, then parameter body is rejected as an object", (input) => {
-      rejects("Lightning", input, "body", "object");
-    });
+    it.each([null, undefined, [], "body", 3])(
+      "when the body is %j, then parameter body is rejected as an object",
+      (input) => {
+        rejects("Lightning", input, "body", "object");
+      },
+    );
   });
 
   describe("sampling parameters", () => {
@@ -316,13 +373,18 @@ describe("validateGenerationRequest on character models", () => {
       [{ max_tokens: S.maxTokens.max + 1 }, "samplingParams.max_tokens", "integer"],
       [{ temperature: S.temperature.min - 1e-9 }, "samplingParams.temperature", "number"],
       [{ top_p: S.topP.exclusiveMin }, "samplingParams.top_p", "number"],
-    ])("when samplingParams is %j, then the same bounds as on default apply", (samplingParams, parameter, expectedType) => {
-      rejects("Succubus", body({ samplingParams }), parameter, expectedType);
-    });
+    ])(
+      "when samplingParams is %j, then the same bounds as on default apply",
+      (samplingParams, parameter, expectedType) => {
+        rejects("Succubus", body({ samplingParams }), parameter, expectedType);
+      },
+    );
 
     it("when samplingParams sits exactly on every limit, then it is accepted", () => {
       const samplingParams = { max_tokens: S.maxTokens.max, temperature: S.temperature.max, top_p: S.topP.max };
-      expect(validateGenerationRequest("Succubus", body({ samplingParams: { ...samplingParams } })).samplingParams).toEqual(samplingParams);
+      expect(
+        validateGenerationRequest("Succubus", body({ samplingParams: { ...samplingParams } })).samplingParams,
+      ).toEqual(samplingParams);
     });
   });
 
@@ -346,7 +408,12 @@ describe("validateGenerationRequest on character models", () => {
 
     it("when a default-shaped body is sent to a character model, then it is rejected", () => {
       rejects("Witch", { messages: [{ role: "You", content: "hi", index: 0 }] }, "botName", "string");
-      rejects("Witch", { messages: [{ role: "You", content: "hi", index: 0 }], botName: "b" }, "messages[0].id", "string");
+      rejects(
+        "Witch",
+        { messages: [{ role: "You", content: "hi", index: 0 }], botName: "b" },
+        "messages[0].id",
+        "string",
+      );
     });
   });
 });

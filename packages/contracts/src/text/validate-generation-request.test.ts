@@ -50,7 +50,8 @@ function expectInvalidParameter(model: ModelId, input: unknown, parameter: strin
   return error;
 }
 
-const rejects = (input: unknown, parameter: string, expectedType: string): ApiError => expectInvalidParameter("default", input, parameter, expectedType);
+const rejects = (input: unknown, parameter: string, expectedType: string): ApiError =>
+  expectInvalidParameter("default", input, parameter, expectedType);
 const accepts = (input: unknown) => validateGenerationRequest("default", input);
 
 const DEFAULT_SAMPLING = { max_tokens: S.maxTokens.default, temperature: S.temperature.default, top_p: S.topP.default };
@@ -127,10 +128,28 @@ describe("validateGenerationRequest on the default model", () => {
       expect(error.message).toContain("messageIndex");
     });
 
-    it.each(["id", "chatId", "userId", "createdAt", "messageIndex", "upvote", "image"])("when a message lacks the character-only field %s, then it is still accepted", (field) => {
-      const input = body({ messages: [without(message(0, { id: "m", chatId: "c", userId: "u", createdAt: "2024-01-01T00:00:00Z", messageIndex: 0, upvote: 0, image: null }), field)] });
-      expect(() => accepts(input)).not.toThrow();
-    });
+    it.each(["id", "chatId", "userId", "createdAt", "messageIndex", "upvote", "image"])(
+      "when a message lacks the character-only field %s, then it is still accepted",
+      (field) => {
+        const input = body({
+          messages: [
+            without(
+              message(0, {
+                id: "m",
+                chatId: "c",
+                userId: "u",
+                createdAt: "2024-01-01T00:00:00Z",
+                messageIndex: 0,
+                upvote: 0,
+                image: null,
+              }),
+              field,
+            ),
+          ],
+        });
+        expect(() => accepts(input)).not.toThrow();
+      },
+    );
 
     it("when botName is absent, then the request is accepted (only character models require it)", () => {
       expect(() => accepts(without(body({ botName: "x" }), "botName"))).not.toThrow();
@@ -142,10 +161,13 @@ describe("validateGenerationRequest on the default model", () => {
       expect(accepts(body({ messages: [message(0, { role })] })).messages[0]?.role).toBe(role);
     });
 
-    it.each(["you", "bot", "YOU", "User", "user", "Assistant", "assistant", "system", "", " You"])("when role is %j, then messages[0].role is rejected", (role) => {
-      const error = rejects(body({ messages: [message(0, { role })] }), "messages[0].role", "string");
-      expect(error.message).toBe("messages[0].role must be one of: You, Bot");
-    });
+    it.each(["you", "bot", "YOU", "User", "user", "Assistant", "assistant", "system", "", " You"])(
+      "when role is %j, then messages[0].role is rejected",
+      (role) => {
+        const error = rejects(body({ messages: [message(0, { role })] }), "messages[0].role", "string");
+        expect(error.message).toBe("messages[0].role must be one of: You, Bot");
+      },
+    );
   });
 
   describe("content", () => {
@@ -154,10 +176,13 @@ describe("validateGenerationRequest on the default model", () => {
       expect(error.message).toBe("messages[0].content must not be empty");
     });
 
-    it.each([" ", "   ", "\t", "\n", "\r\n", " \t\n ", "\u00a0", "\u2003", "\u3000"])("when content is blank (%j), then it is rejected as blank", (content) => {
-      const error = rejects(body({ messages: [message(0, { content })] }), "messages[0].content", "string");
-      expect(error.message).toBe("messages[0].content must not be blank");
-    });
+    it.each([" ", "   ", "\t", "\n", "\r\n", " \t\n ", "\u00a0", "\u2003", "\u3000"])(
+      "when content is blank (%j), then it is rejected as blank",
+      (content) => {
+        const error = rejects(body({ messages: [message(0, { content })] }), "messages[0].content", "string");
+        expect(error.message).toBe("messages[0].content must not be blank");
+      },
+    );
 
     it.each(["a", " a ", "\n.\n", "0", "😀"])("when content is %j, then it is accepted unchanged", (content) => {
       expect(accepts(body({ messages: [message(0, { content })] })).messages[0]?.content).toBe(content);
@@ -168,8 +193,14 @@ describe("validateGenerationRequest on the default model", () => {
     });
 
     it("when content is maxMessageChars astral characters (emoji), then the limit counts characters, not UTF-16 units", () => {
-      expect(() => accepts(body({ messages: [message(0, { content: "😀".repeat(L.maxMessageChars) })] }))).not.toThrow();
-      rejects(body({ messages: [message(0, { content: "😀".repeat(L.maxMessageChars + 1) })] }), "messages[0].content", "string");
+      expect(() =>
+        accepts(body({ messages: [message(0, { content: "😀".repeat(L.maxMessageChars) })] })),
+      ).not.toThrow();
+      rejects(
+        body({ messages: [message(0, { content: "😀".repeat(L.maxMessageChars + 1) })] }),
+        "messages[0].content",
+        "string",
+      );
     });
 
     it("when content is one character over maxMessageChars, then it is rejected at its own path", () => {
@@ -207,7 +238,8 @@ describe("validateGenerationRequest on the default model", () => {
   });
 
   describe("positions", () => {
-    const positioned = (entries: Json[]) => body({ messages: entries.map((e, i) => ({ role: "You", content: `c${i}`, ...e })) });
+    const positioned = (entries: Json[]) =>
+      body({ messages: entries.map((e, i) => ({ role: "You", content: `c${i}`, ...e })) });
     const contents = (input: Json) => accepts(input).messages.map((m) => m.content);
 
     it("when indexes are 0, 1, 2 in array order, then the order is kept", () => {
@@ -236,7 +268,11 @@ describe("validateGenerationRequest on the default model", () => {
     });
 
     it("when some messages use index and others only messageIndex, then both are positions", () => {
-      expect(contents(positioned([{ messageIndex: 2 }, { index: 0 }, { messageIndex: 1 }]))).toEqual(["c1", "c2", "c0"]);
+      expect(contents(positioned([{ messageIndex: 2 }, { index: 0 }, { messageIndex: 1 }]))).toEqual([
+        "c1",
+        "c2",
+        "c0",
+      ]);
     });
 
     it("when both index and messageIndex are present, then index wins", () => {
@@ -266,7 +302,11 @@ describe("validateGenerationRequest on the default model", () => {
       ["duplicate index", [{ index: 0 }, { index: 0 }], "messages[1].index"],
       ["duplicate index later on", [{ index: 0 }, { index: 1 }, { index: 1 }], "messages[2].index"],
       ["duplicate messageIndex", [{ messageIndex: 0 }, { messageIndex: 0 }], "messages[1].messageIndex"],
-      ["index and messageIndex naming the same position", [{ index: 0 }, { messageIndex: 0 }], "messages[1].messageIndex"],
+      [
+        "index and messageIndex naming the same position",
+        [{ index: 0 }, { messageIndex: 0 }],
+        "messages[1].messageIndex",
+      ],
       ["messageIndex then index naming the same position", [{ messageIndex: 1 }, { index: 1 }], "messages[1].index"],
       ["a gap (0, 2)", [{ index: 0 }, { index: 2 }], "messages[1].index"],
       ["a start at 1", [{ index: 1 }], "messages[0].index"],
@@ -366,17 +406,23 @@ describe("validateGenerationRequest on the default model", () => {
       });
     });
 
-    it.each([0, 1, 42, 2 ** 32 - 1])("when seed is %d (an extension: an integer from 0 to 2^32-1), then it is kept", (seed) => {
-      expect(accepts(sampling({ seed })).samplingParams.seed).toBe(seed);
-    });
+    it.each([0, 1, 42, 2 ** 32 - 1])(
+      "when seed is %d (an extension: an integer from 0 to 2^32-1), then it is kept",
+      (seed) => {
+        expect(accepts(sampling({ seed })).samplingParams.seed).toBe(seed);
+      },
+    );
 
     it("when seed is absent, then none is filled in (each job draws its own)", () => {
       expect(accepts(body()).samplingParams).not.toHaveProperty("seed");
     });
 
-    it.each([1.5, -1, 2 ** 32, "7", null, true, [1], {}])("when seed is %j, then it is rejected naming samplingParams.seed", (seed) => {
-      rejects(sampling({ seed }), "samplingParams.seed", "integer");
-    });
+    it.each([1.5, -1, 2 ** 32, "7", null, true, [1], {}])(
+      "when seed is %j, then it is rejected naming samplingParams.seed",
+      (seed) => {
+        rejects(sampling({ seed }), "samplingParams.seed", "integer");
+      },
+    );
 
     it("when a seed is sent, then it counts among the sampling fields the client chose", () => {
       expect(sentSamplingParams({ samplingParams: { seed: 9, top_p: 0.5 } })).toEqual({ seed: 9, top_p: 0.5 });
@@ -399,9 +445,12 @@ describe("validateGenerationRequest on the default model", () => {
       expect(error.message).toBe(`samplingParams.${field} must be ${bound}`);
     });
 
-    it.each([1.5, S.maxTokens.max - 0.5, 0.1])("when max_tokens is fractional (%d), then it is rejected as an integer", (value) => {
-      rejects(sampling({ max_tokens: value }), "samplingParams.max_tokens", "integer");
-    });
+    it.each([1.5, S.maxTokens.max - 0.5, 0.1])(
+      "when max_tokens is fractional (%d), then it is rejected as an integer",
+      (value) => {
+        rejects(sampling({ max_tokens: value }), "samplingParams.max_tokens", "integer");
+      },
+    );
 
     it.each([
       ["max_tokens", "integer"],
@@ -415,9 +464,12 @@ describe("validateGenerationRequest on the default model", () => {
   });
 
   describe("botName and persona", () => {
-    it.each(["Helper", "x", "  padded  ", "x".repeat(L.maxBotNameChars)])("when botName is %j, then it is kept", (botName) => {
-      expect(accepts(body({ botName })).botName).toBe(botName);
-    });
+    it.each(["Helper", "x", "  padded  ", "x".repeat(L.maxBotNameChars)])(
+      "when botName is %j, then it is kept",
+      (botName) => {
+        expect(accepts(body({ botName })).botName).toBe(botName);
+      },
+    );
 
     it("when botName is empty, then it is rejected as empty", () => {
       const error = rejects(body({ botName: "" }), "botName", "string");
@@ -483,15 +535,21 @@ describe("validateGenerationRequest on the default model", () => {
       },
     );
 
-    it.each(["name", "text", "Role", "timestamp", "position", "botName"])("when a message has the unknown field %j, then messages[i].<field> is named", (field) => {
-      const input = body({}, 2);
-      (input.messages as Json[])[1] = message(1, { [field]: "x" });
-      rejects(input, `messages[1].${field}`, "none (unknown field)");
-    });
+    it.each(["name", "text", "Role", "timestamp", "position", "botName"])(
+      "when a message has the unknown field %j, then messages[i].<field> is named",
+      (field) => {
+        const input = body({}, 2);
+        (input.messages as Json[])[1] = message(1, { [field]: "x" });
+        rejects(input, `messages[1].${field}`, "none (unknown field)");
+      },
+    );
 
-    it.each(["maxTokens", "topP", "top_k", "stop", "Temperature", "presence_penalty"])("when samplingParams has the unknown field %j, then samplingParams.<field> is named", (field) => {
-      rejects(body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");
-    });
+    it.each(["maxTokens", "topP", "top_k", "stop", "Temperature", "presence_penalty"])(
+      "when samplingParams has the unknown field %j, then samplingParams.<field> is named",
+      (field) => {
+        rejects(body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");
+      },
+    );
 
     // BUG (reported): a property name made only of digits is rendered as an array index ("[0]",
     // "messages[0][1]"), so the parameter no longer names the field. pointerToParameter treats the
@@ -514,7 +572,8 @@ describe("validateGenerationRequest on the default model", () => {
     const STRING_WRONG: unknown[] = [42, 0, true, null, [], ["x"], {}, { a: 1 }];
     const NUMBER_WRONG: unknown[] = ["1", "", true, null, [], [1], {}, { value: 1 }];
     const OBJECT_WRONG: unknown[] = ["x", "", 1, true, null, [], [{}]];
-    const cases = (parameter: string, expectedType: string, wrong: unknown[]) => wrong.map((value) => [parameter, value, expectedType] as const);
+    const cases = (parameter: string, expectedType: string, wrong: unknown[]) =>
+      wrong.map((value) => [parameter, value, expectedType] as const);
 
     it.each([
       ...cases("messages", MESSAGES_TYPE, ["x", "", 1, true, null, {}, { 0: message(0) }]),
@@ -526,18 +585,22 @@ describe("validateGenerationRequest on the default model", () => {
       expect(error.message).toBe(`${parameter} must be of type ${expectedType}`);
     });
 
-    it.each([...cases("max_tokens", "integer", NUMBER_WRONG), ...cases("temperature", "number", NUMBER_WRONG), ...cases("top_p", "number", NUMBER_WRONG)])(
-      "when samplingParams.%s is %j, then it is rejected with its type",
-      (field, value, expectedType) => {
-        rejects(body({ samplingParams: { [field]: value } }), `samplingParams.${field}`, expectedType);
+    it.each([
+      ...cases("max_tokens", "integer", NUMBER_WRONG),
+      ...cases("temperature", "number", NUMBER_WRONG),
+      ...cases("top_p", "number", NUMBER_WRONG),
+    ])("when samplingParams.%s is %j, then it is rejected with its type", (field, value, expectedType) => {
+      rejects(body({ samplingParams: { [field]: value } }), `samplingParams.${field}`, expectedType);
+    });
+
+    it.each(cases("messages[1]", "object", ["x", "", 1, true, null, [], [message(1)]]))(
+      "when %s is %j instead of an object, then it is rejected",
+      (parameter, value, expectedType) => {
+        const input = body({}, 2);
+        (input.messages as unknown[])[1] = value;
+        rejects(input, parameter, expectedType);
       },
     );
-
-    it.each(cases("messages[1]", "object", ["x", "", 1, true, null, [], [message(1)]]))("when %s is %j instead of an object, then it is rejected", (parameter, value, expectedType) => {
-      const input = body({}, 2);
-      (input.messages as unknown[])[1] = value;
-      rejects(input, parameter, expectedType);
-    });
 
     it.each([
       ...cases("role", "string", STRING_WRONG),
@@ -554,9 +617,12 @@ describe("validateGenerationRequest on the default model", () => {
         "string or null",
         STRING_WRONG.filter((v) => v !== null),
       ),
-    ])("when message field %s is %j, then messages[0].<field> is rejected with its type", (field, value, expectedType) => {
-      rejects(body({ messages: [message(0, { [field]: value })] }), `messages[0].${field}`, expectedType);
-    });
+    ])(
+      "when message field %s is %j, then messages[0].<field> is rejected with its type",
+      (field, value, expectedType) => {
+        rejects(body({ messages: [message(0, { [field]: value })] }), `messages[0].${field}`, expectedType);
+      },
+    );
   });
 
   describe("body that is not an object", () => {
@@ -578,7 +644,11 @@ describe("validateGenerationRequest on the default model", () => {
   describe("result", () => {
     it("when messages arrive out of order, then the validated request lists them by position with defaults filled", () => {
       const input = {
-        messages: [message(2, { content: "third" }), message(0, { content: "first" }), message(1, { content: "second" })],
+        messages: [
+          message(2, { content: "third" }),
+          message(0, { content: "first" }),
+          message(1, { content: "second" }),
+        ],
         samplingParams: { temperature: 1.1 },
       };
       expect(accepts(input)).toEqual({
@@ -599,7 +669,11 @@ describe("validateGenerationRequest on the default model", () => {
         error: {
           code: "INVALID_PARAMETER",
           message: "messages is required",
-          details: { parameter: "messages", expected_type: MESSAGES_TYPE, problems: [{ parameter: "messages", expected_type: MESSAGES_TYPE, message: "messages is required" }] },
+          details: {
+            parameter: "messages",
+            expected_type: MESSAGES_TYPE,
+            problems: [{ parameter: "messages", expected_type: MESSAGES_TYPE, message: "messages is required" }],
+          },
         },
         status: "error",
         timestamp: "2024-05-01T12:00:00.000Z",

@@ -12,7 +12,11 @@ function expectInvalidParameter(error: ApiError, parameter: string, expectedType
   expect({ code: error.code, httpStatus: error.httpStatus, details: error.details, message: error.message }).toEqual({
     code: "INVALID_PARAMETER",
     httpStatus: 400,
-    details: { parameter, expected_type: expectedType, problems: [{ parameter, expected_type: expectedType, message }] },
+    details: {
+      parameter,
+      expected_type: expectedType,
+      problems: [{ parameter, expected_type: expectedType, message }],
+    },
     message,
   });
 }
@@ -94,7 +98,12 @@ describe("toInvalidParameter", () => {
         parentSchema: { type: "object", properties: { createdAt: { type: "string", format: "date-time" } } },
       }),
     );
-    expectInvalidParameter(error, "messages[2].createdAt", "string (ISO 8601 date-time)", "messages[2].createdAt is required");
+    expectInvalidParameter(
+      error,
+      "messages[2].createdAt",
+      "string (ISO 8601 date-time)",
+      "messages[2].createdAt is required",
+    );
   });
 
   it("when a required top-level array is missing, then its type reads 'array of <items>'", () => {
@@ -109,17 +118,39 @@ describe("toInvalidParameter", () => {
   });
 
   it("when the missing property has no schema, then its type is 'unknown'", () => {
-    const error = toInvalidParameter(ajvError({ keyword: "required", params: { missingProperty: "x" }, parentSchema: { type: "object", properties: {} } }));
+    const error = toInvalidParameter(
+      ajvError({
+        keyword: "required",
+        params: { missingProperty: "x" },
+        parentSchema: { type: "object", properties: {} },
+      }),
+    );
     expectInvalidParameter(error, "x", "unknown", "x is required");
   });
 
   it("when there is no parent schema at all, then the type is 'unknown'", () => {
-    expectInvalidParameter(toInvalidParameter(ajvError({ keyword: "type", instancePath: "/a" })), "a", "unknown", "a must be of type unknown");
+    expectInvalidParameter(
+      toInvalidParameter(ajvError({ keyword: "type", instancePath: "/a" })),
+      "a",
+      "unknown",
+      "a must be of type unknown",
+    );
   });
 
   it("when an unknown property is present, then it names it with expected type 'none (unknown field)'", () => {
-    const error = toInvalidParameter(ajvError({ keyword: "additionalProperties", instancePath: "/samplingParams", params: { additionalProperty: "top_k" } }));
-    expectInvalidParameter(error, "samplingParams.top_k", "none (unknown field)", "samplingParams.top_k is not a known field");
+    const error = toInvalidParameter(
+      ajvError({
+        keyword: "additionalProperties",
+        instancePath: "/samplingParams",
+        params: { additionalProperty: "top_k" },
+      }),
+    );
+    expectInvalidParameter(
+      error,
+      "samplingParams.top_k",
+      "none (unknown field)",
+      "samplingParams.top_k is not a known field",
+    );
   });
 
   it.each([
@@ -135,7 +166,11 @@ describe("toInvalidParameter", () => {
     [{}, "unknown"],
   ])("when the parent schema is %j, then the expected type reads %j", (parentSchema, expected) => {
     const error = toInvalidParameter(ajvError({ keyword: "type", instancePath: "/x", parentSchema }));
-    expect(error.details).toEqual({ parameter: "x", expected_type: expected, problems: [{ parameter: "x", expected_type: expected, message: `x must be of type ${expected}` }] });
+    expect(error.details).toEqual({
+      parameter: "x",
+      expected_type: expected,
+      problems: [{ parameter: "x", expected_type: expected, message: `x must be of type ${expected}` }],
+    });
     expect(error.message).toBe(`x must be of type ${expected}`);
   });
 
@@ -153,17 +188,28 @@ describe("toInvalidParameter", () => {
     ["exclusiveMaximum", { comparison: "<", limit: 1 }, "must be < 1"],
     ["format", { format: "date-time" }, "must be a valid date-time string"],
   ])("when the keyword is %s, then the message reads '<parameter> %s'", (keyword, params, text) => {
-    const error = toInvalidParameter(ajvError({ keyword, instancePath: "/p", params, parentSchema: { type: "string" } }));
+    const error = toInvalidParameter(
+      ajvError({ keyword, instancePath: "/p", params, parentSchema: { type: "string" } }),
+    );
     expectInvalidParameter(error, "p", "string", `p ${text}`);
   });
 
   it("when the keyword is not specially handled, then ajv's own message is used", () => {
-    const error = toInvalidParameter(ajvError({ keyword: "multipleOf", instancePath: "/n", message: "must be multiple of 2", parentSchema: { type: "number" } }));
+    const error = toInvalidParameter(
+      ajvError({
+        keyword: "multipleOf",
+        instancePath: "/n",
+        message: "must be multiple of 2",
+        parentSchema: { type: "number" },
+      }),
+    );
     expectInvalidParameter(error, "n", "number", "n must be multiple of 2");
   });
 
   it("when the keyword is not handled and ajv gave no message, then it reads 'is invalid'", () => {
-    const error = toInvalidParameter(ajvError({ keyword: "const", instancePath: "/n", parentSchema: { type: "number" } }));
+    const error = toInvalidParameter(
+      ajvError({ keyword: "const", instancePath: "/n", parentSchema: { type: "number" } }),
+    );
     expectInvalidParameter(error, "n", "number", "n is invalid");
   });
 
@@ -185,13 +231,18 @@ describe("ApiError", () => {
     expect(error.details).toEqual({
       parameter: "messages[2].content",
       expected_type: "string",
-      problems: [{ parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be blank" }],
+      problems: [
+        { parameter: "messages[2].content", expected_type: "string", message: "messages[2].content must not be blank" },
+      ],
     });
   });
 
-  it.each(Object.entries(ERROR_CODES) as [ErrorCode, number][])("when the code is %s, then httpStatus is %d", (code, status) => {
-    expect(new ApiError(code, "m").httpStatus).toBe(status);
-  });
+  it.each(Object.entries(ERROR_CODES) as [ErrorCode, number][])(
+    "when the code is %s, then httpStatus is %d",
+    (code, status) => {
+      expect(new ApiError(code, "m").httpStatus).toBe(status);
+    },
+  );
 
   it("when toEnvelope is given a time and the error has details, then it returns {error:{code,message,details},status,timestamp}", () => {
     const now = new Date("2024-05-01T12:34:56.789Z");
@@ -200,7 +251,11 @@ describe("ApiError", () => {
       error: {
         code: "INVALID_PARAMETER",
         message: "botName is required",
-        details: { parameter: "botName", expected_type: "string", problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }] },
+        details: {
+          parameter: "botName",
+          expected_type: "string",
+          problems: [{ parameter: "botName", expected_type: "string", message: "botName is required" }],
+        },
       },
       status: "error",
       timestamp: "2024-05-01T12:34:56.789Z",
@@ -229,16 +284,33 @@ describe("ApiError", () => {
   });
 
   it("when the envelope is serialized as JSON, then it round-trips unchanged", () => {
-    const envelope = ApiError.invalidParameter("samplingParams.top_p", "number", "samplingParams.top_p must be > 0").toEnvelope(new Date("2024-01-01T00:00:00Z"));
+    const envelope = ApiError.invalidParameter(
+      "samplingParams.top_p",
+      "number",
+      "samplingParams.top_p must be > 0",
+    ).toEnvelope(new Date("2024-01-01T00:00:00Z"));
     expect(JSON.parse(JSON.stringify(envelope))).toStrictEqual(envelope);
   });
 });
 
 describe("toInvalidParameters", () => {
-  const missing = (name: string) => ajvError({ keyword: "required", params: { missingProperty: name }, parentSchema: { properties: { [name]: { type: "string" } } } });
+  const missing = (name: string) =>
+    ajvError({
+      keyword: "required",
+      params: { missingProperty: name },
+      parentSchema: { properties: { [name]: { type: "string" } } },
+    });
 
   it("when a body has several problems, then details describe the first and details.problems lists all, in order", () => {
-    const error = toInvalidParameters([missing("botName"), ajvError({ keyword: "maximum", instancePath: "/t", params: { comparison: "<=", limit: 2 }, parentSchema: { type: "number" } })]);
+    const error = toInvalidParameters([
+      missing("botName"),
+      ajvError({
+        keyword: "maximum",
+        instancePath: "/t",
+        params: { comparison: "<=", limit: 2 },
+        parentSchema: { type: "number" },
+      }),
+    ]);
     expect(error.message).toBe("botName is required");
     expect(error.details).toEqual({
       parameter: "botName",
@@ -251,8 +323,18 @@ describe("toInvalidParameters", () => {
   });
 
   it("when one parameter fails two ways (empty and blank), then it is listed once, with its first problem", () => {
-    const empty = ajvError({ keyword: "minLength", instancePath: "/c", params: { limit: 1 }, parentSchema: { type: "string" } });
-    const blank = ajvError({ keyword: "pattern", instancePath: "/c", params: { pattern: "\\S" }, parentSchema: { type: "string" } });
+    const empty = ajvError({
+      keyword: "minLength",
+      instancePath: "/c",
+      params: { limit: 1 },
+      parentSchema: { type: "string" },
+    });
+    const blank = ajvError({
+      keyword: "pattern",
+      instancePath: "/c",
+      params: { pattern: "\\S" },
+      parentSchema: { type: "string" },
+    });
     expect((toInvalidParameters([empty, blank]).details?.problems as unknown[]).length).toBe(1);
   });
 

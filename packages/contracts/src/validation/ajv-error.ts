@@ -43,7 +43,9 @@ function describe(error: ErrorObject, parameter: string, expected: string): stri
     case "additionalProperties":
       return `${parameter} is not a known field`;
     case "minLength":
-      return p.limit === 1 ? `${parameter} must not be empty` : `${parameter} must have at least ${String(p.limit)} characters`;
+      return p.limit === 1
+        ? `${parameter} must not be empty`
+        : `${parameter} must have at least ${String(p.limit)} characters`;
     case "maxLength":
       return `${parameter} must have at most ${String(p.limit)} characters`;
     case "pattern":
@@ -117,5 +119,9 @@ export function toInvalidParameters(errors: readonly ErrorObject[]): ApiError {
     if (!problems.some((known) => known.parameter === problem.parameter)) problems.push(problem);
   }
   const first = problems[0] ?? { parameter: "body", expected_type: "object", message: "the request body is invalid" };
-  return new ApiError("INVALID_PARAMETER", first.message, { parameter: first.parameter, expected_type: first.expected_type, problems });
+  return new ApiError("INVALID_PARAMETER", first.message, {
+    parameter: first.parameter,
+    expected_type: first.expected_type,
+    problems,
+  });
 }

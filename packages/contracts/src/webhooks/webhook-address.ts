@@ -6,7 +6,15 @@ import ipaddr from "ipaddr.js";
  * URL at submit (gateway) and on every address the host resolves to at delivery (worker). Ranges
  * are ipaddr.js's names, so its maintained list decides what each range is.
  */
-const REFUSED_V4 = new Set(["unspecified", "loopback", "private", "linkLocal", "carrierGradeNat", "broadcast", "reserved"]);
+const REFUSED_V4 = new Set([
+  "unspecified",
+  "loopback",
+  "private",
+  "linkLocal",
+  "carrierGradeNat",
+  "broadcast",
+  "reserved",
+]);
 // Site-local (fec0::/10) is deprecated but still routed inside some networks: refused outright.
 const REFUSED_V6 = new Set(["unspecified", "loopback", "linkLocal", "uniqueLocal", "deprecatedSiteLocal", "reserved"]);
 
@@ -34,7 +42,8 @@ const EMBEDDED_V4: Record<string, (bytes: number[]) => ipaddr.IPv4[] | null> = {
 };
 
 /** What a refusal says the address is. */
-export const NOT_PUBLIC = "not a public address (loopback, private, link-local, site-local, metadata or reserved, also as IPv4 inside IPv6)";
+export const NOT_PUBLIC =
+  "not a public address (loopback, private, link-local, site-local, metadata or reserved, also as IPv4 inside IPv6)";
 
 function isRefusedV6(address: ipaddr.IPv6): boolean {
   const named = address.range();

@@ -65,7 +65,10 @@ export class ApiKeyStore {
       revoked: false,
     };
     const claimed = await this.redis.hsetnx(this.keys.apiKeyNames(), name, record.id);
-    if (claimed === 0) throw new ApiKeyError(`a key named "${name}" already exists: choose another name, revoke it first, or replace it (keys create --rotate)`);
+    if (claimed === 0)
+      throw new ApiKeyError(
+        `a key named "${name}" already exists: choose another name, revoke it first, or replace it (keys create --rotate)`,
+      );
     const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
     const secretHash = hashSecret(secret);
     await this.redis
@@ -115,7 +118,8 @@ export class ApiKeyStore {
     await this.redis.hset(key, "revoked", "1");
     const record = fromHash(await this.redis.hgetall(key));
     if (!record) throw new ApiKeyError(`key "${id}" has no record`);
-    if ((await this.redis.hget(this.keys.apiKeyNames(), record.name)) === id) await this.redis.hdel(this.keys.apiKeyNames(), record.name);
+    if ((await this.redis.hget(this.keys.apiKeyNames(), record.name)) === id)
+      await this.redis.hdel(this.keys.apiKeyNames(), record.name);
     return record;
   }
 

@@ -1,11 +1,20 @@
 import type { ApiKeyRecord, ApiKeyStore } from "./api-key-store.js";
 import { CachedApiKeys } from "./cached-api-keys.js";
 
-const record = (id: string): ApiKeyRecord => ({ id, name: id, scopes: ["*"], limits: {}, createdAt: "", revoked: false });
+const record = (id: string): ApiKeyRecord => ({
+  id,
+  name: id,
+  scopes: ["*"],
+  limits: {},
+  createdAt: "",
+  revoked: false,
+});
 
 function fakeStore(keys: Record<string, ApiKeyRecord>) {
   const lookups: string[] = [];
-  const store = { findBySecret: (secret: string) => (lookups.push(secret), Promise.resolve(keys[secret] ?? null)) } as unknown as ApiKeyStore;
+  const store = {
+    findBySecret: (secret: string) => (lookups.push(secret), Promise.resolve(keys[secret] ?? null)),
+  } as unknown as ApiKeyStore;
   return { store, lookups };
 }
 

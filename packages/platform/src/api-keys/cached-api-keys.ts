@@ -30,7 +30,8 @@ export class CachedApiKeys implements ApiKeyLookup {
             max: maxEntries,
             ttl: ttlMs,
             perf: { now },
-            ttlResolution: 0, // read the clock on each check: a revocation's ttlMs is the bound, not ttlMs plus a cached tick
+            // Read the clock on each check: a revocation's ttlMs is the bound, not ttlMs plus a cached tick
+            ttlResolution: 0,
             // A key not found is undefined: lru-cache then keeps nothing.
             fetchMethod: async (secret) => (await store.findBySecret(secret)) ?? undefined,
           })

@@ -12,16 +12,29 @@ export const GATEWAY_LISTEN_ENV = {
   HOST: {
     type: "string",
     default: "127.0.0.1",
-    description: "address the gateway binds: 127.0.0.1 is this machine only; 0.0.0.0 every interface (the Docker image and the manifests set it)",
+    description:
+      "address the gateway binds: 127.0.0.1 is this machine only; 0.0.0.0 every interface (the Docker image and the manifests set it)",
   },
 } as const satisfies EnvSchema;
 
 export const WORKER_LAUNCH_ENV = {
-  LLM_THREADS: { type: "integer", default: availableParallelism(), minimum: 1, description: "llama.cpp CPU threads (default: the cores available)" },
-  WORKER_HTTP_PORT: { type: "integer", default: 9100, minimum: 0, maximum: 65535, description: "port of the worker's /healthz, /readyz and /metrics (0: any free port, logged at start)" },
+  LLM_THREADS: {
+    type: "integer",
+    default: availableParallelism(),
+    minimum: 1,
+    description: "llama.cpp CPU threads (default: the cores available)",
+  },
+  WORKER_HTTP_PORT: {
+    type: "integer",
+    default: 9100,
+    minimum: 0,
+    maximum: 65535,
+    description: "port of the worker's /healthz, /readyz and /metrics (0: any free port, logged at start)",
+  },
   WORKER_HTTP_HOST: {
     type: "string",
     default: "127.0.0.1",
-    description: "address the worker's health and metrics port binds: 127.0.0.1 is this machine only; 0.0.0.0 every interface (the Docker image and the manifests set it)",
+    description:
+      "address the worker's health and metrics port binds: 127.0.0.1 is this machine only; 0.0.0.0 every interface (the Docker image and the manifests set it)",
   },
 } as const satisfies EnvSchema;

@@ -28,8 +28,21 @@ describe("loadConfig", () => {
   });
 
   it("when values are set as strings, then they are coerced to the schema's types", () => {
-    const config = loadConfig(SCHEMA, { PORT: "8080", RATIO: "0.25", TRUST_PROXY: "true", HOST: "0.0.0.0", PREFIX: "abc" });
-    expect(config).toEqual({ PORT: 8080, HOST: "0.0.0.0", LOG_FORMAT: "json", RATIO: 0.25, TRUST_PROXY: true, PREFIX: "abc" });
+    const config = loadConfig(SCHEMA, {
+      PORT: "8080",
+      RATIO: "0.25",
+      TRUST_PROXY: "true",
+      HOST: "0.0.0.0",
+      PREFIX: "abc",
+    });
+    expect(config).toEqual({
+      PORT: 8080,
+      HOST: "0.0.0.0",
+      LOG_FORMAT: "json",
+      RATIO: 0.25,
+      TRUST_PROXY: true,
+      PREFIX: "abc",
+    });
     expect(typeof config.PORT).toBe("number");
   });
 
@@ -66,7 +79,13 @@ describe("loadConfig", () => {
   });
 
   it("when any key is bad, then no value given appears anywhere in the error", () => {
-    const values = { PORT: "secret-port-value", LOG_FORMAT: "secret-format-value", RATIO: "secret-ratio-value", PREFIX: "Secret-Prefix-Value", TRUST_PROXY: "secret-bool-value" };
+    const values = {
+      PORT: "secret-port-value",
+      LOG_FORMAT: "secret-format-value",
+      RATIO: "secret-ratio-value",
+      PREFIX: "Secret-Prefix-Value",
+      TRUST_PROXY: "secret-bool-value",
+    };
     const error = configError(values);
     expect(error.problems).toHaveLength(Object.keys(values).length);
     for (const value of Object.values(values)) expect(error.message).not.toContain(value);
@@ -74,7 +93,14 @@ describe("loadConfig", () => {
 
   it("when the schema is declared as const, then the loaded configuration's type follows it (checked by tsc)", () => {
     const config = loadConfig(SCHEMA, { PREFIX: "abc" });
-    const typed: { PORT: number; HOST: string; LOG_FORMAT: "json" | "pretty"; RATIO: number; TRUST_PROXY: boolean; PREFIX?: string } = config;
+    const typed: {
+      PORT: number;
+      HOST: string;
+      LOG_FORMAT: "json" | "pretty";
+      RATIO: number;
+      TRUST_PROXY: boolean;
+      PREFIX?: string;
+    } = config;
     // @ts-expect-error: a variable without a default may be missing
     const prefix: string = config.PREFIX;
     // @ts-expect-error: an enum's value is any of its members

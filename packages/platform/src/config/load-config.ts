@@ -13,7 +13,13 @@ export interface EnvProperty {
 export type EnvSchema = Record<string, EnvProperty>;
 
 /** The value one variable holds once loaded: its enum's members, else the type its schema names. */
-type EnvValue<P extends EnvProperty> = P extends { enum: readonly (infer Member)[] } ? Member : P["type"] extends "string" ? string : P["type"] extends "boolean" ? boolean : number;
+type EnvValue<P extends EnvProperty> = P extends { enum: readonly (infer Member)[] }
+  ? Member
+  : P["type"] extends "string"
+    ? string
+    : P["type"] extends "boolean"
+      ? boolean
+      : number;
 
 type WithDefault<S extends EnvSchema> = { [K in keyof S]: S[K] extends { default: unknown } ? K : never }[keyof S];
 
@@ -21,7 +27,9 @@ type WithDefault<S extends EnvSchema> = { [K in keyof S]: S[K] extends { default
  * The configuration a schema (declared `as const`) describes, so the two cannot drift: a variable
  * with a default is always set, one without may be missing.
  */
-export type ConfigOf<S extends EnvSchema> = { [K in WithDefault<S>]: EnvValue<S[K]> } & { [K in Exclude<keyof S, WithDefault<S>>]?: EnvValue<S[K]> };
+export type ConfigOf<S extends EnvSchema> = { [K in WithDefault<S>]: EnvValue<S[K]> } & {
+  [K in Exclude<keyof S, WithDefault<S>>]?: EnvValue<S[K]>;
+};
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -16,9 +16,18 @@ describe("createMetrics", () => {
     const text = await metrics.render();
     expect(sample(text, 'http_requests_total{method="POST",route="/api/text/:model",status="200"}')).toBe(2);
     expect(sample(text, 'http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_bucket{le="0.005",method="POST",route="/api/text/:model",status="200"}')).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_bucket{le="10",method="POST",route="/api/text/:model",status="200"}')).toBe(2);
-    expect(sample(text, 'http_request_duration_seconds_sum{method="POST",route="/api/text/:model",status="200"}')).toBeCloseTo(0.024);
+    expect(
+      sample(
+        text,
+        'http_request_duration_seconds_bucket{le="0.005",method="POST",route="/api/text/:model",status="200"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_bucket{le="10",method="POST",route="/api/text/:model",status="200"}'),
+    ).toBe(2);
+    expect(
+      sample(text, 'http_request_duration_seconds_sum{method="POST",route="/api/text/:model",status="200"}'),
+    ).toBeCloseTo(0.024);
     expect(sample(text, 'rate_limit_rejections_total{operation="text"}')).toBe(1);
     expect(text).toContain("process_cpu_user_seconds_total");
     expect(text).not.toContain("jobs_total");
@@ -59,7 +68,11 @@ describe("createMetrics", () => {
 
   it("when a queue depth reader is given, then each scrape reports its counts per queue and state", async () => {
     const counts = { waiting: 3, active: 1, delayed: 0 };
-    const queue = { name: "text-generation", getJobCounts: (...states: QueueDepthState[]) => Promise.resolve(Object.fromEntries(states.map((s) => [s, counts[s]]))) };
+    const queue = {
+      name: "text-generation",
+      getJobCounts: (...states: QueueDepthState[]) =>
+        Promise.resolve(Object.fromEntries(states.map((s) => [s, counts[s]]))),
+    };
     const metrics = createMetrics("worker", { queueDepth: readQueueDepths([queue]) });
     expect(sample(await metrics.render(), 'queue_depth{queue="text-generation",state="waiting"}')).toBe(3);
     counts.waiting = 7;

@@ -1,7 +1,14 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 import { registerQueueDepth, type QueueDepthReader } from "./queue-depth.js";
 
-export { QUEUE_DEPTH_STATES, readQueueDepths, type CountableQueue, type QueueDepthReader, type QueueDepths, type QueueDepthState } from "./queue-depth.js";
+export {
+  QUEUE_DEPTH_STATES,
+  readQueueDepths,
+  type CountableQueue,
+  type QueueDepthReader,
+  type QueueDepths,
+  type QueueDepthState,
+} from "./queue-depth.js";
 export { metricsRequestAllowed } from "./metrics-token.js";
 
 export type ServiceName = "gateway" | "worker";
@@ -58,7 +65,11 @@ const SYNTHESIS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 function baseMetrics(options: MetricsOptions): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const readErrors = new Counter({ name: "queue_depth_read_errors_total", help: "Scrapes whose queue depth read failed or timed out", registers: [registry] });
+  const readErrors = new Counter({
+    name: "queue_depth_read_errors_total",
+    help: "Scrapes whose queue depth read failed or timed out",
+    registers: [registry],
+  });
   registerQueueDepth(registry, options.queueDepth, options.queueDepthTimeoutMs ?? 1000, readErrors);
   return { registry, contentType: registry.contentType, render: () => registry.metrics() };
 }
@@ -67,7 +78,12 @@ function gatewayMetrics(options: MetricsOptions): GatewayMetrics {
   const base = baseMetrics(options);
   const registers = [base.registry];
   const labelNames = ["method", "route", "status"] as const;
-  const requests = new Counter({ name: "http_requests_total", help: "HTTP requests answered, by method, route pattern and status", labelNames, registers });
+  const requests = new Counter({
+    name: "http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status",
+    labelNames,
+    registers,
+  });
   const duration = new Histogram({
     name: "http_request_duration_seconds",
     help: "Time to answer an HTTP request, by method, route pattern and status",
@@ -104,7 +120,12 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
     labelNames: ["queue", "outcome"] as const,
     registers,
   });
-  const tokens = new Counter({ name: "generation_tokens_total", help: "Tokens generated, by model", labelNames: model, registers });
+  const tokens = new Counter({
+    name: "generation_tokens_total",
+    help: "Tokens generated, by model",
+    labelNames: model,
+    registers,
+  });
   const tokenRate = new Histogram({
     name: "generation_tokens_per_second",
     help: "Tokens per second of each finished generation, by model",
@@ -119,14 +140,24 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
     buckets: GENERATION_BUCKETS,
     registers,
   });
-  const promptTokens = new Counter({ name: "generation_prompt_tokens_total", help: "Prompt tokens of finished generations, by model", labelNames: model, registers });
+  const promptTokens = new Counter({
+    name: "generation_prompt_tokens_total",
+    help: "Prompt tokens of finished generations, by model",
+    labelNames: model,
+    registers,
+  });
   const cachedTokens = new Counter({
     name: "generation_cached_prompt_tokens_total",
     help: "Prompt tokens the engine reused from its cache instead of reading them, by model (cache hit share: this / generation_prompt_tokens_total)",
     labelNames: model,
     registers,
   });
-  const audio = new Counter({ name: "speech_audio_seconds_total", help: "Seconds of audio synthesized, by format", labelNames: format, registers });
+  const audio = new Counter({
+    name: "speech_audio_seconds_total",
+    help: "Seconds of audio synthesized, by format",
+    labelNames: format,
+    registers,
+  });
   const synthesis = new Histogram({
     name: "speech_synthesis_duration_seconds",
     help: "Time to synthesize and encode each speech job, by format",

@@ -48,7 +48,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * an absent series is honest, a stale number is not — and counts in `queue_depth_read_errors_total`
  * (which a scrape reads concurrently with this gauge, so it shows the failures of earlier scrapes).
  */
-export function registerQueueDepth(registry: Registry, reader: QueueDepthReader | undefined, timeoutMs: number, errors: Counter): Gauge<"queue" | "state"> {
+export function registerQueueDepth(
+  registry: Registry,
+  reader: QueueDepthReader | undefined,
+  timeoutMs: number,
+  errors: Counter,
+): Gauge<"queue" | "state"> {
   let inFlight: Promise<QueueDepths> | null = null;
   const read = (source: QueueDepthReader) => (inFlight ??= source().finally(() => (inFlight = null)));
   const gauge: Gauge<"queue" | "state"> = new GaugeMetric({

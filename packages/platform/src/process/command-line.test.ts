@@ -3,7 +3,11 @@ import { plainParseError } from "./command-line.js";
 
 const failure = (args: string[], allowPositionals = false) => {
   try {
-    parseArgs({ args, allowPositionals, options: { name: { type: "string", short: "n" }, rotate: { type: "boolean" } } });
+    parseArgs({
+      args,
+      allowPositionals,
+      options: { name: { type: "string", short: "n" }, rotate: { type: "boolean" } },
+    });
   } catch (error) {
     return plainParseError(error);
   }

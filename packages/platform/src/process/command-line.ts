@@ -25,13 +25,19 @@ export function parseCommandLine<T>(usage: string, parse: (argv: string[]) => T,
  */
 export function plainParseError(error: unknown): string {
   // Not `instanceof Error`: the error may come from another realm (a test's VM context).
-  const { message, code } = typeof error === "object" && error !== null ? (error as NodeJS.ErrnoException) : { message: String(error), code: undefined };
+  const { message, code } =
+    typeof error === "object" && error !== null
+      ? (error as NodeJS.ErrnoException)
+      : { message: String(error), code: undefined };
   const unknown = /^Unknown option '([^']+)'/.exec(message);
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) return `unknown option ${unknown[1]} (the options are listed below)`;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown)
+    return `unknown option ${unknown[1]} (the options are listed below)`;
   const missing = /^Option '(?:-\w, )?(--?[\w-]+)/.exec(message);
-  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && missing && message.endsWith("argument missing")) return `option ${missing[1]} needs a value`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && missing && message.endsWith("argument missing"))
+    return `option ${missing[1]} needs a value`;
   const positional = /^Unexpected argument '([^']*)'/.exec(message);
-  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && positional) return `unexpected argument '${positional[1]}': this command takes options only`;
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && positional)
+    return `unexpected argument '${positional[1]}': this command takes options only`;
   return message;
 }
 
@@ -39,6 +45,9 @@ export function plainParseError(error: unknown): string {
 export function environmentUsage(schema: EnvSchema): string {
   const width = Math.max(...Object.keys(schema).map((name) => name.length));
   return Object.entries(schema)
-    .map(([name, spec]) => `  ${name.padEnd(width)}  ${spec.description}${spec.default === undefined ? "" : ` (default ${String(spec.default)})`}`)
+    .map(
+      ([name, spec]) =>
+        `  ${name.padEnd(width)}  ${spec.description}${spec.default === undefined ? "" : ` (default ${String(spec.default)})`}`,
+    )
     .join("\n");
 }

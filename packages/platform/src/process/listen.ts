@@ -25,7 +25,10 @@ function explain(error: NodeJS.ErrnoException, host: string, port: number, setti
     EADDRNOTAVAIL: `cannot listen on ${where}: ${host} is not an address of this machine; set ${settings.host} to one (127.0.0.1, or 0.0.0.0 for every interface)`,
   };
   const known = error.code ? messages[error.code] : undefined;
-  return new ListenError(known ?? `cannot listen on ${where}: ${error.message}; check ${settings.host} and ${settings.port}`, error.code);
+  return new ListenError(
+    known ?? `cannot listen on ${where}: ${error.message}; check ${settings.host} and ${settings.port}`,
+    error.code,
+  );
 }
 
 /**

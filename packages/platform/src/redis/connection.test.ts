@@ -3,7 +3,9 @@ import { redactRedisUrl } from "./connection.js";
 
 describe("redactRedisUrl", () => {
   it("when the URL carries a user and a password, then the password is hidden and the user kept", () => {
-    expect(redactRedisUrl("redis://worker:s3cret@redis.internal:6379/2")).toBe("redis://worker:***@redis.internal:6379/2");
+    expect(redactRedisUrl("redis://worker:s3cret@redis.internal:6379/2")).toBe(
+      "redis://worker:***@redis.internal:6379/2",
+    );
   });
 
   it("when the URL carries only a password, then the password is hidden", () => {

@@ -8,7 +8,13 @@ export type RedisClient = Redis | Cluster;
  * The same settings for a cluster: what concerns the whole client (offline queue, auto-pipelining,
  * reconnecting, lazy connect) at the top, what concerns each node's connection in `redisOptions`.
  */
-function clusterOptionsOf({ enableOfflineQueue, enableAutoPipelining, retryStrategy, lazyConnect, ...perNode }: RedisOptions): ClusterOptions {
+function clusterOptionsOf({
+  enableOfflineQueue,
+  enableAutoPipelining,
+  retryStrategy,
+  lazyConnect,
+  ...perNode
+}: RedisOptions): ClusterOptions {
   const options: ClusterOptions = { redisOptions: perNode };
   if (enableOfflineQueue !== undefined) options.enableOfflineQueue = enableOfflineQueue;
   if (enableAutoPipelining !== undefined) options.enableAutoPipelining = enableAutoPipelining;
@@ -21,7 +27,8 @@ function clusterOptionsOf({ enableOfflineQueue, enableAutoPipelining, retryStrat
 function connect(target: string | RedisTarget, options: RedisOptions): RedisClient {
   if (typeof target === "string") return new Redis(target, options);
   if ("url" in target) return new Redis(target.url, options);
-  if ("cluster" in target) return new Cluster(target.cluster.nodes, clusterOptionsOf({ ...credentialOptions(target.cluster), ...options }));
+  if ("cluster" in target)
+    return new Cluster(target.cluster.nodes, clusterOptionsOf({ ...credentialOptions(target.cluster), ...options }));
   return new Redis({ ...sentinelOptions(target.sentinel), ...options });
 }
 

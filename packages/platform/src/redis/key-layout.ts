@@ -3,7 +3,9 @@ import { Cluster, type Redis } from "ioredis";
 import type { RedisClient } from "./connection.js";
 import { redisKeys, type RedisKeys } from "./redis-keys.js";
 
-/** The layout this code writes: 2 since keys carry Redis Cluster hash tags (issue 17). Kept in `<prefix>:key-layout`. */
+/**
+ * The layout this code writes: 2 since keys carry Redis Cluster hash tags (issue 17). Kept in `<prefix>:key-layout`.
+ */
 export const KEY_LAYOUT = "2";
 
 /**
@@ -40,8 +42,14 @@ function familyMoves(keys: RedisKeys): [string, (rest: string) => Move | null][]
     ["apikey", (hash) => ({ to: keys.apiKeyBySecretHash(hash), merge: "newer" })],
     ["status", (id) => ({ to: keys.status(id), merge: "newer", record: id })],
     ["text-requests:by-key", (keyId) => ({ to: keys.textRequestsOfApiKey(keyId), merge: "union" })],
-    ["usage", (rest) => (split(rest) ? { to: keys.apiKeyUsage(...(split(rest) as [string, string])), merge: "sums" } : null)],
-    ["idempotency", (rest) => (split(rest) ? { to: keys.idempotency(...(split(rest) as [string, string])), merge: "newer" } : null)],
+    [
+      "usage",
+      (rest) => (split(rest) ? { to: keys.apiKeyUsage(...(split(rest) as [string, string])), merge: "sums" } : null),
+    ],
+    [
+      "idempotency",
+      (rest) => (split(rest) ? { to: keys.idempotency(...(split(rest) as [string, string])), merge: "newer" } : null),
+    ],
     ["audio", (id) => ({ to: keys.audio(id), merge: "newer" })],
     ["audio-meta", (id) => ({ to: keys.audioMeta(id), merge: "newer" })],
   ];
@@ -60,8 +68,14 @@ function moveOf(prefix: string, keys: RedisKeys, key: string): Move | null {
 }
 
 async function mergeInto(redis: Redis, from: string, { to, merge }: Move): Promise<void> {
-  if (merge === "fields") await Promise.all(Object.entries(await redis.hgetall(from)).map(([field, value]) => redis.hsetnx(to, field, value)));
-  if (merge === "sums") await Promise.all(Object.entries(await redis.hgetall(from)).map(([field, value]) => redis.hincrby(to, field, Number(value))));
+  if (merge === "fields")
+    await Promise.all(
+      Object.entries(await redis.hgetall(from)).map(([field, value]) => redis.hsetnx(to, field, value)),
+    );
+  if (merge === "sums")
+    await Promise.all(
+      Object.entries(await redis.hgetall(from)).map(([field, value]) => redis.hincrby(to, field, Number(value))),
+    );
   if (merge === "union") {
     const ttl = await redis.pttl(to);
     await redis.zunionstore(to, 2, to, from, "AGGREGATE", "MIN");
@@ -84,7 +98,8 @@ async function moveKey(redis: Redis, from: string, move: Move, keys: RedisKeys):
   if (renamed === 0) await mergeInto(redis, from, move);
   if (move.record !== undefined) {
     const [status, createdAt] = await redis.hmget(move.to, "status", "createdAt");
-    if (status === "processing") await redis.zadd(keys.textRequestsUnfinished(), "NX", Number(createdAt ?? Date.now()), move.record);
+    if (status === "processing")
+      await redis.zadd(keys.textRequestsUnfinished(), "NX", Number(createdAt ?? Date.now()), move.record);
   }
   return 1;
 }
@@ -147,13 +162,17 @@ export async function migrateKeyLayout(redis: RedisClient, prefix: string): Prom
   let cursor = "0";
   do {
     const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    const moves = found.map((key) => [key, moveOf(prefix, keys, key)] as const).filter((entry): entry is [string, Move] => entry[1] !== null);
+    const moves = found
+      .map((key) => [key, moveOf(prefix, keys, key)] as const)
+      .filter((entry): entry is [string, Move] => entry[1] !== null);
     for (const count of await Promise.all(moves.map(([key, move]) => moveKey(redis, key, move, keys)))) moved += count;
     cursor = next;
   } while (cursor !== "0");
   // Its members were the old records' keys: nobody waits behind them now.
   await redis.del(`${prefix}:queue-tickets:text:waiting`);
-  const jobsLeft = (await redis.llen(`${prefix}:bull:${QUEUES.text}:wait`)) + (await redis.llen(`${prefix}:bull:${QUEUES.text}:active`));
+  const jobsLeft =
+    (await redis.llen(`${prefix}:bull:${QUEUES.text}:wait`)) +
+    (await redis.llen(`${prefix}:bull:${QUEUES.text}:active`));
   await redis.set(markerOf(prefix), KEY_LAYOUT);
   return { moved, jobsLeft };
 }

@@ -11,7 +11,10 @@ import { QUEUES } from "@chorus/contracts";
  * registry (created and revoked together, read through a cache). On a single Redis tags change nothing.
  */
 export interface RedisKeys {
-  /** Prefix BullMQ puts before its own `<queue>:<...>` keys of `queue`: hash-tagged by the queue, as BullMQ's cluster guide asks. */
+  /**
+   * Prefix BullMQ puts before its own `<queue>:<...>` keys of `queue`: hash-tagged by the queue, as BullMQ's cluster
+   * guide asks.
+   */
   bullPrefix(queue: string): string;
   status(requestId: string): string;
   apiKeyBySecretHash(secretHash: string): string;
@@ -33,7 +36,10 @@ export interface RedisKeys {
   replyLengthStats(): string;
   /** Counter handing each accepted text job its ticket: the order of the waiting set below. */
   textJobTickets(): string;
-  /** Sorted set of the ids of text jobs accepted and not yet started, by turn and ticket (queue position: see fair-turns.ts). */
+  /**
+   * Sorted set of the ids of text jobs accepted and not yet started, by turn and ticket (queue position: see
+   * fair-turns.ts).
+   */
   textJobsWaiting(): string;
   /**
    * List whose length is the number of text jobs waiting to start (one token each, not their ids):
@@ -60,7 +66,9 @@ export interface RedisKeys {
   bullJob(queue: string, jobId: string): string;
   /** Hash: the average text job time (AVG_JOB_SECONDS, status/queue-stats.ts), learned by the workers. */
   textJobStats(): string;
-  /** Hash: worker id -> its slots and expiry (workerSlotsEntry, status/queue-stats.ts), refreshed by each live worker. */
+  /**
+   * Hash: worker id -> its slots and expiry (workerSlotsEntry, status/queue-stats.ts), refreshed by each live worker.
+   */
   workerSlots(): string;
   /** A speech job's encoded audio, one string read piece by piece (deleted after delivery, TTL as backstop). */
   audio(requestId: string): string;

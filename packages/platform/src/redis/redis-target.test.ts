@@ -18,7 +18,11 @@ describe("redisTargetOf", () => {
   });
 
   it("when REDIS_CLUSTER_NODES lists nodes, then the target is a cluster with those nodes and the credentials", () => {
-    const target = redisTargetOf({ REDIS_CLUSTER_NODES: "10.0.0.1:7000, redis-b:7001,[::1]:7002", REDIS_USERNAME: "chorus", REDIS_PASSWORD: "s3cret" });
+    const target = redisTargetOf({
+      REDIS_CLUSTER_NODES: "10.0.0.1:7000, redis-b:7001,[::1]:7002",
+      REDIS_USERNAME: "chorus",
+      REDIS_PASSWORD: "s3cret",
+    });
     expect(target).toEqual({
       cluster: {
         nodes: [
@@ -30,11 +34,16 @@ describe("redisTargetOf", () => {
         password: "s3cret",
       },
     });
-    expect("cluster" in target && credentialOptions(target.cluster)).toEqual({ username: "chorus", password: "s3cret" });
+    expect("cluster" in target && credentialOptions(target.cluster)).toEqual({
+      username: "chorus",
+      password: "s3cret",
+    });
   });
 
   it("when REDIS_SENTINELS and its master are set, then the target is Sentinel's master", () => {
-    expect(redisTargetOf({ REDIS_SENTINELS: "s1:26379,s2:26379", REDIS_SENTINEL_MASTER: "main", REDIS_PASSWORD: "p" })).toEqual({
+    expect(
+      redisTargetOf({ REDIS_SENTINELS: "s1:26379,s2:26379", REDIS_SENTINEL_MASTER: "main", REDIS_PASSWORD: "p" }),
+    ).toEqual({
       sentinel: {
         sentinels: [
           { host: "s1", port: 26379 },
@@ -47,13 +56,21 @@ describe("redisTargetOf", () => {
   });
 
   it("when two ways of naming Redis are set, then start-up is refused naming both", () => {
-    expect(refused({ REDIS_URL: "redis://x:6379", REDIS_CLUSTER_NODES: "a:1" })).toMatch(/REDIS_URL and REDIS_CLUSTER_NODES: set only one/);
-    expect(refused({ REDIS_SENTINELS: "a:1", REDIS_SENTINEL_MASTER: "m", REDIS_CLUSTER_NODES: "a:1" })).toMatch(/REDIS_SENTINELS and REDIS_CLUSTER_NODES/);
+    expect(refused({ REDIS_URL: "redis://x:6379", REDIS_CLUSTER_NODES: "a:1" })).toMatch(
+      /REDIS_URL and REDIS_CLUSTER_NODES: set only one/,
+    );
+    expect(refused({ REDIS_SENTINELS: "a:1", REDIS_SENTINEL_MASTER: "m", REDIS_CLUSTER_NODES: "a:1" })).toMatch(
+      /REDIS_SENTINELS and REDIS_CLUSTER_NODES/,
+    );
   });
 
   it("when a setting only means something with another, then start-up is refused", () => {
-    expect(refused({ REDIS_PASSWORD: "p" })).toMatch(/REDIS_PASSWORD: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES/);
-    expect(refused({ REDIS_CLUSTER_NODES: "a:1", REDIS_SENTINEL_MASTER: "m" })).toMatch(/REDIS_SENTINEL_MASTER: only used with REDIS_SENTINELS/);
+    expect(refused({ REDIS_PASSWORD: "p" })).toMatch(
+      /REDIS_PASSWORD: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES/,
+    );
+    expect(refused({ REDIS_CLUSTER_NODES: "a:1", REDIS_SENTINEL_MASTER: "m" })).toMatch(
+      /REDIS_SENTINEL_MASTER: only used with REDIS_SENTINELS/,
+    );
     expect(refused({ REDIS_SENTINELS: "a:1" })).toMatch(/needs REDIS_SENTINEL_MASTER/);
   });
 

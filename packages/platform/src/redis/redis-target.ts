@@ -14,7 +14,9 @@ export interface RedisSettings {
   REDIS_PASSWORD?: string;
 }
 
-/** Where the service's Redis is: one URL, a master that Sentinel names and follows across failovers, or a Redis Cluster. */
+/**
+ * Where the service's Redis is: one URL, a master that Sentinel names and follows across failovers, or a Redis Cluster.
+ */
 export type RedisTarget = { url: string } | { sentinel: SentinelTarget } | { cluster: ClusterTarget };
 
 type HostPort = { host: string; port: number };
@@ -39,7 +41,10 @@ function parseHostPorts(setting: string, list: string): HostPort[] {
   const entries = list.split(",");
   return entries.map((entry, index) => {
     const match = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(entry);
-    if (!match?.[1] || !match[2]) throw new ConfigError([`${setting}: entry ${index + 1} of ${entries.length} is not host:port (a comma list of host:port)`]);
+    if (!match?.[1] || !match[2])
+      throw new ConfigError([
+        `${setting}: entry ${index + 1} of ${entries.length} is not host:port (a comma list of host:port)`,
+      ]);
     return { host: match[1].replace(/^\[|\]$/g, ""), port: Number(match[2]) };
   });
 }
@@ -55,8 +60,15 @@ function credentialsOf(settings: RedisSettings): { username?: string; password?:
 }
 
 function sentinelTargetOf(settings: RedisSettings, sentinels: string): SentinelTarget {
-  if (settings.REDIS_SENTINEL_MASTER === undefined) throw new ConfigError(["REDIS_SENTINELS needs REDIS_SENTINEL_MASTER (the master's name in the sentinels' configuration)"]);
-  const sentinel: SentinelTarget = { sentinels: parseHostPorts("REDIS_SENTINELS", sentinels), master: settings.REDIS_SENTINEL_MASTER, ...credentialsOf(settings) };
+  if (settings.REDIS_SENTINEL_MASTER === undefined)
+    throw new ConfigError([
+      "REDIS_SENTINELS needs REDIS_SENTINEL_MASTER (the master's name in the sentinels' configuration)",
+    ]);
+  const sentinel: SentinelTarget = {
+    sentinels: parseHostPorts("REDIS_SENTINELS", sentinels),
+    master: settings.REDIS_SENTINEL_MASTER,
+    ...credentialsOf(settings),
+  };
   if (settings.REDIS_SENTINEL_PASSWORD !== undefined) sentinel.sentinelPassword = settings.REDIS_SENTINEL_PASSWORD;
   return sentinel;
 }
@@ -69,14 +81,26 @@ function sentinelTargetOf(settings: RedisSettings, sentinels: string): SentinelT
 export function redisTargetOf(settings: RedisSettings): RedisTarget {
   const named = TARGET_SETTINGS.filter((name) => settings[name] !== undefined);
   if (named.length > 1) throw new ConfigError([`${named.join(" and ")}: set only one (each says where Redis is)`]);
-  const sentinelOnly = (["REDIS_SENTINEL_MASTER", "REDIS_SENTINEL_PASSWORD"] as const).filter((name) => settings[name] !== undefined);
-  if (settings.REDIS_SENTINELS === undefined && sentinelOnly.length > 0) throw new ConfigError([`${sentinelOnly.join(", ")}: only used with REDIS_SENTINELS`]);
+  const sentinelOnly = (["REDIS_SENTINEL_MASTER", "REDIS_SENTINEL_PASSWORD"] as const).filter(
+    (name) => settings[name] !== undefined,
+  );
+  if (settings.REDIS_SENTINELS === undefined && sentinelOnly.length > 0)
+    throw new ConfigError([`${sentinelOnly.join(", ")}: only used with REDIS_SENTINELS`]);
   const credentials = (["REDIS_USERNAME", "REDIS_PASSWORD"] as const).filter((name) => settings[name] !== undefined);
   if (named.length === 0 || named[0] === "REDIS_URL") {
-    if (credentials.length > 0) throw new ConfigError([`${credentials.join(", ")}: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, put user:password in the URL)`]);
+    if (credentials.length > 0)
+      throw new ConfigError([
+        `${credentials.join(", ")}: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, put user:password in the URL)`,
+      ]);
     return { url: settings.REDIS_URL ?? DEFAULT_REDIS_URL };
   }
-  if (settings.REDIS_CLUSTER_NODES !== undefined) return { cluster: { nodes: parseHostPorts("REDIS_CLUSTER_NODES", settings.REDIS_CLUSTER_NODES), ...credentialsOf(settings) } };
+  if (settings.REDIS_CLUSTER_NODES !== undefined)
+    return {
+      cluster: {
+        nodes: parseHostPorts("REDIS_CLUSTER_NODES", settings.REDIS_CLUSTER_NODES),
+        ...credentialsOf(settings),
+      },
+    };
   return { sentinel: sentinelTargetOf(settings, settings.REDIS_SENTINELS as string) };
 }
 
@@ -93,7 +117,12 @@ export function credentialOptions(target: { username?: string; password?: string
  * #1362), which BullMQ uses to close its own, so a closed worker kept sockets open and reconnecting.
  */
 export function sentinelOptions(target: SentinelTarget): RedisOptions {
-  const options: RedisOptions = { sentinels: target.sentinels, name: target.master, role: "master", ...credentialOptions(target) };
+  const options: RedisOptions = {
+    sentinels: target.sentinels,
+    name: target.master,
+    role: "master",
+    ...credentialOptions(target),
+  };
   if (target.sentinelPassword !== undefined) options.sentinelPassword = target.sentinelPassword;
   return options;
 }

@@ -23,7 +23,8 @@ export class SpeechAudioStore {
   async write(requestId: string, bytes: Buffer, meta: SpeechJobResult, ttlSeconds: number): Promise<void> {
     const audio = this.keys.audio(requestId);
     await this.redis.set(audio, bytes.subarray(0, this.pieceBytes), "EX", ttlSeconds);
-    for (let at = this.pieceBytes; at < bytes.length; at += this.pieceBytes) await this.redis.append(audio, bytes.subarray(at, at + this.pieceBytes));
+    for (let at = this.pieceBytes; at < bytes.length; at += this.pieceBytes)
+      await this.redis.append(audio, bytes.subarray(at, at + this.pieceBytes));
     await this.redis.set(this.keys.audioMeta(requestId), JSON.stringify(meta), "EX", ttlSeconds);
   }
 

@@ -36,7 +36,10 @@ export class SpeechAudioStreamWriter {
    * Publishes `bytes` (in entries of at most 1 MiB) with what the answer's headers say (so a
    * reader can send them with the first); resolves once Redis has them.
    */
-  async piece(bytes: Uint8Array, { contentType, sampleRate }: { contentType: string; sampleRate: number | null }): Promise<void> {
+  async piece(
+    bytes: Uint8Array,
+    { contentType, sampleRate }: { contentType: string; sampleRate: number | null },
+  ): Promise<void> {
     for (let at = 0; at < bytes.length; at += this.pieceBytes) {
       const part = Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(this.pieceBytes, bytes.length - at));
       const audio = this.keys.audio(this.requestId);
@@ -51,7 +54,9 @@ export class SpeechAudioStreamWriter {
   }
 
   async end(meta: SpeechJobResult): Promise<void> {
-    const multi = this.redis.multi().set(this.keys.audioMeta(this.requestId), JSON.stringify(meta), "EX", this.ttlSeconds);
+    const multi = this.redis
+      .multi()
+      .set(this.keys.audioMeta(this.requestId), JSON.stringify(meta), "EX", this.ttlSeconds);
     await this.add(multi, "end", JSON.stringify(meta)).exec();
   }
 
@@ -59,9 +64,16 @@ export class SpeechAudioStreamWriter {
     await this.add(this.redis.multi(), "failed", reason).exec();
   }
 
-  private add(multi: ReturnType<RedisClient["multi"]>, kind: AudioStreamEntry["kind"], data: string | Buffer, more: string[] = []) {
+  private add(
+    multi: ReturnType<RedisClient["multi"]>,
+    kind: AudioStreamEntry["kind"],
+    data: string | Buffer,
+    more: string[] = [],
+  ) {
     const stream = this.keys.audioStream(this.requestId);
-    return multi.xadd(stream, "*", "run", this.run, "kind", kind, "data", data, ...more).expire(stream, this.ttlSeconds);
+    return multi
+      .xadd(stream, "*", "run", this.run, "kind", kind, "data", data, ...more)
+      .expire(stream, this.ttlSeconds);
   }
 }
 
@@ -74,7 +86,13 @@ function parseEntry(fields: Buffer[]): AudioStreamEntry {
   const kind = String(values.get("kind"));
   if (kind === "piece") {
     const sampleRate = String(values.get("sampleRate") ?? "");
-    return { run, kind, bytes: data, contentType: String(values.get("contentType")), sampleRate: sampleRate === "" ? null : Number(sampleRate) };
+    return {
+      run,
+      kind,
+      bytes: data,
+      contentType: String(values.get("contentType")),
+      sampleRate: sampleRate === "" ? null : Number(sampleRate),
+    };
   }
   if (kind === "end") return { run, kind, meta: JSON.parse(String(data)) as SpeechJobResult };
   return { run, kind: "failed", reason: String(data) };
@@ -86,7 +104,12 @@ function parseEntry(fields: Buffer[]): AudioStreamEntry {
  * clock and its job. Blocking commands hold their connection: `redis` must be one of this reader's
  * own, and closing it is how a caller stops a read in flight (the XREAD then rejects).
  */
-export async function* readAudioStream(redis: RedisClient, keys: RedisKeys, requestId: string, blockMs: number): AsyncGenerator<AudioStreamEntry[]> {
+export async function* readAudioStream(
+  redis: RedisClient,
+  keys: RedisKeys,
+  requestId: string,
+  blockMs: number,
+): AsyncGenerator<AudioStreamEntry[]> {
   const stream = keys.audioStream(requestId);
   let lastId = "0";
   for (;;) {

@@ -78,7 +78,10 @@ end
 return 1
 `;
 
-/** KEYS waiting, unfinished, in-flight, owners, backlog; ARGV request id. The queue's side of a final record: the id leaves it all. */
+/**
+ * KEYS waiting, unfinished, in-flight, owners, backlog; ARGV request id. The queue's side of a final record: the id
+ * leaves it all.
+ */
 export const LEAVE_QUEUE = `
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then redis.call('RPOP', KEYS[5]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -103,7 +106,8 @@ return {ahead, average, slots}
 `;
 
 /** A join: the request's ticket and turn (its job's priority), or the key's cap reached. */
-export type QueueJoin = { joined: true; ticket: number; turn: number } | { joined: false; held: number; averageJobSeconds: number | null };
+export type QueueJoin =
+  { joined: true; ticket: number; turn: number } | { joined: false; held: number; averageJobSeconds: number | null };
 
 export function parseQueueJoin([first, second, third]: [number, number, string?]): QueueJoin {
   if (first === 0) return { joined: false, held: second, averageJobSeconds: third ? Number(third) : null };

@@ -21,7 +21,11 @@ export function isExpiredWorkerSlotsEntry(value: string, nowMs: number): boolean
 }
 
 /** How many workers announce themselves under this prefix now (entries not yet expired). */
-export async function liveWorkerCount(redis: RedisClient, keys: Pick<RedisKeys, "workerSlots">, nowMs = Date.now()): Promise<number> {
+export async function liveWorkerCount(
+  redis: RedisClient,
+  keys: Pick<RedisKeys, "workerSlots">,
+  nowMs = Date.now(),
+): Promise<number> {
   const entries = await redis.hgetall(keys.workerSlots());
   return Object.values(entries).filter((value) => !isExpiredWorkerSlotsEntry(value, nowMs)).length;
 }

@@ -18,7 +18,8 @@ export interface IndexSlice {
 
 function toPositions(flat: string[]): IndexPosition[] {
   const positions: IndexPosition[] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) positions.push({ id: flat[i] as string, acceptedAt: Number(flat[i + 1]) });
+  for (let i = 0; i + 1 < flat.length; i += 2)
+    positions.push({ id: flat[i] as string, acceptedAt: Number(flat[i + 1]) });
   return positions;
 }
 
@@ -36,7 +37,9 @@ export class RequestIndex {
   async after(keyId: string, after: IndexPosition | null, count: number): Promise<IndexSlice> {
     const key = this.keys.textRequestsOfApiKey(keyId);
     if (after === null) {
-      const entries = toPositions(await this.redis.zrevrangebyscore(key, "+inf", "-inf", "WITHSCORES", "LIMIT", 0, count));
+      const entries = toPositions(
+        await this.redis.zrevrangebyscore(key, "+inf", "-inf", "WITHSCORES", "LIMIT", 0, count),
+      );
       return { entries, exhausted: entries.length < count };
     }
     // Both leave together (one round trip): what shares `after`'s millisecond, and what is older.

@@ -25,7 +25,10 @@ function changed(channel: string, id: string): string {
   return `redis.call('HINCRBY', KEYS[1], 'rev', 1)\nredis.call('PUBLISH', ${channel}, ${id})`;
 }
 
-/** KEYS status key; ARGV progress, eta seconds, request id, changed channel, reply so far (optional). Returns 1 when written. */
+/**
+ * KEYS status key; ARGV progress, eta seconds, request id, changed channel, reply so far (optional). Returns 1 when
+ * written.
+ */
 export const UPDATE_PROGRESS = `
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
 local current = tonumber(redis.call('HGET', KEYS[1], 'progress') or '0')

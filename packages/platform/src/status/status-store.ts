@@ -1,7 +1,16 @@
 import type { JobState, ModelId, StatusRecord } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
-import { JOIN_QUEUE, LAST_TURN, LEAVE_QUEUE, parseQueueJoin, QUEUE_PLACE, RESTART_TURNS_AFTER, START_TURN, type QueueJoin } from "./fair-turns.js";
+import {
+  JOIN_QUEUE,
+  LAST_TURN,
+  LEAVE_QUEUE,
+  parseQueueJoin,
+  QUEUE_PLACE,
+  RESTART_TURNS_AFTER,
+  START_TURN,
+  type QueueJoin,
+} from "./fair-turns.js";
 import { CREATE, FINISH, INDEX, MARK_STARTED, UPDATE_PROGRESS } from "./status-scripts.js";
 import { SUBMIT, SUBMIT_PARTS } from "./submit-script.js";
 
@@ -34,12 +43,21 @@ export interface FinalRecordHook {
   finished(requestId: string, webhook: string): Promise<void>;
 }
 
-const NUMERIC_FIELDS = ["tokens", "promptTokens", "cachedTokens", "progress", "estimatedTimeRemaining", "processingTime", "droppedMessages"] as const;
+const NUMERIC_FIELDS = [
+  "tokens",
+  "promptTokens",
+  "cachedTokens",
+  "progress",
+  "estimatedTimeRemaining",
+  "processingTime",
+  "droppedMessages",
+] as const;
 
 /** A waiting job's place: jobs ahead, and the time to its own completion from measured job times. */
 function addQueueEstimate(record: StatusRecord, ahead: number, averageSeconds: number, slots: number): void {
   record.queuePosition = ahead;
-  if (averageSeconds > 0 && slots > 0) record.estimatedTimeRemaining = round(Math.ceil((ahead + 1) / slots) * averageSeconds, 1);
+  if (averageSeconds > 0 && slots > 0)
+    record.estimatedTimeRemaining = round(Math.ceil((ahead + 1) / slots) * averageSeconds, 1);
 }
 
 function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
@@ -54,7 +72,13 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   for (const field of NUMERIC_FIELDS) {
     if (hash[field] !== undefined) record[field] = Number(hash[field]);
   }
-  return { owner: hash.owner, model: hash.model ?? "", createdAt: Number(hash.createdAt ?? 0), record, rev: Number(hash.rev ?? 0) };
+  return {
+    owner: hash.owner,
+    model: hash.model ?? "",
+    createdAt: Number(hash.createdAt ?? 0),
+    record,
+    rev: Number(hash.rev ?? 0),
+  };
 }
 
 /** What QUEUE_PLACE returns: nothing for a job not waiting, else jobs ahead, average job seconds, live slots. */
@@ -65,15 +89,22 @@ export function queuePlaceKeys(keys: RedisKeys): string[] {
   return [keys.textJobsWaiting(), keys.textJobStats(), keys.workerSlots()];
 }
 
-/** A record still waiting for a worker: only such a record has a queue place (one started or final a moment before the queue's side was told keeps none). */
+/**
+ * A record still waiting for a worker: only such a record has a queue place (one started or final a moment before the
+ * queue's side was told keeps none).
+ */
 function isWaiting(hash: Record<string, string>): boolean {
   return hash.status === "processing" && hash.startedAt === undefined;
 }
 
 /** The stored status behind a record's fields (null for no record), with a waiting job's place and ETA. */
-export function storedStatusOf(hash: Record<string, string>, [ahead, average, slots]: QueuePlaceReply): StoredStatus | null {
+export function storedStatusOf(
+  hash: Record<string, string>,
+  [ahead, average, slots]: QueuePlaceReply,
+): StoredStatus | null {
   const fresh = toStoredStatus(hash);
-  if (fresh && isWaiting(hash) && ahead !== undefined) addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
+  if (fresh && isWaiting(hash) && ahead !== undefined)
+    addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
   return fresh;
 }
 
@@ -136,7 +167,14 @@ export class StatusStore {
    * first, so a record is only ever written once its id is in the unfinished set, where the sweep
    * finds it whatever fails after. Either way the record is written when this resolves.
    */
-  async create(requestId: string, owner: string, model: ModelId, now = Date.now(), webhook = "", inFlightCap = 0): Promise<QueueJoin> {
+  async create(
+    requestId: string,
+    owner: string,
+    model: ModelId,
+    now = Date.now(),
+    webhook = "",
+    inFlightCap = 0,
+  ): Promise<QueueJoin> {
     const k = this.keys;
     const queueKeys = [
       k.textJobTickets(),
@@ -152,12 +190,22 @@ export class StatusStore {
     const createArgs = [this.ttlSeconds, owner, model, now, webhook];
     const indexArgs = [this.ttlSeconds, now, requestId];
     if (!this.redis.isCluster) {
-      const reply = await this.scripts.chorusSubmit(...queueKeys, k.status(requestId), k.textRequestsOfApiKey(owner), ...joinArgs, ...createArgs, ...indexArgs);
+      const reply = await this.scripts.chorusSubmit(
+        ...queueKeys,
+        k.status(requestId),
+        k.textRequestsOfApiKey(owner),
+        ...joinArgs,
+        ...createArgs,
+        ...indexArgs,
+      );
       return parseQueueJoin(reply as JoinReply);
     }
     const joined = parseQueueJoin((await this.scripts.chorusQueueJoin(...queueKeys, ...joinArgs)) as JoinReply);
     if (!joined.joined) return joined;
-    await Promise.all([this.scripts.chorusStatusCreate(k.status(requestId), ...createArgs), this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), ...indexArgs)]);
+    await Promise.all([
+      this.scripts.chorusStatusCreate(k.status(requestId), ...createArgs),
+      this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), ...indexArgs),
+    ]);
     return joined;
   }
 
@@ -170,8 +218,11 @@ export class StatusStore {
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
     const hash = await this.redis.hgetall(this.keys.status(requestId));
     if (!isWaiting(hash)) return storedStatusOf(hash, []);
-    // A place that cannot be read (the queue's node failing over) leaves the record without one, not the poll without an answer.
-    const place = await (this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>).catch((): QueuePlaceReply => []);
+    // A place that cannot be read (the queue's node failing over) leaves the record without one, not the poll without
+    // an answer.
+    const place = await (
+      this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>
+    ).catch((): QueuePlaceReply => []);
     return storedStatusOf(hash, place);
   }
 
@@ -179,9 +230,14 @@ export class StatusStore {
   async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
     const k = this.keys;
     const [status] = await Promise.all([
-      this.scripts.chorusStatusStarted(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<string | null>,
-      // The record says `startedAt`, so no reader counts it as waiting; the id leaves the set for good when it turns final.
-      this.scripts.chorusQueueStart(k.textJobsWaiting(), k.textQueueTurns(), k.textJobsBacklog(), requestId, RESTART_TURNS_AFTER).catch(() => 0),
+      this.scripts.chorusStatusStarted(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<
+        string | null
+      >,
+      // The record says `startedAt`, so no reader counts it as waiting; the id leaves the set for good when it turns
+      // final.
+      this.scripts
+        .chorusQueueStart(k.textJobsWaiting(), k.textQueueTurns(), k.textJobsBacklog(), requestId, RESTART_TURNS_AFTER)
+        .catch(() => 0),
     ]);
     return status;
   }
@@ -195,10 +251,22 @@ export class StatusStore {
   }
 
   /** Progress and ETA, and the reply so far when the engine can tell it (left as it was when not). */
-  async updateProgress(requestId: string, progress: number, etaSeconds: number, partialReply?: string): Promise<boolean> {
+  async updateProgress(
+    requestId: string,
+    progress: number,
+    etaSeconds: number,
+    partialReply?: string,
+  ): Promise<boolean> {
     const reply = partialReply === undefined ? [] : [partialReply];
     const k = this.keys;
-    const written = await this.scripts.chorusStatusProgress(k.status(requestId), round(progress, 4), round(etaSeconds, 1), requestId, k.statusChangedChannel(), ...reply);
+    const written = await this.scripts.chorusStatusProgress(
+      k.status(requestId),
+      round(progress, 4),
+      round(etaSeconds, 1),
+      requestId,
+      k.statusChangedChannel(),
+      ...reply,
+    );
     return written === 1;
   }
 
@@ -230,8 +298,24 @@ export class StatusStore {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
     const [written] = await Promise.all([
-      this.scripts.chorusStatusFinish(k.status(requestId), this.ttlSeconds, requestId, k.statusFinalChannel(), k.statusChangedChannel(), ...args),
-      this.scripts.chorusQueueLeave(k.textJobsWaiting(), k.textRequestsUnfinished(), k.textRequestsInFlight(), k.textRequestOwners(), k.textJobsBacklog(), requestId).catch(() => 0),
+      this.scripts.chorusStatusFinish(
+        k.status(requestId),
+        this.ttlSeconds,
+        requestId,
+        k.statusFinalChannel(),
+        k.statusChangedChannel(),
+        ...args,
+      ),
+      this.scripts
+        .chorusQueueLeave(
+          k.textJobsWaiting(),
+          k.textRequestsUnfinished(),
+          k.textRequestsInFlight(),
+          k.textRequestOwners(),
+          k.textJobsBacklog(),
+          requestId,
+        )
+        .catch(() => 0),
     ]);
     // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
     if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);

@@ -5,7 +5,11 @@ import { CREATE, INDEX } from "./status-scripts.js";
 const asFunction = (name: string, lua: string) => `local function ${name}(KEYS, ARGV)\n${lua}\nend`;
 
 /** Counts of each part's KEYS and ARGV, in the order the SUBMIT script takes them. */
-export const SUBMIT_PARTS = { join: { keys: 8, args: 5 }, create: { keys: 1, args: 5 }, index: { keys: 1, args: 3 } } as const;
+export const SUBMIT_PARTS = {
+  join: { keys: 8, args: 5 },
+  create: { keys: 1, args: 5 },
+  index: { keys: 1, args: 3 },
+} as const;
 
 /**
  * JOIN_QUEUE, CREATE and INDEX as one script, for one Redis (on a cluster their keys sit in three

@@ -29,15 +29,32 @@ const requestField = (operation: UsageOperation) => `requests:${operation}`;
 
 function fromHash(date: string, hash: Record<string, string>): DailyUsage {
   const count = (field: string) => Number(hash[field] ?? 0);
-  const requests = Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, count(requestField(op))])) as Record<UsageOperation, number>;
-  return { date, requests, tokens: count("tokens"), promptTokens: count("promptTokens"), speechSeconds: count("speechMs") / 1000 };
+  const requests = Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, count(requestField(op))])) as Record<
+    UsageOperation,
+    number
+  >;
+  return {
+    date,
+    requests,
+    tokens: count("tokens"),
+    promptTokens: count("promptTokens"),
+    speechSeconds: count("speechMs") / 1000,
+  };
 }
 
 /** The days added up (speech seconds rounded to the millisecond counted). */
 export function sumUsage(days: DailyUsage[]): Omit<DailyUsage, "date"> {
   const sum = (pick: (day: DailyUsage) => number) => days.reduce((total, day) => total + pick(day), 0);
-  const requests = Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, sum((day) => day.requests[op])])) as Record<UsageOperation, number>;
-  return { requests, tokens: sum((d) => d.tokens), promptTokens: sum((d) => d.promptTokens), speechSeconds: Math.round(sum((d) => d.speechSeconds) * 1000) / 1000 };
+  const requests = Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, sum((day) => day.requests[op])])) as Record<
+    UsageOperation,
+    number
+  >;
+  return {
+    requests,
+    tokens: sum((d) => d.tokens),
+    promptTokens: sum((d) => d.promptTokens),
+    speechSeconds: Math.round(sum((d) => d.speechSeconds) * 1000) / 1000,
+  };
 }
 
 /**
@@ -52,9 +69,22 @@ export class ApiKeyUsage {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Requests admitted on UTC `day` (default today), by operation: a gateway adds what it counted over a second (see its RequestCounts). */
-  async countRequests(keyId: string, requests: Partial<Record<UsageOperation, number>>, day = utcDay(this.now())): Promise<void> {
-    await this.add(keyId, Object.fromEntries(Object.entries(requests).map(([operation, count]) => [requestField(operation as UsageOperation), count])), day);
+  /**
+   * Requests admitted on UTC `day` (default today), by operation: a gateway adds what it counted over a second (see its
+   * RequestCounts).
+   */
+  async countRequests(
+    keyId: string,
+    requests: Partial<Record<UsageOperation, number>>,
+    day = utcDay(this.now()),
+  ): Promise<void> {
+    await this.add(
+      keyId,
+      Object.fromEntries(
+        Object.entries(requests).map(([operation, count]) => [requestField(operation as UsageOperation), count]),
+      ),
+      day,
+    );
   }
 
   async countGeneration(keyId: string, tokens: number, promptTokens: number): Promise<void> {

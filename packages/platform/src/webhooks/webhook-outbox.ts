@@ -17,7 +17,10 @@ export function createWebhookQueue(connection: RedisClient, keys: RedisKeys): Qu
   return new Queue<DeliverWebhookJob>(QUEUES.webhooks, {
     connection,
     prefix: keys.bullPrefix(QUEUES.webhooks),
-    defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 1000 }, removeOnFail: { age: 24 * 3600, count: 5000 } },
+    defaultJobOptions: {
+      removeOnComplete: { age: 24 * 3600, count: 1000 },
+      removeOnFail: { age: 24 * 3600, count: 5000 },
+    },
   });
 }
 
@@ -35,7 +38,11 @@ export class WebhookOutbox implements FinalRecordHook {
   ) {}
 
   async finished(requestId: string, url: string): Promise<void> {
-    const options = { jobId: requestId, attempts: this.retries.attempts, backoff: { type: "exponential", delay: this.retries.backoffMs } };
+    const options = {
+      jobId: requestId,
+      attempts: this.retries.attempts,
+      backoff: { type: "exponential", delay: this.retries.backoffMs },
+    };
     try {
       await this.queue.add(JOB_NAMES.deliverWebhook, { requestId, url }, options);
       this.logger.info("webhook queued", { jobId: requestId });

@@ -21,7 +21,13 @@ const EMPTY_LOCK_CHECKS = 10;
  * machine would otherwise each compile llama.cpp at once (five builds were seen sharing two cores).
  * A lock whose process is gone is taken over; a waiter says once whom it waits for.
  */
-export async function withBuildLock<T>(dir: string, name: string, log: (line: string) => void, body: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function withBuildLock<T>(
+  dir: string,
+  name: string,
+  log: (line: string) => void,
+  body: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   const lock = join(dir, `.${name}.lock`);
   let toldWaiting = false;
   let emptyChecks = 0;

@@ -3,8 +3,15 @@ import { buildProgressOf, progressLog } from "./build-steps.js";
 
 describe("buildProgressOf", () => {
   it("when a line starts with Ninja's or Make's progress, then that is how far the build is", () => {
-    expect(buildProgressOf("[12/153] Building CXX object common/CMakeFiles/llama-common.dir/log.cpp.o")).toEqual({ done: 12, total: 153 });
-    expect(buildProgressOf("[ 45%] Building CXX object src/CMakeFiles/llama.dir/llama.cpp.o")).toEqual({ done: 45, total: 100, percent: true });
+    expect(buildProgressOf("[12/153] Building CXX object common/CMakeFiles/llama-common.dir/log.cpp.o")).toEqual({
+      done: 12,
+      total: 153,
+    });
+    expect(buildProgressOf("[ 45%] Building CXX object src/CMakeFiles/llama.dir/llama.cpp.o")).toEqual({
+      done: 45,
+      total: 100,
+      percent: true,
+    });
   });
 
   it("when a line is anything else, then it says nothing", () => {

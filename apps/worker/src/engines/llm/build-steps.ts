@@ -72,7 +72,12 @@ function killGroup(pid: number | undefined): void {
  * Logs how far a build is every `intervalMs` (the first time after one interval), with an estimate
  * of the time left from the pace so far: a build that says nothing for ten minutes looks hung.
  */
-export function progressLog(what: string, log: (line: string) => void, intervalMs: number, now: () => number = Date.now): (progress: BuildProgress) => void {
+export function progressLog(
+  what: string,
+  log: (line: string) => void,
+  intervalMs: number,
+  now: () => number = Date.now,
+): (progress: BuildProgress) => void {
   const started = now();
   let lastLogged = started;
   return ({ done, total, percent }) => {

@@ -1,4 +1,11 @@
-import { getLlama, LlamaLogLevel, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel } from "node-llama-cpp";
+import {
+  getLlama,
+  LlamaLogLevel,
+  resolveChatWrapper,
+  type ChatHistoryItem,
+  type ChatWrapper,
+  type LlamaModel,
+} from "node-llama-cpp";
 import type { ChatTurn } from "./llm-engine.js";
 
 /** The engine-neutral turns as node-llama-cpp's chat history. */

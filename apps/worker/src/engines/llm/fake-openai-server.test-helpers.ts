@@ -28,12 +28,20 @@ export interface RecordedRequest {
 }
 
 export type ScriptedResponse =
-  | { kind: "status"; status: number; body: string | ((request: RecordedRequest) => string); headers?: Record<string, string> }
+  | {
+      kind: "status";
+      status: number;
+      body: string | ((request: RecordedRequest) => string);
+      headers?: Record<string, string>;
+    }
   /** Accepts the request and never answers. */
   | { kind: "hang" }
   /** Streams `tokens` deltas, then: a finish reason and the end (no [DONE]), just the end, a reset, or silence. */
   | { kind: "partial"; tokens: number; then: PartialEnding }
-  /** A normal stream, optionally with several words per delta (usage still counts words), its own pace, or SSE comments every keepAliveMs while it waits. */
+  /**
+   * A normal stream, optionally with several words per delta (usage still counts words), its own pace, or SSE comments
+   * every keepAliveMs while it waits.
+   */
   | { kind: "stream"; wordsPerDelta?: number; tokenDelayMs?: number; keepAliveMs?: number };
 
 export type PartialEnding = "finish" | "end" | "destroy" | "hang";
@@ -88,14 +96,22 @@ async function pause(res: ServerResponse, delayMs: number, keepAliveMs: number |
   }
 }
 
-async function streamReply(res: ServerResponse, body: FakeChatRequestBody, tokenDelayMs: number, script?: ScriptedResponse): Promise<void> {
+async function streamReply(
+  res: ServerResponse,
+  body: FakeChatRequestBody,
+  tokenDelayMs: number,
+  script?: ScriptedResponse,
+): Promise<void> {
   const words = fakeReplyWords(body);
   const perDelta = (script?.kind === "stream" && script.wordsPerDelta) || 1;
   const delayMs = (script?.kind === "stream" && script.tokenDelayMs) || tokenDelayMs;
   const deltaLimit = script?.kind === "partial" ? script.tokens : Math.ceil(words.length / perDelta);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   await writeSplit(res, ": keep-alive\n\n");
-  await writeSplit(res, event(chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), 0));
+  await writeSplit(
+    res,
+    event(chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), 0),
+  );
   for (let i = 0; i < deltaLimit && !isGone(res); i += 1) {
     const piece = words.slice(i * perDelta, (i + 1) * perDelta).join(" ");
     const content = i === 0 ? piece : ` ${piece}`;

@@ -5,13 +5,15 @@ import { buildKey, cpuIdentity, missingBuildTools } from "./llama-build.js";
 
 describe("llama-build", () => {
   it("when /proc/cpuinfo is read, then the CPU's model and flags identify it (what a native build depends on)", () => {
-    const cpuinfo = "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2\n\nprocessor\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2\n";
+    const cpuinfo =
+      "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2\n\nprocessor\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2\n";
     expect(cpuIdentity(cpuinfo)).toBe(`${process.arch}|AMD EPYC|fpu sse avx2|||`);
     expect(cpuIdentity(cpuinfo.replace(/avx2/g, "avx512f"))).not.toBe(cpuIdentity(cpuinfo));
   });
 
   it("when the CPU is ARM, then its implementer, part and features identify it", () => {
-    const arm = (part: string) => `processor\t: 0\nFeatures\t: fp asimd sve\nCPU implementer\t: 0x41\nCPU part\t: ${part}\n`;
+    const arm = (part: string) =>
+      `processor\t: 0\nFeatures\t: fp asimd sve\nCPU implementer\t: 0x41\nCPU part\t: ${part}\n`;
     expect(cpuIdentity(arm("0xd0c"))).toContain("|0x41|0xd0c|fp asimd sve");
     expect(cpuIdentity(arm("0xd40"))).not.toBe(cpuIdentity(arm("0xd0c")));
   });

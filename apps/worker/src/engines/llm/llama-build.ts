@@ -38,7 +38,9 @@ export function nodeLlamaCppDir(): string {
 /** A key that changes with anything that makes a build unfit: node-llama-cpp's version, the CPU. */
 export function buildKey(): string {
   const { version } = JSON.parse(readFileSync(join(nodeLlamaCppDir(), "package.json"), "utf8")) as { version: string };
-  const cpu = existsSync("/proc/cpuinfo") ? cpuIdentity(readFileSync("/proc/cpuinfo", "utf8")) : `${process.arch}|${cpus()[0]?.model ?? ""}`;
+  const cpu = existsSync("/proc/cpuinfo")
+    ? cpuIdentity(readFileSync("/proc/cpuinfo", "utf8"))
+    : `${process.arch}|${cpus()[0]?.model ?? ""}`;
   return `${version}-${createHash("sha256").update(cpu).digest("hex").slice(0, 12)}`;
 }
 
@@ -67,7 +69,8 @@ export async function hasLocalBuild(key = buildKey()): Promise<boolean> {
 }
 
 export function missingBuildTools(env: NodeJS.ProcessEnv = process.env): string[] {
-  const onPath = (name: string) => (env.PATH ?? "").split(delimiter).some((dir) => dir !== "" && existsSync(join(dir, name)));
+  const onPath = (name: string) =>
+    (env.PATH ?? "").split(delimiter).some((dir) => dir !== "" && existsSync(join(dir, name)));
   const missing = ["cmake", "git"].filter((tool) => !onPath(tool));
   return onPath("c++") || onPath("g++") || onPath("clang++") ? missing : [...missing, "a C++ compiler (g++)"];
 }
@@ -84,8 +87,13 @@ export async function ensureLlamaBuild(options: LlamaBuildOptions): Promise<Llam
   }
   if (options.build === false) return "absent";
   const missing = missingBuildTools();
-  if (missing.length > 0) throw new Error(`building llama.cpp for this machine needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`);
-  options.log("llama.cpp: building it for this machine from the source node-llama-cpp ships (once; ~6 min on 2 cores)...");
+  if (missing.length > 0)
+    throw new Error(
+      `building llama.cpp for this machine needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`,
+    );
+  options.log(
+    "llama.cpp: building it for this machine from the source node-llama-cpp ships (once; ~6 min on 2 cores)...",
+  );
   await runSourceBuild();
   // Into a fresh folder beside the cache entry, then renamed: a build half copied is never found.
   const staging = `${cached}.${process.pid}.tmp`;
@@ -117,6 +125,8 @@ function runSourceBuild(): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`node-llama-cpp source build exited with ${String(code)}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`node-llama-cpp source build exited with ${String(code)}`)),
+    );
   });
 }

@@ -8,7 +8,10 @@ import type { LlmEngine } from "./llm-engine.js";
  * fast one: docs/engines.md); `in-process`, node-llama-cpp in the worker; `auto`, the server when a
  * build of it for this machine is at hand (`npm run llama:build`), else in process.
  */
-/** Where llama.cpp runs: its own llama-server as a child (server), node-llama-cpp in the worker, or the server when one was built (auto). */
+/**
+ * Where llama.cpp runs: its own llama-server as a child (server), node-llama-cpp in the worker, or the server when one
+ * was built (auto).
+ */
 export const LLAMA_RUNTIMES = ["auto", "server", "in-process"] as const;
 export type LlamaRuntime = (typeof LLAMA_RUNTIMES)[number];
 
@@ -37,10 +40,21 @@ export interface LoadedLlamaEngine {
 export async function loadLlamaEngine(settings: LlamaEngineSettings): Promise<LoadedLlamaEngine> {
   const { modelPath, threads, sequences, contextSize, promptCacheMiB, gpu, serverBinary } = settings;
   if (settings.runtime === "server" && !serverBinary) {
-    throw new Error("LLAMA_RUNTIME=server needs a llama-server: run `npm run llama:build` once, or set LLAMA_SERVER_BIN to one");
+    throw new Error(
+      "LLAMA_RUNTIME=server needs a llama-server: run `npm run llama:build` once, or set LLAMA_SERVER_BIN to one",
+    );
   }
   if (settings.runtime !== "in-process" && serverBinary) {
-    const server = { binary: serverBinary, modelPath, threads, slots: sequences, contextPerSlot: contextSize, promptCacheMiB, gpu, logger: settings.logger };
+    const server = {
+      binary: serverBinary,
+      modelPath,
+      threads,
+      slots: sequences,
+      contextPerSlot: contextSize,
+      promptCacheMiB,
+      gpu,
+      logger: settings.logger,
+    };
     const engine = await LlamaServerLlmEngine.start(server);
     return { engine, runs: "llama-server" };
   }

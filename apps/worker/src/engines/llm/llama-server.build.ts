@@ -64,12 +64,15 @@ export interface LlamaServerBuildOptions {
  * Builds llama-server for this machine unless the cache has it; returns its path. One build at a
  * time per cache: a second caller waits for the first and takes its binary.
  */
-export async function ensureLlamaServerBuild(options: LlamaServerBuildOptions): Promise<{ path: string; outcome: "present" | "built" }> {
+export async function ensureLlamaServerBuild(
+  options: LlamaServerBuildOptions,
+): Promise<{ path: string; outcome: "present" | "built" }> {
   const cacheRoot = options.cacheRoot ?? DEFAULT_LLAMA_BUILD_CACHE;
   const path = llamaServerPath(cacheRoot);
   if (existsSync(path)) return { path, outcome: "present" };
   const missing = missingForLlamaServerBuild(options.env);
-  if (missing.length > 0) throw new Error(`building llama-server needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`);
+  if (missing.length > 0)
+    throw new Error(`building llama-server needs ${missing.join(" and ")} (Debian: apt-get install cmake g++ git)`);
   await mkdir(cacheRoot, { recursive: true });
   return withBuildLock(
     cacheRoot,
@@ -94,9 +97,16 @@ async function buildInto(path: string, cacheRoot: string, options: LlamaServerBu
   await rm(scratch, { recursive: true, force: true });
   try {
     await runBuildStep("git", ["clone", "-q", llamaSourceBundle(), join(scratch, "src")], { signal, env });
-    await runBuildStep("cmake", ["-S", join(scratch, "src"), "-B", join(scratch, "build"), ...CMAKE_OPTIONS], { signal, env });
+    await runBuildStep("cmake", ["-S", join(scratch, "src"), "-B", join(scratch, "build"), ...CMAKE_OPTIONS], {
+      signal,
+      env,
+    });
     const onProgress = progressLog("llama-server", log, options.progressIntervalMs ?? 30_000);
-    await runBuildStep("cmake", ["--build", join(scratch, "build"), "--target", "llama-server", "-j", String(availableParallelism())], { signal, onProgress, env });
+    await runBuildStep(
+      "cmake",
+      ["--build", join(scratch, "build"), "--target", "llama-server", "-j", String(availableParallelism())],
+      { signal, onProgress, env },
+    );
     await mkdir(join(scratch, "out"));
     await copyFile(join(scratch, "build", "bin", "llama-server"), join(scratch, "out", "llama-server"));
     await rm(dirname(path), { recursive: true, force: true });

@@ -92,8 +92,16 @@ export class LlamaServerLlmEngine implements LlmEngine {
       throw error;
     });
     try {
-      const props = (await (await fetch(`${server.url}/props`)).json()) as { total_slots?: number; default_generation_settings?: { n_ctx?: number } };
-      return new LlamaServerLlmEngine(server, prompt, props.default_generation_settings?.n_ctx ?? settings.contextPerSlot, props.total_slots ?? settings.slots);
+      const props = (await (await fetch(`${server.url}/props`)).json()) as {
+        total_slots?: number;
+        default_generation_settings?: { n_ctx?: number };
+      };
+      return new LlamaServerLlmEngine(
+        server,
+        prompt,
+        props.default_generation_settings?.n_ctx ?? settings.contextPerSlot,
+        props.total_slots ?? settings.slots,
+      );
     } catch (error) {
       await server.stop();
       await prompt.close();
@@ -142,9 +150,15 @@ export class LlamaServerLlmEngine implements LlmEngine {
     const prompt = this.promptTokens(input.turns);
     const { slot } = await this.pool.acquire(prompt, input.signal);
     const previous = slot.lastReply;
-    const unwatch = input.streamText ? () => undefined : this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) => progress.report(tokens, text === previous ? undefined : text));
+    const unwatch = input.streamText
+      ? () => undefined
+      : this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) =>
+          progress.report(tokens, text === previous ? undefined : text),
+        );
     try {
-      const result = input.streamText ? await this.completeStreamed(slot, prompt, input, progress) : await this.complete(slot, prompt, input);
+      const result = input.streamText
+        ? await this.completeStreamed(slot, prompt, input, progress)
+        : await this.complete(slot, prompt, input);
       slot.lastReply = result.text;
       return result;
     } finally {
@@ -167,7 +181,17 @@ export class LlamaServerLlmEngine implements LlmEngine {
   /** The native /completion request: the prompt as the tokens already counted (ChatPrompt), pinned to the slot. */
   private completionBody(slot: ServerSlot, prompt: number[], input: GenerationInput) {
     const { maxTokens, temperature, topP, seed } = input.sampling;
-    return { prompt, n_predict: maxTokens, temperature, top_p: topP, seed, stop: STOP_SEQUENCES, id_slot: slot.id, cache_prompt: true, response_fields: COMPLETION_FIELDS };
+    return {
+      prompt,
+      n_predict: maxTokens,
+      temperature,
+      top_p: topP,
+      seed,
+      stop: STOP_SEQUENCES,
+      id_slot: slot.id,
+      cache_prompt: true,
+      response_fields: COMPLETION_FIELDS,
+    };
   }
 
   private async complete(slot: ServerSlot, prompt: number[], input: GenerationInput): Promise<GenerationResult> {
@@ -179,10 +203,19 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   /** The same request streamed: each token's text is reported as it comes (held-back stop sequences excepted). */
-  private async completeStreamed(slot: ServerSlot, prompt: number[], input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
+  private async completeStreamed(
+    slot: ServerSlot,
+    prompt: number[],
+    input: GenerationInput,
+    progress: ProgressCount,
+  ): Promise<GenerationResult> {
     return this.call(input.signal, async () => {
       // `stop` kept in the last event's fields: it is how that event is told from the tokens' events.
-      const body = { ...this.completionBody(slot, prompt, input), stream: true, response_fields: [...COMPLETION_FIELDS, "stop"] };
+      const body = {
+        ...this.completionBody(slot, prompt, input),
+        stream: true,
+        response_fields: [...COMPLETION_FIELDS, "stop"],
+      };
       const response = await this.send("/completion", body, input.signal);
       if (!response.body) throw new ServerAnswered("llama-server's streamed answer had no body");
       let text = "";
@@ -200,8 +233,14 @@ export class LlamaServerLlmEngine implements LlmEngine {
 
   /** POSTs JSON; an answer that is not a success is the job's failure, its message shown. */
   private async send(path: string, body: object, signal: AbortSignal): Promise<Response> {
-    const response = await fetch(`${this.server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
-    if (!response.ok) throw new ServerAnswered(`llama-server answered ${response.status}: ${errorMessage(await response.text())}`);
+    const response = await fetch(`${this.server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal,
+    });
+    if (!response.ok)
+      throw new ServerAnswered(`llama-server answered ${response.status}: ${errorMessage(await response.text())}`);
     return response;
   }
 
@@ -219,7 +258,8 @@ export class LlamaServerLlmEngine implements LlmEngine {
       if (error instanceof ServerAnswered || error instanceof ServerUnreachable) throw error;
       const code = (error as { cause?: { code?: string } }).cause?.code ?? "";
       const why = `${error instanceof Error ? error.message : String(error)}${code ? ` (${code})` : ""}`;
-      if (CONNECTION_LOST.has(code)) throw new ServerUnreachable(`llama-server could not be reached: ${why}`, { cause: error });
+      if (CONNECTION_LOST.has(code))
+        throw new ServerUnreachable(`llama-server could not be reached: ${why}`, { cause: error });
       throw new Error(`llama-server request failed: ${why}`, { cause: error });
     }
   }
@@ -227,7 +267,12 @@ export class LlamaServerLlmEngine implements LlmEngine {
 
 /** An answer's counts, whole or the last streamed event's. */
 function resultOf(text: string, answer: Completion): GenerationResult {
-  return { text, tokens: answer.tokens_predicted ?? 0, promptTokens: answer.tokens_evaluated ?? 0, cachedTokens: answer.timings?.cache_n ?? 0 };
+  return {
+    text,
+    tokens: answer.tokens_predicted ?? 0,
+    promptTokens: answer.tokens_evaluated ?? 0,
+    cachedTokens: answer.timings?.cache_n ?? 0,
+  };
 }
 
 /** llama-server's error envelope is OpenAI's: `{error: {message}}`; anything else is shown as sent. */

@@ -107,7 +107,18 @@ export class LlamaServerProcess {
 
   private args(): string[] {
     const { modelPath, threads, slots, contextPerSlot, promptCacheMiB, gpu } = this.settings;
-    const args = ["-m", modelPath, "-t", String(threads), "-tb", String(threads), "-np", String(slots), "-c", String(contextPerSlot * slots)];
+    const args = [
+      "-m",
+      modelPath,
+      "-t",
+      String(threads),
+      "-tb",
+      String(threads),
+      "-np",
+      String(slots),
+      "-c",
+      String(contextPerSlot * slots),
+    ];
     // The slots share nothing: each holds its own conversation's cache (as in the in-process engine).
     args.push("--no-kv-unified", "--host", "127.0.0.1", "--port", String(this.port), "--no-webui");
     if (gpu === false) args.push("--n-gpu-layers", "0");
@@ -144,7 +155,10 @@ export class LlamaServerProcess {
     child.stdin.on("error", () => undefined); // the guard gone first: nothing left to tell
     const exited = once(child, "exit").then(([code, signal]) => `code ${String(code)}, signal ${String(signal)}`);
     // One deadline for loading the model (llama-server listens only once it is loaded) and answering.
-    const deadline = AbortSignal.any([AbortSignal.timeout(this.settings.startTimeoutMs ?? 300_000), this.stopped.signal]);
+    const deadline = AbortSignal.any([
+      AbortSignal.timeout(this.settings.startTimeoutMs ?? 300_000),
+      this.stopped.signal,
+    ]);
     try {
       const early = await abortable(Promise.race([listening, exited]), deadline);
       if (typeof early === "string") throw this.failure(`exited before listening (${early})`);
@@ -153,7 +167,9 @@ export class LlamaServerProcess {
     } catch (error) {
       await terminate(child, 1000);
       if (!deadline.aborted) throw error;
-      throw this.failure(this.stopped.signal.aborted ? "was stopped while starting" : "did not load the model and answer in time");
+      throw this.failure(
+        this.stopped.signal.aborted ? "was stopped while starting" : "did not load the model and answer in time",
+      );
     }
     const launchedAt = Date.now();
     void exited.then((how) => {
@@ -172,7 +188,9 @@ export class LlamaServerProcess {
     void exited.then((how) => (gone = how));
     while (gone === null) {
       deadline.throwIfAborted();
-      const ok = await fetch(`${this.url}/health`, { signal: AbortSignal.any([AbortSignal.timeout(2000), deadline]) }).then(
+      const ok = await fetch(`${this.url}/health`, {
+        signal: AbortSignal.any([AbortSignal.timeout(2000), deadline]),
+      }).then(
         (response) => response.ok,
         () => false,
       );
@@ -187,7 +205,11 @@ export class LlamaServerProcess {
     for (;;) {
       const delayMs = Math.min(30_000, 500 * 2 ** Math.min(this.restarts, 6));
       this.restarts += 1;
-      this.settings.logger.error("llama-server stopped unexpectedly; restarting it", { reason, restartInMs: delayMs, output: this.outputTail() });
+      this.settings.logger.error("llama-server stopped unexpectedly; restarting it", {
+        reason,
+        restartInMs: delayMs,
+        output: this.outputTail(),
+      });
       await sleep(delayMs, undefined, { signal: this.stopped.signal }).catch(() => undefined);
       if (this.stopped.signal.aborted) throw new Error("llama-server was stopped");
       try {

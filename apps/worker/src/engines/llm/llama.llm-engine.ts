@@ -1,4 +1,12 @@
-import { getLlama, LlamaChat, LlamaLogLevel, type ChatHistoryItem, type LlamaContext, type LlamaContextSequence, type LlamaModel } from "node-llama-cpp";
+import {
+  getLlama,
+  LlamaChat,
+  LlamaLogLevel,
+  type ChatHistoryItem,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaModel,
+} from "node-llama-cpp";
 import { toHistory } from "./chat-prompt.js";
 import { STOP_SEQUENCES } from "./stop-sequences.js";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
@@ -54,7 +62,12 @@ export class LlamaLlmEngine implements LlmEngine {
   }
 
   static async load(options: LlamaEngineOptions): Promise<LlamaLlmEngine> {
-    const llama = await getLlama({ gpu: options.gpu, maxThreads: options.threads, logLevel: LlamaLogLevel.error, build: "never" });
+    const llama = await getLlama({
+      gpu: options.gpu,
+      maxThreads: options.threads,
+      logLevel: LlamaLogLevel.error,
+      build: "never",
+    });
     const model = await llama.loadModel({ modelPath: options.modelPath });
     const contextSize = Math.min(options.contextSize, model.trainContextSize);
     const context = await model.createContext({ sequences: options.sequences, contextSize, threads: options.threads });
@@ -118,7 +131,9 @@ export class LlamaLlmEngine implements LlmEngine {
   private promptTokens(history: ChatHistoryItem[]): number[] {
     const chatWrapper = this.pool.slots[0]?.chat.chatWrapper;
     if (!chatWrapper) throw new Error("the engine has no slots");
-    const { contextText } = chatWrapper.generateContextState({ chatHistory: [...history, { type: "model", response: [] }] });
+    const { contextText } = chatWrapper.generateContextState({
+      chatHistory: [...history, { type: "model", response: [] }],
+    });
     return contextText.tokenize(this.model.tokenizer);
   }
 

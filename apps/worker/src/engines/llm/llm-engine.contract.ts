@@ -31,7 +31,11 @@ interface Run {
 
 type RunOverrides = Partial<Pick<GenerationInput, "signal" | "onProgress">> & { maxTokens?: number; seed?: number };
 
-export function describeLlmEngineContract(name: string, makeEngine: () => Promise<LlmEngine>, options: LlmEngineContractOptions = {}): void {
+export function describeLlmEngineContract(
+  name: string,
+  makeEngine: () => Promise<LlmEngine>,
+  options: LlmEngineContractOptions = {},
+): void {
   const timeout = options.testTimeoutMs ?? 30_000;
   const tolerance = options.tokenCountTolerance ?? 0;
   const longMaxTokens = options.longMaxTokens ?? 200;
@@ -111,7 +115,10 @@ export function describeLlmEngineContract(name: string, makeEngine: () => Promis
       "when progress carries the reply so far, then, cleaned, it is a prefix of the final reply, cleaned",
       async () => {
         const texts: string[] = [];
-        const { result } = await run({ maxTokens: longMaxTokens, onProgress: (report) => void (report.text !== undefined && texts.push(report.text)) });
+        const { result } = await run({
+          maxTokens: longMaxTokens,
+          onProgress: (report) => void (report.text !== undefined && texts.push(report.text)),
+        });
         for (const text of texts) expect(cleanReply(result.text).startsWith(cleanPartialReply(text))).toBe(true);
         if (options.reportsReplySoFar) expect(texts.some((text) => cleanPartialReply(text).length > 0)).toBe(true);
       },

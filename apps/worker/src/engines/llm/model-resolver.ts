@@ -30,7 +30,9 @@ const isRemote = (model: string) => /^(hf:|https?:\/\/)/.test(model);
  */
 function modelHost(options: ResolveOptions): string {
   if (!options.model.startsWith("hf:")) return new URL(options.model).origin;
-  return options.huggingFaceEndpoint || process.env.MODEL_ENDPOINT || process.env.HF_ENDPOINT || "https://huggingface.co/";
+  return (
+    options.huggingFaceEndpoint || process.env.MODEL_ENDPOINT || process.env.HF_ENDPOINT || "https://huggingface.co/"
+  );
 }
 
 /**
@@ -46,7 +48,10 @@ async function assertReachable(options: ResolveOptions): Promise<void> {
     await answer.body?.cancel();
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? String(error));
+    const reason =
+      error instanceof Error && error.name === "TimeoutError"
+        ? `no answer within ${timeoutMs / 1000} s`
+        : (cause?.code ?? cause?.message ?? String(error));
     throw new ModelUnavailableError(
       `Could not download the model ${options.model}: its host ${host} cannot be reached (${reason}); no internet, or a mirror that is down? ` +
         `Set LLM_MODEL to the path of a local .gguf file, or make the host reachable (HF_ENDPOINT for a Hugging Face mirror).`,
@@ -74,7 +79,12 @@ export async function resolveModel(options: ResolveOptions): Promise<string> {
       download: "auto",
       cli: options.showProgress,
       ...(options.huggingFaceEndpoint ? { endpoints: { huggingFace: options.huggingFaceEndpoint } } : {}),
-      ...(options.onProgress ? { onProgress: (s: { totalSize: number; downloadedSize: number }) => options.onProgress?.(s.downloadedSize, s.totalSize) } : {}),
+      ...(options.onProgress
+        ? {
+            onProgress: (s: { totalSize: number; downloadedSize: number }) =>
+              options.onProgress?.(s.downloadedSize, s.totalSize),
+          }
+        : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (error) {

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { fakeReplyWords, startFakeOpenAiServer, type FakeOpenAiServer } from "./fake-openai-server.test-helpers.js";
 import type { ChatTurn, GenerationInput } from "./llm-engine.js";
 import { describeLlmEngineContract } from "./llm-engine.contract.js";
-import { OpenAiCompatibleLlmEngine, chatCompletionsUrl, type OpenAiCompatibleLlmEngineOptions } from "./openai-compatible.llm-engine.js";
+import {
+  OpenAiCompatibleLlmEngine,
+  chatCompletionsUrl,
+  type OpenAiCompatibleLlmEngineOptions,
+} from "./openai-compatible.llm-engine.js";
 
 let server: FakeOpenAiServer;
 
@@ -16,7 +20,12 @@ afterAll(async () => {
 });
 
 function makeEngine(overrides: Partial<OpenAiCompatibleLlmEngineOptions> = {}): OpenAiCompatibleLlmEngine {
-  return new OpenAiCompatibleLlmEngine({ baseUrl: server.baseUrl, model: "fake-model", retryBaseDelayMs: 1, ...overrides });
+  return new OpenAiCompatibleLlmEngine({
+    baseUrl: server.baseUrl,
+    model: "fake-model",
+    retryBaseDelayMs: 1,
+    ...overrides,
+  });
 }
 
 const TURNS: ChatTurn[] = [
@@ -36,7 +45,9 @@ function input(overrides: Partial<GenerationInput> = {}): GenerationInput {
   };
 }
 
-describeLlmEngineContract("openai-compatible (fake server)", () => Promise.resolve(makeEngine({ apiKey: "contract-key" })));
+describeLlmEngineContract("openai-compatible (fake server)", () =>
+  Promise.resolve(makeEngine({ apiKey: "contract-key" })),
+);
 
 describe("OpenAiCompatibleLlmEngine", () => {
   it("when generating, then it posts a streaming chat completion request built from the input", async () => {
@@ -64,7 +75,12 @@ describe("OpenAiCompatibleLlmEngine", () => {
   });
 
   it("when OPENAI_* variables are set in the environment, then none of them reaches a server configured without a key", async () => {
-    const fromEnv = { OPENAI_API_KEY: "sk-from-env", OPENAI_ORG_ID: "org-from-env", OPENAI_PROJECT_ID: "proj-from-env", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    const fromEnv = {
+      OPENAI_API_KEY: "sk-from-env",
+      OPENAI_ORG_ID: "org-from-env",
+      OPENAI_PROJECT_ID: "proj-from-env",
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+    };
     const saved = Object.keys(fromEnv).map((name) => [name, process.env[name]] as const);
     Object.assign(process.env, fromEnv);
     try {
@@ -105,7 +121,9 @@ describe("OpenAiCompatibleLlmEngine", () => {
 
   it("when usage is not requested, then tokens are the count of content deltas and promptTokens is 0", async () => {
     const progress: number[] = [];
-    const result = await makeEngine({ includeUsage: false }).generate(input({ onProgress: (p) => progress.push(p.tokens) }));
+    const result = await makeEngine({ includeUsage: false }).generate(
+      input({ onProgress: (p) => progress.push(p.tokens) }),
+    );
     expect(server.requests.at(-1)?.body.stream_options).toBeUndefined();
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(result).toMatchObject({ tokens: 9, promptTokens: 0 });

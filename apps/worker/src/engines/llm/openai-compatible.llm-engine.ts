@@ -90,7 +90,9 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 
   /** About four characters a token for English text, and a few tokens of template around each turn. */
   countPromptTokens(turns: ChatTurn[]): Promise<number> {
-    return Promise.resolve(turns.reduce((sum, turn) => sum + Math.ceil(turn.content.length / 4) + ESTIMATED_TURN_TEMPLATE_TOKENS, 0));
+    return Promise.resolve(
+      turns.reduce((sum, turn) => sum + Math.ceil(turn.content.length / 4) + ESTIMATED_TURN_TEMPLATE_TOKENS, 0),
+    );
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
@@ -159,7 +161,11 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     };
   }
 
-  private async readReply(stream: AsyncIterable<unknown>, input: GenerationInput, streamed: StreamedSoFar): Promise<ChatCompletionAccumulator> {
+  private async readReply(
+    stream: AsyncIterable<unknown>,
+    input: GenerationInput,
+    streamed: StreamedSoFar,
+  ): Promise<ChatCompletionAccumulator> {
     const reply = new ChatCompletionAccumulator();
     for await (const chunk of stream) {
       if (reply.apply(chunk)) this.report(reply.deltas, input, streamed);
@@ -170,7 +176,9 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 
   private result(reply: ChatCompletionAccumulator, streamed: StreamedSoFar): GenerationResult {
     if (reply.finishReason === undefined) {
-      throw new OpenAiCompatibleUpstreamError("Upstream ended the response before the stream finished", { retryable: true });
+      throw new OpenAiCompatibleUpstreamError("Upstream ended the response before the stream finished", {
+        retryable: true,
+      });
     }
     // A count already reported must not shrink, or progress would run ahead of the result.
     const tokens = Math.max(reply.completionTokens ?? 0, streamed.tokens);

@@ -8,7 +8,11 @@ function chunk(delta: object, extra: object = {}): object {
 describe("ChatCompletionAccumulator", () => {
   it("when content deltas arrive, then it joins them and counts only non-empty ones", () => {
     const reply = new ChatCompletionAccumulator();
-    const counted = [chunk({ role: "assistant", content: "" }), chunk({ content: "Hi" }), chunk({ content: " there" })].map((c) => reply.apply(c));
+    const counted = [
+      chunk({ role: "assistant", content: "" }),
+      chunk({ content: "Hi" }),
+      chunk({ content: " there" }),
+    ].map((c) => reply.apply(c));
     expect(counted).toEqual([false, true, true]);
     expect(reply).toMatchObject({ text: "Hi there", deltas: 2 });
   });

@@ -23,14 +23,25 @@ describe("retryDelayMs", () => {
 
 describe("upstreamError", () => {
   it("when the upstream reports an error mid-stream, then the message is its own without the key, not retried", () => {
-    const streamed = new APIError(undefined, { message: "context overflow for key k-123456" }, undefined, new Headers());
+    const streamed = new APIError(
+      undefined,
+      { message: "context overflow for key k-123456" },
+      undefined,
+      new Headers(),
+    );
     expect(upstreamError(streamed, undefined, "k-123456")).toEqual(
-      new OpenAiCompatibleUpstreamError("Upstream reported an error mid-stream: context overflow for key [redacted]", { retryable: false }),
+      new OpenAiCompatibleUpstreamError("Upstream reported an error mid-stream: context overflow for key [redacted]", {
+        retryable: false,
+      }),
     );
   });
 
   it("when a stream event is not JSON, then it says so and is not retried", () => {
-    const error = upstreamError(new SyntaxError("Error reading response: malformed server-sent event JSON."), undefined, undefined);
+    const error = upstreamError(
+      new SyntaxError("Error reading response: malformed server-sent event JSON."),
+      undefined,
+      undefined,
+    );
     expect(error).toMatchObject({ message: "Upstream sent a stream event that is not JSON", retryable: false });
   });
 });

@@ -50,7 +50,8 @@ async function attempt(engine: OpenAiCompatibleLlmEngine, overrides: Partial<Gen
 const echoAuthorization = (status: number) => ({
   kind: "status" as const,
   status,
-  body: (request: { headers: { authorization?: string } }) => JSON.stringify({ error: { message: `Rejected credentials ${request.headers.authorization ?? ""}`, type: "auth" } }),
+  body: (request: { headers: { authorization?: string } }) =>
+    JSON.stringify({ error: { message: `Rejected credentials ${request.headers.authorization ?? ""}`, type: "auth" } }),
 });
 
 describe("OpenAiCompatibleLlmEngine upstream failures", () => {
@@ -69,7 +70,11 @@ describe("OpenAiCompatibleLlmEngine upstream failures", () => {
   });
 
   it("when the upstream keeps answering 500, then it fails with the status and the upstream's message", async () => {
-    const failure = { kind: "status" as const, status: 500, body: JSON.stringify({ error: { message: "model crashed" } }) };
+    const failure = {
+      kind: "status" as const,
+      status: 500,
+      body: JSON.stringify({ error: { message: "model crashed" } }),
+    };
     server.enqueue(failure, failure, failure);
     const { error, requests } = await attempt(makeEngine());
     expect(requests).toBe(3);
@@ -117,7 +122,9 @@ describe("OpenAiCompatibleLlmEngine upstream failures", () => {
 
   it("when a stream outlasts the timeout but never pauses that long, then it completes", async () => {
     server.enqueue({ kind: "stream", tokenDelayMs: 100 });
-    const { result, error } = await attempt(makeEngine({ timeoutMs: 500 }), { sampling: { maxTokens: 8, temperature: 1, topP: 1, seed: 7 } });
+    const { result, error } = await attempt(makeEngine({ timeoutMs: 500 }), {
+      sampling: { maxTokens: 8, temperature: 1, topP: 1, seed: 7 },
+    });
     expect(error).toBeUndefined();
     expect(result?.tokens).toBe(8);
   });
@@ -125,7 +132,9 @@ describe("OpenAiCompatibleLlmEngine upstream failures", () => {
   it("when the gaps between tokens outlast the timeout but SSE keep-alive comments fill them, then it completes", async () => {
     // The openai client hides comments from its parsed chunks: only a timer that sees raw bytes lets this through.
     server.enqueue({ kind: "stream", tokenDelayMs: 1_200, keepAliveMs: 50 });
-    const { result, error, requests } = await attempt(makeEngine({ timeoutMs: 400 }), { sampling: { maxTokens: 3, temperature: 1, topP: 1, seed: 7 } });
+    const { result, error, requests } = await attempt(makeEngine({ timeoutMs: 400 }), {
+      sampling: { maxTokens: 3, temperature: 1, topP: 1, seed: 7 },
+    });
     expect(error).toBeUndefined();
     expect(requests).toBe(1);
     expect(result?.tokens).toBe(3);

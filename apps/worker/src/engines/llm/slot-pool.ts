@@ -64,7 +64,8 @@ export class SlotPool<S extends CacheSlot> {
   }
 
   release(slot: S): void {
-    if (!this.slots.includes(slot) || this.free.includes(slot)) throw new Error("released a slot that was not borrowed");
+    if (!this.slots.includes(slot) || this.free.includes(slot))
+      throw new Error("released a slot that was not borrowed");
     this.free.push(slot);
     const next = this.waiters.shift();
     if (next) next.grant(this.take(next.prompt));

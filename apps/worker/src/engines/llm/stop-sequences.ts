@@ -20,7 +20,8 @@ export function cleanPartialReply(text: string): string {
     const at = partial.indexOf(stop);
     if (at >= 0) partial = partial.slice(0, at);
   }
-  for (let begun = stopSequenceBegun(partial); begun > 0; begun = stopSequenceBegun(partial)) partial = partial.slice(0, -begun);
+  for (let begun = stopSequenceBegun(partial); begun > 0; begun = stopSequenceBegun(partial))
+    partial = partial.slice(0, -begun);
   return cleanReply(partial.replace(/\uFFFD+$/, ""));
 }
 

@@ -16,6 +16,10 @@ export function restartOnBytes(baseFetch: typeof fetch, onBytes: () => void): ty
         },
       }),
     );
-    return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(watched, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

@@ -33,7 +33,12 @@ export class UpstreamStatusError extends APIError<number, Headers, undefined> {
 }
 
 class UpstreamClient extends OpenAI {
-  protected override makeStatusError(status: number, error: object | undefined, message: string | undefined, headers: Headers): APIError {
+  protected override makeStatusError(
+    status: number,
+    error: object | undefined,
+    message: string | undefined,
+    headers: Headers,
+  ): APIError {
     return new UpstreamStatusError(status, message ?? JSON.stringify(error) ?? "", headers);
   }
 }

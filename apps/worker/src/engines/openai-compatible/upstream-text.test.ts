@@ -32,7 +32,9 @@ describe("upstreamMessage", () => {
 
 describe("redact", () => {
   it("when the text holds the key or a bearer token, then neither survives", () => {
-    expect(redact("key sk-abc and Authorization: Bearer other-token", "sk-abc")).toBe("key [redacted] and Authorization: Bearer [redacted]");
+    expect(redact("key sk-abc and Authorization: Bearer other-token", "sk-abc")).toBe(
+      "key [redacted] and Authorization: Bearer [redacted]",
+    );
   });
 
   it("when the key sits across the length limit, then no part of it survives", () => {

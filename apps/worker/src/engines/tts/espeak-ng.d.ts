@@ -17,7 +17,9 @@ declare module "espeak-ng" {
     preRun?: ((module: ESpeakNgModule) => void)[];
     print?: (line: string) => void;
     printErr?: (line: string) => void;
-    /** WebAssembly.Imports -> (WebAssembly.Instance, WebAssembly.Module): the project's libs do not declare WebAssembly. */
+    /**
+     * WebAssembly.Imports -> (WebAssembly.Instance, WebAssembly.Module): the project's libs do not declare WebAssembly.
+     */
     instantiateWasm?: (imports: object, receive: (instance: object, module: object) => void) => object;
   }
 

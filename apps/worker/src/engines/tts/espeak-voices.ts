@@ -11,7 +11,10 @@ export interface EspeakVoice {
   pace: number;
 }
 
-/** Every public voice, and only those: `satisfies` makes a voice added to the catalogue fail to compile here until mapped. */
+/**
+ * Every public voice, and only those: `satisfies` makes a voice added to the catalogue fail to compile here until
+ * mapped.
+ */
 export const ESPEAK_VOICES = {
   Witch: { spec: "en-gb-x-rp+f5", pitch: 72, pace: 1.0 },
   Mage: { spec: "en-gb+m7", pitch: 30, pace: 0.9 },

@@ -16,7 +16,11 @@ export interface PieceChannel {
  * `null`), and go to `onPiece` one at a time, in order. A failing `onPiece` aborts `stop`, which
  * ends the thread's task: nobody would take what it makes.
  */
-export function openPieceChannel(onPiece: AudioPieceHandler, describe: (sampleRate: number) => AudioPieceInfo, stop: AbortController): PieceChannel {
+export function openPieceChannel(
+  onPiece: AudioPieceHandler,
+  describe: (sampleRate: number) => AudioPieceInfo,
+  stop: AbortController,
+): PieceChannel {
   const { port1: ours, port2: threadEnd } = new MessageChannel();
   const pieces: Buffer[] = [];
   let handedOver: Promise<void> = Promise.resolve();

@@ -6,14 +6,25 @@ import { measureAudio } from "./measure-audio.test-helpers.js";
 import { CONTRACT_TEXT, describeSpeechEngineContract } from "./speech-engine.contract.js";
 import { SpeechEngineError } from "./speech-engine.js";
 
-describeSpeechEngineContract("espeak-ng", () => Promise.resolve(new EspeakSpeechEngine({ concurrency: 2 })), { testTimeoutMs: 60_000 });
+describeSpeechEngineContract("espeak-ng", () => Promise.resolve(new EspeakSpeechEngine({ concurrency: 2 })), {
+  testTimeoutMs: 60_000,
+});
 
 const TIMEOUT = 60_000;
 /** A fresh signal per call: one shared signal would collect a listener per waiting request. */
 const never = (): AbortSignal => new AbortController().signal;
-const request = (overrides: Partial<SpeechRequest> = {}): SpeechRequest => ({ text: CONTRACT_TEXT, voice: "en-us-female", speed: 1, format: "pcm", ...overrides });
+const request = (overrides: Partial<SpeechRequest> = {}): SpeechRequest => ({
+  text: CONTRACT_TEXT,
+  voice: "en-us-female",
+  speed: 1,
+  format: "pcm",
+  ...overrides,
+});
 
-async function withEngine<T>(options: ConstructorParameters<typeof EspeakSpeechEngine>[0], use: (engine: EspeakSpeechEngine) => Promise<T>): Promise<T> {
+async function withEngine<T>(
+  options: ConstructorParameters<typeof EspeakSpeechEngine>[0],
+  use: (engine: EspeakSpeechEngine) => Promise<T>,
+): Promise<T> {
   const engine = new EspeakSpeechEngine(options);
   try {
     return await use(engine);
@@ -28,9 +39,22 @@ describe("EspeakSpeechEngine", () => {
     async () => {
       await withEngine({ concurrency: 2 }, async (engine) => {
         const results = await Promise.all(
-          VOICE_IDS.map(async (voice) => [voice, await measureAudio(await engine.synthesize(request({ voice, text: "Hello, can you hear me?" }), never()))] as const),
+          VOICE_IDS.map(
+            async (voice) =>
+              [
+                voice,
+                await measureAudio(
+                  await engine.synthesize(request({ voice, text: "Hello, can you hear me?" }), never()),
+                ),
+              ] as const,
+          ),
         );
-        for (const [voice, measured] of results) expect({ voice, loud: measured.loud, long: measured.durationSeconds > 0.8 }).toEqual({ voice, loud: true, long: true });
+        for (const [voice, measured] of results)
+          expect({ voice, loud: measured.loud, long: measured.durationSeconds > 0.8 }).toEqual({
+            voice,
+            loud: true,
+            long: true,
+          });
       });
     },
     TIMEOUT,
@@ -40,7 +64,10 @@ describe("EspeakSpeechEngine", () => {
     "when the Mage and Lightning read the same text, then the Mage's unhurried pace makes it longer",
     async () => {
       await withEngine({ concurrency: 1 }, async (engine) => {
-        const [mage, lightning] = [await engine.synthesize(request({ voice: "Mage" }), never()), await engine.synthesize(request({ voice: "Lightning" }), never())];
+        const [mage, lightning] = [
+          await engine.synthesize(request({ voice: "Mage" }), never()),
+          await engine.synthesize(request({ voice: "Lightning" }), never()),
+        ];
         expect(mage.durationSeconds).toBeGreaterThan((lightning.durationSeconds as number) * 1.1);
         expect(mage.bytes.equals(lightning.bytes)).toBe(false);
       });
@@ -113,7 +140,11 @@ describe("EspeakSpeechEngine", () => {
       await withEngine({ concurrency: 1 }, async (engine) => {
         const outcome = engine.synthesize(request({ voice: "nova" as VoiceId }), never());
         await expect(outcome).rejects.toBeInstanceOf(SpeechEngineError);
-        await expect(outcome).rejects.toMatchObject({ code: "UNSUPPORTED_VOICE", retryable: false, message: 'eSpeak NG has no voice "nova"' });
+        await expect(outcome).rejects.toMatchObject({
+          code: "UNSUPPORTED_VOICE",
+          retryable: false,
+          message: 'eSpeak NG has no voice "nova"',
+        });
       });
     },
     TIMEOUT,

@@ -1,10 +1,22 @@
-import { AUDIO_FORMATS, VOICE_IDS, contentTypeFor, type AudioFormat, type SpeechRequest, type VoiceId } from "@chorus/contracts";
+import {
+  AUDIO_FORMATS,
+  VOICE_IDS,
+  contentTypeFor,
+  type AudioFormat,
+  type SpeechRequest,
+  type VoiceId,
+} from "@chorus/contracts";
 import { splitForStreaming, splitIntoChunks } from "../../audio/sentence-splitter.js";
 import { espeakSettings } from "./espeak-voices.js";
 import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";
 import { siblingModule } from "./module-worker.js";
 import { openPieceChannel } from "./espeak.piece-channel.js";
-import { SpeechEngineError, type AudioPieceHandler, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
+import {
+  SpeechEngineError,
+  type AudioPieceHandler,
+  type SpeechEngine,
+  type SynthesizedAudio,
+} from "./speech-engine.js";
 import { ThreadCrashedError, ThreadPool, ThreadPoolClosedError } from "./thread-pool.js";
 
 export interface EspeakSpeechEngineOptions {
@@ -44,10 +56,16 @@ export class EspeakSpeechEngine implements SpeechEngine {
     return this.pool.threadCount;
   }
 
-  async synthesize(request: SpeechRequest, signal: AbortSignal, onPiece?: AudioPieceHandler): Promise<SynthesizedAudio> {
+  async synthesize(
+    request: SpeechRequest,
+    signal: AbortSignal,
+    onPiece?: AudioPieceHandler,
+  ): Promise<SynthesizedAudio> {
     const job: EspeakJob = {
       // Streamed, the first chunk is about a sentence, so that its audio leaves soon.
-      chunks: onPiece ? splitForStreaming(request.text, this.maxChunkChars) : splitIntoChunks(request.text, this.maxChunkChars),
+      chunks: onPiece
+        ? splitForStreaming(request.text, this.maxChunkChars)
+        : splitIntoChunks(request.text, this.maxChunkChars),
       settings: espeakSettings(request.voice, request.speed),
       format: request.format,
     };
@@ -77,7 +95,12 @@ export class EspeakSpeechEngine implements SpeechEngine {
     const describe = (sampleRate: number) => ({ contentType: contentTypeFor(job.format, sampleRate), sampleRate });
     const channel = openPieceChannel(onPiece, describe, stop);
     try {
-      const [result, pieces] = await Promise.all([this.pool.run({ ...job, pieces: channel.threadEnd }, AbortSignal.any([signal, stop.signal]), [channel.threadEnd]), channel.drained]);
+      const [result, pieces] = await Promise.all([
+        this.pool.run({ ...job, pieces: channel.threadEnd }, AbortSignal.any([signal, stop.signal]), [
+          channel.threadEnd,
+        ]),
+        channel.drained,
+      ]);
       return { result, bytes: Buffer.concat(pieces) };
     } catch (error) {
       if (stop.signal.aborted) throw stop.signal.reason; // onPiece failed: its error, as it is
@@ -95,7 +118,8 @@ export class EspeakSpeechEngine implements SpeechEngine {
 
 function toSpeechEngineError(error: unknown): SpeechEngineError {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof ThreadPoolClosedError) return new SpeechEngineError("CLOSED", "the speech engine is closed", false);
+  if (error instanceof ThreadPoolClosedError)
+    return new SpeechEngineError("CLOSED", "the speech engine is closed", false);
   // A crashed thread (out of memory, say) may well succeed on a fresh one; an eSpeak error will not.
   if (error instanceof ThreadCrashedError) return new SpeechEngineError("SYNTHESIS_FAILED", message, true);
   return new SpeechEngineError("SYNTHESIS_FAILED", `eSpeak NG failed: ${message}`, false);

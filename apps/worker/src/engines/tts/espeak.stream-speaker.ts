@@ -9,7 +9,8 @@ import type { EspeakJob, EspeakJobResult, EspeakPiece } from "./espeak.thread-pr
 
 /** The bytes in an ArrayBuffer of their own, which can be moved to the other thread. */
 function movable(parts: Uint8Array[]): ArrayBuffer {
-  return new Uint8Array(Buffer.concat(parts)).buffer; // a copy of exactly these bytes (a Buffer may be a view into a shared pool)
+  // A copy of exactly these bytes (a Buffer may be a view into a shared pool)
+  return new Uint8Array(Buffer.concat(parts)).buffer;
 }
 
 function post(port: MessagePort, parts: Uint8Array[], sampleRate: number): void {

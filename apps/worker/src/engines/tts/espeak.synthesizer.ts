@@ -122,7 +122,9 @@ function runMain({ exports }: ReadyEspeak, args: string[]): void {
   }
 }
 
-/** Speaks `text` with eSpeak NG into 16-bit mono PCM (22050 Hz), on an instance of its own (the spare, if one is ready). */
+/**
+ * Speaks `text` with eSpeak NG into 16-bit mono PCM (22050 Hz), on an instance of its own (the spare, if one is ready).
+ */
 export async function synthesizeWithEspeak(text: string, settings: EspeakSettings): Promise<PcmAudio> {
   const instance = await takeInstance();
   instance.module.FS.writeFile("/in.txt", text);
@@ -132,7 +134,9 @@ export async function synthesizeWithEspeak(text: string, settings: EspeakSetting
     wav = instance.module.FS.readFile("/out.wav");
   } catch {
     // An unknown voice, for one, writes no file; the reason only ever reaches printErr.
-    throw new Error(`eSpeak NG produced no audio (voice ${settings.voice}): ${instance.errors[0] ?? "no reason given"}`);
+    throw new Error(
+      `eSpeak NG produced no audio (voice ${settings.voice}): ${instance.errors[0] ?? "no reason given"}`,
+    );
   }
   return decodeWav(wav);
 }

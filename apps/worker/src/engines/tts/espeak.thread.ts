@@ -26,9 +26,13 @@ async function speak(job: EspeakJob): Promise<PcmAudio> {
   return { samples: tempo > 1 ? timeStretch(joined, sampleRate, tempo) : joined, sampleRate };
 }
 
-/** The bytes in an ArrayBuffer of their own: a Buffer may be a view into Node's shared pool, which must not be transferred. */
+/**
+ * The bytes in an ArrayBuffer of their own: a Buffer may be a view into Node's shared pool, which must not be
+ * transferred.
+ */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  const whole =
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
   return whole ? bytes.buffer : new Uint8Array(bytes).buffer; // a copy (Buffer#slice would be a view)
 }
 

@@ -45,17 +45,31 @@ async function readBody(req: IncomingMessage): Promise<SpeechRequestBody> {
 async function speak(res: ServerResponse, body: SpeechRequestBody): Promise<void> {
   const format = body.response_format ?? "mp3";
   if (typeof format !== "string" || !isAudioFormat(format) || typeof body.input !== "string") {
-    res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `bad request: ${JSON.stringify(format)}` } }));
+    res
+      .writeHead(400, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: { message: `bad request: ${JSON.stringify(format)}` } }));
     return;
   }
   const speed = typeof body.speed === "number" ? body.speed : 1;
   const seconds = (body.input.split(/\s+/).length / (175 * speed)) * 60;
-  const bytes = await encodeAudio({ samples: voicedSignal(seconds, FAKE_SAMPLE_RATE), sampleRate: FAKE_SAMPLE_RATE }, format);
+  const bytes = await encodeAudio(
+    { samples: voicedSignal(seconds, FAKE_SAMPLE_RATE), sampleRate: FAKE_SAMPLE_RATE },
+    format,
+  );
   res.writeHead(200, { "content-type": AUDIO_FORMAT_INFO[format].contentType }).end(bytes);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, state: { requests: RecordedSpeechRequest[]; queue: ScriptedSpeechResponse[] }): Promise<void> {
-  const request: RecordedSpeechRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: await readBody(req) };
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: { requests: RecordedSpeechRequest[]; queue: ScriptedSpeechResponse[] },
+): Promise<void> {
+  const request: RecordedSpeechRequest = {
+    method: req.method ?? "",
+    path: req.url ?? "",
+    headers: req.headers,
+    body: await readBody(req),
+  };
   state.requests.push(request);
   if (request.method !== "POST" || request.path !== "/v1/audio/speech") {
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));

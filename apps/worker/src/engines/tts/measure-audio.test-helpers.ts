@@ -1,4 +1,10 @@
-import { decodeFlac, inspectFlac, inspectWav, pcmFromLittleEndian, rms } from "../../audio/audio-inspect.test-helpers.js";
+import {
+  decodeFlac,
+  inspectFlac,
+  inspectWav,
+  pcmFromLittleEndian,
+  rms,
+} from "../../audio/audio-inspect.test-helpers.js";
 import { encodeAudio } from "../../audio/encode-audio.js";
 import { inspectMp3 } from "../../audio/mp3-inspect.test-helpers.js";
 import { decodeOggOpus, inspectOggOpus } from "../../audio/ogg-opus-inspect.test-helpers.js";
@@ -27,7 +33,11 @@ async function measureMp3(bytes: Uint8Array): Promise<MeasuredAudio> {
   check(info.layer === 3 && info.frames > 0, "MP3 without Layer III frames");
   const silence = new Int16Array(Math.round(info.durationSeconds * info.sampleRate));
   const quiet = inspectMp3(await encodeAudio({ samples: silence, sampleRate: info.sampleRate }, "mp3"));
-  return { sampleRate: info.sampleRate, durationSeconds: info.durationSeconds, loud: info.meanFrameBytes > quiet.meanFrameBytes * 2 };
+  return {
+    sampleRate: info.sampleRate,
+    durationSeconds: info.durationSeconds,
+    loud: info.meanFrameBytes > quiet.meanFrameBytes * 2,
+  };
 }
 
 /** Decodes or inspects `audio.bytes` according to its format; throws when the container is malformed. */
@@ -39,7 +49,10 @@ export async function measureAudio(audio: SynthesizedAudio): Promise<MeasuredAud
       check(wav.format === 1 && wav.channels === 1 && wav.bitsPerSample === 16, "WAV that is not 16-bit mono PCM");
       // A WAV written as it was made says both sizes are unknown (the largest value), not wrong ones.
       const streamed = wav.riffSize === UNKNOWN_SIZE && wav.dataBytes === UNKNOWN_SIZE;
-      check(wav.byteRate === wav.sampleRate * 2 && (streamed || wav.riffSize === bytes.length - 8), "inconsistent WAV header");
+      check(
+        wav.byteRate === wav.sampleRate * 2 && (streamed || wav.riffSize === bytes.length - 8),
+        "inconsistent WAV header",
+      );
       return { sampleRate: wav.sampleRate, durationSeconds: wav.durationSeconds, loud: rms(wav.samples) > LOUD_RMS };
     }
     case "pcm": {
@@ -53,8 +66,15 @@ export async function measureAudio(audio: SynthesizedAudio): Promise<MeasuredAud
       check(info.channels === 1 && info.bitsPerSample === 16, "FLAC that is not 16-bit mono");
       const samples = await decodeFlac(bytes);
       // 0: a stream written as it was made, whose length STREAMINFO could not know.
-      check(info.totalSamples === 0 || samples.length === info.totalSamples, "FLAC sample count differs from STREAMINFO");
-      return { sampleRate: info.sampleRate, durationSeconds: samples.length / info.sampleRate, loud: rms(samples) > LOUD_RMS };
+      check(
+        info.totalSamples === 0 || samples.length === info.totalSamples,
+        "FLAC sample count differs from STREAMINFO",
+      );
+      return {
+        sampleRate: info.sampleRate,
+        durationSeconds: samples.length / info.sampleRate,
+        loud: rms(samples) > LOUD_RMS,
+      };
     }
     case "opus": {
       const info = inspectOggOpus(bytes);
@@ -62,9 +82,16 @@ export async function measureAudio(audio: SynthesizedAudio): Promise<MeasuredAud
         info.pages.every((page) => page.crcValid),
         "Ogg page with a bad CRC",
       );
-      check(info.head.version === 1 && info.head.channels === 1 && info.tagsMagic === "OpusTags", "bad OpusHead/OpusTags");
+      check(
+        info.head.version === 1 && info.head.channels === 1 && info.tagsMagic === "OpusTags",
+        "bad OpusHead/OpusTags",
+      );
       // Opus always decodes at 48 kHz; OpusHead's rate is only the original's, for information.
-      return { sampleRate: info.head.inputSampleRate, durationSeconds: info.durationSeconds, loud: rms(decodeOggOpus(info)) > LOUD_RMS };
+      return {
+        sampleRate: info.head.inputSampleRate,
+        durationSeconds: info.durationSeconds,
+        loud: rms(decodeOggOpus(info)) > LOUD_RMS,
+      };
     }
     case "mp3":
       return measureMp3(bytes);

@@ -6,7 +6,10 @@
  */
 export function threadModule(script: URL): { filename: string; workerData?: { entry: string } } {
   if (!script.pathname.endsWith(".ts")) return { filename: script.href };
-  return { filename: new URL("./ts-source.thread-bootstrap.mjs", import.meta.url).href, workerData: { entry: script.href } };
+  return {
+    filename: new URL("./ts-source.thread-bootstrap.mjs", import.meta.url).href,
+    workerData: { entry: script.href },
+  };
 }
 
 /** The sibling module `name` (without extension) as a URL, with the extension this module runs from. */

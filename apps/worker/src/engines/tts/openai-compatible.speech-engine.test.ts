@@ -3,7 +3,11 @@ import type { SpeechRequest } from "@chorus/contracts";
 import { encodeAudio } from "../../audio/encode-audio.js";
 import { voicedSignal } from "../../audio/test-signals.test-helpers.js";
 import { FAKE_SAMPLE_RATE, startFakeSpeechServer, type FakeSpeechServer } from "./fake-speech-server.test-helpers.js";
-import { OpenAiCompatibleSpeechEngine, speechUrl, type OpenAiCompatibleSpeechEngineOptions } from "./openai-compatible.speech-engine.js";
+import {
+  OpenAiCompatibleSpeechEngine,
+  speechUrl,
+  type OpenAiCompatibleSpeechEngineOptions,
+} from "./openai-compatible.speech-engine.js";
 import { describeSpeechEngineContract } from "./speech-engine.contract.js";
 import { SpeechEngineError } from "./speech-engine.js";
 
@@ -16,7 +20,13 @@ describeSpeechEngineContract("openai-compatible (fake server on 127.0.0.1)", asy
 });
 afterAll(async () => contractServer?.close());
 
-const request = (overrides: Partial<SpeechRequest> = {}): SpeechRequest => ({ text: "Hello there, witch.", voice: "Witch", speed: 1.25, format: "mp3", ...overrides });
+const request = (overrides: Partial<SpeechRequest> = {}): SpeechRequest => ({
+  text: "Hello there, witch.",
+  voice: "Witch",
+  speed: 1.25,
+  format: "mp3",
+  ...overrides,
+});
 const never = (): AbortSignal => new AbortController().signal;
 
 async function failure(outcome: Promise<unknown>): Promise<SpeechEngineError> {
@@ -51,7 +61,13 @@ describe("OpenAiCompatibleSpeechEngine", () => {
     expect(sent).toMatchObject({ method: "POST", path: "/v1/audio/speech" });
     expect(sent?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(sent?.headers["content-type"]).toBe("application/json");
-    expect(sent?.body).toEqual({ model: "kokoro", input: "Hello there, witch.", voice: "fable", speed: 1.25, response_format: "mp3" });
+    expect(sent?.body).toEqual({
+      model: "kokoro",
+      input: "Hello there, witch.",
+      voice: "fable",
+      speed: 1.25,
+      response_format: "mp3",
+    });
   });
 
   it("when no API key is configured, then no Authorization header is sent", async () => {
@@ -68,12 +84,21 @@ describe("OpenAiCompatibleSpeechEngine", () => {
   ])("when the base URL is %s, then the speech endpoint is %s", (baseUrl, url) => expect(speechUrl(baseUrl)).toBe(url));
 
   it("when the server answers with audio, then the bytes are passed through unchanged", async () => {
-    const mp3 = await encodeAudio({ samples: voicedSignal(0.4, FAKE_SAMPLE_RATE), sampleRate: FAKE_SAMPLE_RATE }, "mp3");
+    const mp3 = await encodeAudio(
+      { samples: voicedSignal(0.4, FAKE_SAMPLE_RATE), sampleRate: FAKE_SAMPLE_RATE },
+      "mp3",
+    );
     server.enqueue({ kind: "bytes", body: mp3, contentType: "audio/mpeg" });
     engine = make();
     const audio = await engine.synthesize(request(), never());
     expect(Buffer.compare(audio.bytes, Buffer.from(mp3))).toBe(0);
-    expect(audio).toMatchObject({ format: "mp3", contentType: "audio/mpeg", sampleRate: null, durationSeconds: null, engine: "openai-compatible" });
+    expect(audio).toMatchObject({
+      format: "mp3",
+      contentType: "audio/mpeg",
+      sampleRate: null,
+      durationSeconds: null,
+      engine: "openai-compatible",
+    });
   });
 
   it("when pcm is asked for, then the content type and sample rate are the configured raw rate", async () => {
@@ -88,7 +113,9 @@ describe("OpenAiCompatibleSpeechEngine", () => {
     engine = make({ voiceMap: { Witch: "af_bella", Mage: "am_adam" } });
     const error = await failure(engine.synthesize(request({ voice: "en-scotland-male" }), never()));
     expect(error).toMatchObject({ code: "UNSUPPORTED_VOICE", retryable: false });
-    expect(error.message).toBe(`voice "en-scotland-male" is not available on speech server ${new URL(server.baseUrl).host} (voices mapped: Witch, Mage)`);
+    expect(error.message).toBe(
+      `voice "en-scotland-male" is not available on speech server ${new URL(server.baseUrl).host} (voices mapped: Witch, Mage)`,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -102,17 +129,29 @@ describe("OpenAiCompatibleSpeechEngine", () => {
   });
 
   it("when the server returns another container than asked, then it fails saying what came back", async () => {
-    const wav = await encodeAudio({ samples: voicedSignal(0.2, FAKE_SAMPLE_RATE), sampleRate: FAKE_SAMPLE_RATE }, "wav");
-    server.enqueue({ kind: "bytes", body: wav, contentType: "audio/wav" }, { kind: "bytes", body: new Uint8Array(), contentType: "audio/ogg" });
+    const wav = await encodeAudio(
+      { samples: voicedSignal(0.2, FAKE_SAMPLE_RATE), sampleRate: FAKE_SAMPLE_RATE },
+      "wav",
+    );
+    server.enqueue(
+      { kind: "bytes", body: wav, contentType: "audio/wav" },
+      { kind: "bytes", body: new Uint8Array(), contentType: "audio/ogg" },
+    );
     engine = make();
     const wrong = await failure(engine.synthesize(request({ format: "opus" }), never()));
     expect(wrong.message).toContain("returned wav audio when opus was asked for");
     expect(wrong).toMatchObject({ code: "SYNTHESIS_FAILED", retryable: false });
-    expect((await failure(engine.synthesize(request({ format: "opus" }), never()))).message).toContain("returned an empty body");
+    expect((await failure(engine.synthesize(request({ format: "opus" }), never()))).message).toContain(
+      "returned an empty body",
+    );
   });
 
   it("when the server refuses the request (4xx), then the error carries its message, is not retryable and never shows the key", async () => {
-    server.enqueue({ kind: "status", status: 400, body: JSON.stringify({ error: { message: `Voice fable not found (key ${API_KEY})` } }) });
+    server.enqueue({
+      kind: "status",
+      status: 400,
+      body: JSON.stringify({ error: { message: `Voice fable not found (key ${API_KEY})` } }),
+    });
     engine = make();
     const error = await failure(engine.synthesize(request(), never()));
     expect(error).toMatchObject({ code: "SYNTHESIS_FAILED", retryable: false });

@@ -1,11 +1,23 @@
-import { AUDIO_FORMATS, VOICE_IDS, contentTypeFor, type AudioFormat, type SpeechRequest, type VoiceId } from "@chorus/contracts";
+import {
+  AUDIO_FORMATS,
+  VOICE_IDS,
+  contentTypeFor,
+  type AudioFormat,
+  type SpeechRequest,
+  type VoiceId,
+} from "@chorus/contracts";
 import { describeAudioBytes, hasContainerSignature, sniffAudioFormat } from "../../audio/sniff-format.js";
 import { decodeWav } from "../../audio/wav.codec.js";
 import type OpenAI from "openai";
 import type { SpeechCreateParams } from "openai/resources/audio/speech";
 import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";
 import { speechServerError } from "./openai-compatible.speech-errors.js";
-import { SpeechEngineError, type AudioPieceHandler, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
+import {
+  SpeechEngineError,
+  type AudioPieceHandler,
+  type SpeechEngine,
+  type SynthesizedAudio,
+} from "./speech-engine.js";
 
 export interface OpenAiCompatibleSpeechEngineOptions {
   /** The server (`http://host:8880`) or its API root (`http://host:8880/v1`). */
@@ -71,12 +83,19 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
   }
 
   /** The server's answer is checked whole before anything is handed on: `onPiece` gets it as one piece. */
-  async synthesize(request: SpeechRequest, signal: AbortSignal, onPiece?: AudioPieceHandler): Promise<SynthesizedAudio> {
+  async synthesize(
+    request: SpeechRequest,
+    signal: AbortSignal,
+    onPiece?: AudioPieceHandler,
+  ): Promise<SynthesizedAudio> {
     if (this.closing.signal.aborted) throw new SpeechEngineError("CLOSED", "the speech engine is closed", false);
     if (signal.aborted) throw signal.reason;
     const voice = this.serverVoice(request.voice);
     this.checkFormat(request.format);
-    const bytes = await this.fetchAudio({ model: this.options.model, input: request.text, voice, speed: request.speed, response_format: request.format }, signal);
+    const bytes = await this.fetchAudio(
+      { model: this.options.model, input: request.text, voice, speed: request.speed, response_format: request.format },
+      signal,
+    );
     this.checkContainer(bytes, request.format);
     const audio = this.describe(bytes, request.format);
     await onPiece?.(bytes, audio);
@@ -92,13 +111,21 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
     const mapped = this.voiceMap[voice];
     if (mapped) return mapped;
     const known = this.voices.join(", ") || "none";
-    throw new SpeechEngineError("UNSUPPORTED_VOICE", `voice "${voice}" is not available on speech server ${this.server} (voices mapped: ${known})`, false);
+    throw new SpeechEngineError(
+      "UNSUPPORTED_VOICE",
+      `voice "${voice}" is not available on speech server ${this.server} (voices mapped: ${known})`,
+      false,
+    );
   }
 
   private checkFormat(format: AudioFormat): void {
     if (this.formats.includes(format)) return;
     const offered = this.formats.join(", ") || "none";
-    throw new SpeechEngineError("UNSUPPORTED_FORMAT", `format "${format}" is not available from speech server ${this.server} (it offers: ${offered})`, false);
+    throw new SpeechEngineError(
+      "UNSUPPORTED_FORMAT",
+      `format "${format}" is not available from speech server ${this.server} (it offers: ${offered})`,
+      false,
+    );
   }
 
   private async fetchAudio(params: SpeechCreateParams, signal: AbortSignal): Promise<Buffer> {
@@ -116,10 +143,17 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
 
   /** A server that ignores response_format would otherwise have its audio sent under the wrong content type. */
   private checkContainer(bytes: Buffer, format: AudioFormat): void {
-    const matches = format === "pcm" ? bytes.length > 0 && bytes.length % 2 === 0 && !hasContainerSignature(bytes) : sniffAudioFormat(bytes) === format;
+    const matches =
+      format === "pcm"
+        ? bytes.length > 0 && bytes.length % 2 === 0 && !hasContainerSignature(bytes)
+        : sniffAudioFormat(bytes) === format;
     if (matches) return;
     const message = `speech server ${this.server} returned ${describeAudioBytes(bytes)} when ${format} was asked for`;
-    throw new SpeechEngineError("SYNTHESIS_FAILED", `${message}; if it cannot produce ${format}, leave ${format} out of its format list`, false);
+    throw new SpeechEngineError(
+      "SYNTHESIS_FAILED",
+      `${message}; if it cannot produce ${format}, leave ${format} out of its format list`,
+      false,
+    );
   }
 
   private describe(bytes: Buffer, format: AudioFormat): SynthesizedAudio {
@@ -137,6 +171,13 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
         // Stereo, 24-bit or float WAV: still valid audio, only its details stay unknown.
       }
     }
-    return { bytes, format, contentType: contentTypeFor(format, this.pcmSampleRate), sampleRate, durationSeconds, engine: this.name };
+    return {
+      bytes,
+      format,
+      contentType: contentTypeFor(format, this.pcmSampleRate),
+      sampleRate,
+      durationSeconds,
+      engine: this.name,
+    };
   }
 }

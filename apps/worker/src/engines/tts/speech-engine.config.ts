@@ -4,7 +4,8 @@ import { parseFormatList, parseVoiceMap, type SpeechEngineConfig } from "./speec
 /** The speech engine this worker runs, from its settings; null for TTS_ENGINE=none. */
 export function speechEngineConfig(config: WorkerConfig, env: NodeJS.ProcessEnv): SpeechEngineConfig | null {
   if (config.TTS_ENGINE === "none") return null;
-  if (config.TTS_ENGINE === "espeak") return { engine: "espeak", concurrency: config.TTS_CONCURRENCY, maxChunkChars: config.TTS_MAX_CHUNK_CHARS };
+  if (config.TTS_ENGINE === "espeak")
+    return { engine: "espeak", concurrency: config.TTS_CONCURRENCY, maxChunkChars: config.TTS_MAX_CHUNK_CHARS };
   const apiKey = env.TTS_OPENAI_API_KEY;
   return {
     engine: "openai-compatible",

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { AUDIO_FORMATS, AUDIO_FORMAT_INFO, VOICE_IDS, type AudioFormat, type SpeechRequest, type VoiceId } from "@chorus/contracts";
+import {
+  AUDIO_FORMATS,
+  AUDIO_FORMAT_INFO,
+  VOICE_IDS,
+  type AudioFormat,
+  type SpeechRequest,
+  type VoiceId,
+} from "@chorus/contracts";
 import { measureAudio, type MeasuredAudio } from "./measure-audio.test-helpers.js";
 import { SpeechEngineError, type SpeechEngine, type SynthesizedAudio } from "./speech-engine.js";
 
@@ -16,7 +23,8 @@ export interface SpeechEngineContractOptions {
 }
 
 /** 24 words: long enough for a duration to mean something, short enough to be quick. */
-export const CONTRACT_TEXT = "The quick brown fox jumps over the lazy dog. Then it runs into the forest, where the old owl watches it from a tall tree.";
+export const CONTRACT_TEXT =
+  "The quick brown fox jumps over the lazy dog. Then it runs into the forest, where the old owl watches it from a tall tree.";
 const WORDS = CONTRACT_TEXT.split(/\s+/).length;
 
 /** Seconds a speaker at 175 words per minute × speed would take; real voices land within 0.5-2× of it. */
@@ -24,7 +32,11 @@ function nominalSeconds(speed: number): number {
   return (WORDS / (175 * speed)) * 60;
 }
 
-export function describeSpeechEngineContract(name: string, makeEngine: () => Promise<SpeechEngine>, options: SpeechEngineContractOptions = {}): void {
+export function describeSpeechEngineContract(
+  name: string,
+  makeEngine: () => Promise<SpeechEngine>,
+  options: SpeechEngineContractOptions = {},
+): void {
   const timeout = options.testTimeoutMs ?? 30_000;
   const formats = options.formats ?? AUDIO_FORMATS;
   /** The format used where any would do: WAV, the cheapest to check, when the engine offers it. */
@@ -33,8 +45,17 @@ export function describeSpeechEngineContract(name: string, makeEngine: () => Pro
   describe(`SpeechEngine contract: ${name}`, () => {
     let engine: SpeechEngine;
     let closed = false;
-    const request = (overrides: Partial<SpeechRequest> = {}): SpeechRequest => ({ text: CONTRACT_TEXT, voice: engine.voices[0] as VoiceId, speed: 1, format: measurable, ...overrides });
-    const synthesize = (overrides: Partial<SpeechRequest> = {}, signal = new AbortController().signal): Promise<SynthesizedAudio> => engine.synthesize(request(overrides), signal);
+    const request = (overrides: Partial<SpeechRequest> = {}): SpeechRequest => ({
+      text: CONTRACT_TEXT,
+      voice: engine.voices[0] as VoiceId,
+      speed: 1,
+      format: measurable,
+      ...overrides,
+    });
+    const synthesize = (
+      overrides: Partial<SpeechRequest> = {},
+      signal = new AbortController().signal,
+    ): Promise<SynthesizedAudio> => engine.synthesize(request(overrides), signal);
 
     beforeAll(async () => {
       engine = await makeEngine();
@@ -56,7 +77,11 @@ export function describeSpeechEngineContract(name: string, makeEngine: () => Pro
       async () => {
         const missing = VOICE_IDS.find((voice) => !engine.voices.includes(voice));
         const voice = missing ?? ("no-such-voice" as VoiceId);
-        await expect(synthesize({ voice })).rejects.toMatchObject({ name: "SpeechEngineError", code: "UNSUPPORTED_VOICE", retryable: false });
+        await expect(synthesize({ voice })).rejects.toMatchObject({
+          name: "SpeechEngineError",
+          code: "UNSUPPORTED_VOICE",
+          retryable: false,
+        });
       },
       timeout,
     );
@@ -68,12 +93,15 @@ export function describeSpeechEngineContract(name: string, makeEngine: () => Pro
         expect(audio.format).toBe(format);
         expect(audio.engine).toBe(engine.name);
         const measured: MeasuredAudio = await measureAudio(audio);
-        expect(audio.contentType).toBe(format === "pcm" ? `audio/L16;rate=${measured.sampleRate}` : AUDIO_FORMAT_INFO[format].contentType);
+        expect(audio.contentType).toBe(
+          format === "pcm" ? `audio/L16;rate=${measured.sampleRate}` : AUDIO_FORMAT_INFO[format].contentType,
+        );
         expect(measured.durationSeconds).toBeGreaterThan(nominalSeconds(1) * 0.5);
         expect(measured.durationSeconds).toBeLessThan(nominalSeconds(1) * 2);
         expect(measured.loud).toBe(true);
         if (audio.sampleRate !== null) expect(audio.sampleRate).toBe(measured.sampleRate);
-        if (audio.durationSeconds !== null) expect(Math.abs(audio.durationSeconds - measured.durationSeconds)).toBeLessThan(0.1);
+        if (audio.durationSeconds !== null)
+          expect(Math.abs(audio.durationSeconds - measured.durationSeconds)).toBeLessThan(0.1);
       },
       timeout,
     );
@@ -122,7 +150,10 @@ export function describeSpeechEngineContract(name: string, makeEngine: () => Pro
     it(
       "when two syntheses run at once, then both complete with their own format",
       async () => {
-        const [first, second] = await Promise.all([synthesize({ format: formats[0] }), synthesize({ format: formats[formats.length - 1] })]);
+        const [first, second] = await Promise.all([
+          synthesize({ format: formats[0] }),
+          synthesize({ format: formats[formats.length - 1] }),
+        ]);
         expect(first.format).toBe(formats[0]);
         expect(second.format).toBe(formats[formats.length - 1]);
         for (const audio of [first, second]) expect((await measureAudio(audio)).loud).toBe(true);

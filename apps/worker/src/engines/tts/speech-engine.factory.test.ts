@@ -13,7 +13,11 @@ describe("createSpeechEngine", () => {
   });
 
   it("when the config names openai-compatible, then it builds the remote engine", async () => {
-    const engine = createSpeechEngine({ engine: "openai-compatible", baseUrl: "http://127.0.0.1:8880", model: "kokoro" });
+    const engine = createSpeechEngine({
+      engine: "openai-compatible",
+      baseUrl: "http://127.0.0.1:8880",
+      model: "kokoro",
+    });
     expect(engine).toBeInstanceOf(OpenAiCompatibleSpeechEngine);
     expect(engine.name).toBe("openai-compatible");
     await engine.close();
@@ -27,7 +31,10 @@ describe("createSpeechEngine", () => {
 
 describe("parseVoiceMap", () => {
   it("when the JSON maps public voice ids to names, then it is returned as is", () => {
-    expect(parseVoiceMap('{"Witch":"af_bella","en-us-male":"am_adam"}')).toEqual({ Witch: "af_bella", "en-us-male": "am_adam" });
+    expect(parseVoiceMap('{"Witch":"af_bella","en-us-male":"am_adam"}')).toEqual({
+      Witch: "af_bella",
+      "en-us-male": "am_adam",
+    });
   });
 
   it.each([

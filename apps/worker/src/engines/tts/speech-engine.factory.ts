@@ -1,10 +1,15 @@
 import { AUDIO_FORMATS, isAudioFormat, isVoiceId, type AudioFormat, type VoiceId } from "@chorus/contracts";
 import { EspeakSpeechEngine, type EspeakSpeechEngineOptions } from "./espeak.speech-engine.js";
-import { OpenAiCompatibleSpeechEngine, type OpenAiCompatibleSpeechEngineOptions } from "./openai-compatible.speech-engine.js";
+import {
+  OpenAiCompatibleSpeechEngine,
+  type OpenAiCompatibleSpeechEngineOptions,
+} from "./openai-compatible.speech-engine.js";
 import type { SpeechEngine } from "./speech-engine.js";
 
 /** Plain data, as read from the environment by the worker's config (the variables are in docs/configuration.md). */
-export type SpeechEngineConfig = ({ engine: "espeak" } & EspeakSpeechEngineOptions) | ({ engine: "openai-compatible" } & Omit<OpenAiCompatibleSpeechEngineOptions, "fetch">);
+export type SpeechEngineConfig =
+  | ({ engine: "espeak" } & EspeakSpeechEngineOptions)
+  | ({ engine: "openai-compatible" } & Omit<OpenAiCompatibleSpeechEngineOptions, "fetch">);
 
 export function createSpeechEngine(config: SpeechEngineConfig): SpeechEngine {
   switch (config.engine) {
@@ -28,7 +33,8 @@ export function parseVoiceMap(json: string): Partial<Record<VoiceId, string>> {
   } catch {
     throw new Error("the voice map is not valid JSON");
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("the voice map must be a JSON object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("the voice map must be a JSON object");
   const entries = Object.entries(parsed as Record<string, unknown>);
   const unknown = entries.filter(([id]) => !isVoiceId(id)).map(([id]) => id);
   if (unknown.length > 0) throw new Error(`the voice map names unknown voice ids: ${unknown.join(", ")}`);
@@ -44,7 +50,8 @@ export function parseFormatList(list: string): AudioFormat[] {
     .map((item) => item.trim())
     .filter((item) => item !== "");
   const unknown = items.filter((item) => !isAudioFormat(item));
-  if (unknown.length > 0) throw new Error(`unknown audio formats: ${unknown.join(", ")} (known: ${AUDIO_FORMATS.join(", ")})`);
+  if (unknown.length > 0)
+    throw new Error(`unknown audio formats: ${unknown.join(", ")} (known: ${AUDIO_FORMATS.join(", ")})`);
   if (items.length === 0) throw new Error("the format list is empty");
   return [...new Set(items)] as AudioFormat[];
 }

@@ -10,14 +10,19 @@ export interface TaskOutcome<TResult> {
 }
 
 /** The thread side of ThreadPool: a thread module's default export, made from its task handler. */
-export function serveTasks<TPayload, TResult>(handler: (payload: TPayload) => Promise<TaskOutcome<TResult>>): (payload: TPayload) => Promise<unknown> {
+export function serveTasks<TPayload, TResult>(
+  handler: (payload: TPayload) => Promise<TaskOutcome<TResult>>,
+): (payload: TPayload) => Promise<unknown> {
   return async (payload) => {
     try {
       const { result, transfer } = await handler(payload);
       const reply: TaskReply<TResult> = { ok: true, result };
       return transfer?.length ? move({ [transferableSymbol]: transfer, [valueSymbol]: reply }) : reply;
     } catch (error) {
-      return { ok: false, message: error instanceof Error ? error.message : String(error) } satisfies TaskReply<TResult>;
+      return {
+        ok: false,
+        message: error instanceof Error ? error.message : String(error),
+      } satisfies TaskReply<TResult>;
     }
   };
 }

@@ -12,7 +12,10 @@ describe("ThreadPool", () => {
   let pool: ThreadPool<EchoTask, EchoResult>;
   afterEach(async () => pool?.close());
 
-  /** Starts a task that blocks its thread until aborted; resolves once it is running (wrapped: an async function would adopt the promise). */
+  /**
+   * Starts a task that blocks its thread until aborted; resolves once it is running (wrapped: an async function would
+   * adopt the promise).
+   */
   async function blocked(controller: AbortController): Promise<{ outcome: Promise<EchoResult> }> {
     const started = new SharedArrayBuffer(4);
     const outcome = pool.run({ kind: "block", started }, controller.signal);
@@ -45,7 +48,9 @@ describe("ThreadPool", () => {
     "when more tasks than threads arrive, then no more than `size` threads start and all tasks finish",
     async () => {
       pool = new ThreadPool(SCRIPT, 2);
-      const results = await Promise.all(["a", "b", "c", "d", "e"].map((value) => pool.run({ kind: "echo", value }, never())));
+      const results = await Promise.all(
+        ["a", "b", "c", "d", "e"].map((value) => pool.run({ kind: "echo", value }, never())),
+      );
       expect(results.map((result) => result.value)).toEqual(["a", "b", "c", "d", "e"]);
       expect(new Set(results.map((result) => result.threadId)).size).toBeLessThanOrEqual(2);
       expect(pool.threadCount).toBeLessThanOrEqual(2);
@@ -127,7 +132,10 @@ describe("ThreadPool", () => {
       const { outcome: running } = await blocked(new AbortController());
       const waiting = pool.run({ kind: "echo", value: "x" }, never());
       // Handlers first: the rejections happen inside close().
-      const rejections = [expect(running).rejects.toBeInstanceOf(ThreadPoolClosedError), expect(waiting).rejects.toBeInstanceOf(ThreadPoolClosedError)];
+      const rejections = [
+        expect(running).rejects.toBeInstanceOf(ThreadPoolClosedError),
+        expect(waiting).rejects.toBeInstanceOf(ThreadPoolClosedError),
+      ];
       await pool.close();
       await Promise.all(rejections);
       expect(pool.threadCount).toBe(0);

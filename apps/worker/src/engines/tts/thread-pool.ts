@@ -27,11 +27,19 @@ export class ThreadPool<TPayload, TResult> {
     script: URL,
     readonly size: number,
   ) {
-    if (!Number.isInteger(size) || size < 1) throw new RangeError(`a thread pool needs a whole number of threads >= 1, not ${size}`);
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`a thread pool needs a whole number of threads >= 1, not ${size}`);
     // atomics "async": an idle thread's event loop keeps turning ("sync" parks it between tasks),
     // so work a task leaves for the idle time (the next eSpeak instance) gets done then. Tasks here
     // take tens of ms or more: the microseconds "sync" saves on a hand-over do not count.
-    this.piscina = new Piscina({ ...threadModule(script), minThreads: 0, maxThreads: size, idleTimeout: Infinity, concurrentTasksPerWorker: 1, atomics: "async" });
+    this.piscina = new Piscina({
+      ...threadModule(script),
+      minThreads: 0,
+      maxThreads: size,
+      idleTimeout: Infinity,
+      concurrentTasksPerWorker: 1,
+      atomics: "async",
+    });
     // Emitted only for a thread that fails with no task on it: nothing waits for it, the next task gets a new thread.
     this.piscina.on("error", () => undefined);
   }
@@ -47,7 +55,10 @@ export class ThreadPool<TPayload, TResult> {
     signal.throwIfAborted();
     let reply: TaskReply<TResult>;
     try {
-      reply = await this.piscina.run(payload, transfer.length > 0 ? { signal, transferList: [...transfer] } : { signal });
+      reply = await this.piscina.run(
+        payload,
+        transfer.length > 0 ? { signal, transferList: [...transfer] } : { signal },
+      );
     } catch (error) {
       if (signal.aborted) throw signal.reason; // piscina wraps it in an AbortError
       if (this.closed) throw new ThreadPoolClosedError("the thread pool was closed", { cause: error });
