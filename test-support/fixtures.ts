@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Response } from "superagent";
+import type { Completion } from "@chorus/platform";
 
 /** The fixture model is in the repository (fixtures/models, MIT: see its README). */
 export const FIXTURE_MODEL = fileURLToPath(new URL("../fixtures/models/stories260K-chatml.gguf", import.meta.url));
@@ -41,3 +42,13 @@ export function bytesParser(res: Response, done: (error: Error | null, body: Buf
   res.on("data", (chunk: Buffer) => chunks.push(chunk));
   res.on("end", () => done(null, Buffer.concat(chunks)));
 }
+
+/** A completed generation's figures, for tests that finish a record by hand (`StatusStore.complete`). */
+export const SAMPLE_COMPLETION: Completion = {
+  reply: "Once upon a time.",
+  tokens: 5,
+  promptTokens: 12,
+  cachedTokens: 0,
+  processingTime: 0.5,
+  droppedMessages: 0,
+};

@@ -3,7 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import request from "supertest";
-import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel, SAMPLE_COMPLETION } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
@@ -24,14 +24,7 @@ const status = (id: string, prefer?: string) => {
   const req = request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
   return prefer ? req.set("Prefer", prefer) : req;
 };
-const completion = {
-  reply: "Once upon a time.",
-  tokens: 5,
-  promptTokens: 12,
-  cachedTokens: 0,
-  processingTime: 0.5,
-  droppedMessages: 0,
-};
+const completion = SAMPLE_COMPLETION;
 
 describe("Prefer: wait on the status GET", () => {
   // Both ask to wait 60 s under a 30 s test limit: they pass only if the finish ends the wait.

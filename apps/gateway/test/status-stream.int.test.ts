@@ -4,7 +4,7 @@ import type { Server } from "node:http";
 import type { StatusRecord } from "@chorus/contracts";
 import { Redis } from "ioredis";
 import request from "supertest";
-import { defaultRequest } from "../../../test-support/fixtures.js";
+import { defaultRequest, SAMPLE_COMPLETION } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
@@ -30,14 +30,7 @@ afterAll(async () => {
   await gw.close();
 });
 
-const completion = {
-  reply: "Once upon a time.",
-  tokens: 5,
-  promptTokens: 12,
-  cachedTokens: 0,
-  processingTime: 0.5,
-  droppedMessages: 0,
-};
+const completion = SAMPLE_COMPLETION;
 const submit = async (): Promise<string> =>
   submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(defaultRequest()));
 const plain = (id: string) => request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" });

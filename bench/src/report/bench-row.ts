@@ -1,3 +1,4 @@
+import { median, percentile, round } from "../metrics/stats.js";
 /**
  * One line of the benchmark: a figure of the real service (subject) next to the same figure of a
  * minimal equivalent measured in the same run (baseline), because on shared, noisy machines only
@@ -58,6 +59,23 @@ export function meets(target: Target, subject: Figure, ratio: number): boolean {
     case "<=":
       return actual <= target.value;
   }
+}
+
+/**
+ * A figure from repeated runs: their median as the value, every run kept; for times, the p50 and p99
+ * beside it.
+ */
+export function medianFigure(label: string, values: number[], unit: Figure["unit"], digits = 1): Figure {
+  const latencies =
+    unit === "ms" ? { p50Ms: round(median(values), digits), p99Ms: round(percentile(values, 99), digits) } : {};
+  return {
+    label,
+    value: round(median(values), digits),
+    unit,
+    runs: values.map((v) => round(v, digits)),
+    samples: values.length,
+    ...latencies,
+  };
 }
 
 export function makeRow(fields: Omit<BenchRow, "ratio" | "pass" | "notes"> & { notes?: string[] }): BenchRow {

@@ -3,9 +3,17 @@ import { redisKeys } from "@chorus/platform";
 import { Queue } from "bullmq";
 import { basename } from "node:path";
 import type { GenerationCall, GenerationTiming } from "../baselines/direct-engine-messages.js";
-import { median, percentile, round } from "../metrics/stats.js";
+import { median } from "../metrics/stats.js";
 import { LARGER_MODEL_LABEL, writeLargerModel } from "../models/larger-model.js";
-import { makeRow, ratioAtLeast, ratioAtMost, type BenchRow, type Figure, type Target } from "../report/bench-row.js";
+import {
+  makeRow,
+  medianFigure,
+  ratioAtLeast,
+  ratioAtMost,
+  type BenchRow,
+  type Figure,
+  type Target,
+} from "../report/bench-row.js";
 import { GATEWAY_PREFIX, type BenchStack } from "../stack/bench-stack.js";
 import type { BenchChild } from "../stack/child-processes.js";
 import { EngineProcess } from "../stack/engine-process.js";
@@ -84,19 +92,6 @@ interface Run {
   anchorNote: string;
 }
 
-function figure(label: string, values: number[], unit: Figure["unit"], digits = 1): Figure {
-  const latencies =
-    unit === "ms" ? { p50Ms: round(median(values), digits), p99Ms: round(percentile(values, 99), digits) } : {};
-  return {
-    label,
-    value: round(median(values), digits),
-    unit,
-    runs: values.map((v) => round(v, digits)),
-    samples: values.length,
-    ...latencies,
-  };
-}
-
 function row(name: string, subject: Figure, baseline: Figure, target: Target | null, notes: string[]): BenchRow {
   return makeRow({ group: "inference", name, subject, baseline, target, notes });
 }
@@ -172,17 +167,17 @@ async function decodeRateRows(run: Run): Promise<BenchRow[]> {
       return rotate(1, sides).then(() => rotate(options.rounds, sides));
     });
     const method = `${jobs} job(s) sent at once, ${run.scale.maxTokens} tokens each, ${options.rounds} rounds (order rotating) after a warm-up; ${options.threads} threads, ${jobs} slot(s) of ${CONTEXT_PER_SLOT} tokens on every side; ${basename(run.model)}`;
-    const service = figure(
+    const service = medianFigure(
       "the service, a client waiting (submit and status with Prefer: wait=60), all tokens / time to the last reply",
       rates.service ?? [],
       "tok/s",
     );
-    const polled = figure(
+    const polled = medianFigure(
       `the service, a client polling the status every ${THROUGHPUT_POLL_MS} ms, all tokens / time to the last reply`,
       rates.polled ?? [],
       "tok/s",
     );
-    const engine = figure(
+    const engine = medianFigure(
       "the worker's llama.cpp engine alone in a process, same jobs at once",
       rates.engine ?? [],
       "tok/s",
@@ -191,7 +186,7 @@ async function decodeRateRows(run: Run): Promise<BenchRow[]> {
       row(`inference: ${jobs} job(s) at once, aggregate tok/s vs the engine alone`, service, engine, null, [method]),
     );
     if (rates.server) {
-      const anchor = figure(
+      const anchor = medianFigure(
         `llama-server (same llama.cpp commit), /v1/chat/completions with the worker's chat turns`,
         rates.server,
         "tok/s",
@@ -240,25 +235,25 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
   const prompt = median(service.map((p) => p.next.promptTokens));
   const cached = median(service.map((p) => p.next.cachedTokens));
   const method = `time to the first token = a request with max_tokens 1, sent → result seen; a new conversation each round (${run.scale.conversationMessages} messages, its next turn ${prompt} prompt tokens of which ${cached} came from the cache, median), ${slots} slots, ${options.threads} threads; ${basename(run.model)}`;
-  const next = figure(
+  const next = medianFigure(
     "the service, a client waiting (Prefer: wait): the next turn of a conversation (its first turn was just answered)",
     service.map((p) => p.next.ms),
     "ms",
     2,
   );
-  const first = figure(
+  const first = medianFigure(
     "the service: the same conversation's first turn (only the character's system turn cached)",
     service.map((p) => p.first.ms),
     "ms",
     2,
   );
-  const polled = figure(
+  const polled = medianFigure(
     `the service, a client polling every ${LATENCY_POLL_MS} ms: the next turn`,
     (results.polled ?? []).map((p) => p.next.ms),
     "ms",
     2,
   );
-  const alone = figure(
+  const alone = medianFigure(
     "the worker's llama.cpp engine alone in a process: the same conversation's next turn",
     (results.engine ?? []).map((p) => p.next.ms),
     "ms",
@@ -272,7 +267,7 @@ async function nextTurnRows(run: Run): Promise<BenchRow[]> {
     ]),
   ];
   if (results.server) {
-    const anchor = figure(
+    const anchor = medianFigure(
       "llama-server with cache_prompt: the same conversation's next turn",
       results.server.map((p) => p.next.ms),
       "ms",
@@ -336,8 +331,8 @@ async function burstRows(run: Run): Promise<BenchRow[]> {
   return [
     row(
       "inference: burst of short jobs, jobs per minute",
-      figure("the service", [measured.service], "jobs/min", 0),
-      figure("the engine alone", [measured.engine], "jobs/min", 0),
+      medianFigure("the service", [measured.service], "jobs/min", 0),
+      medianFigure("the engine alone", [measured.engine], "jobs/min", 0),
       null,
       [method],
     ),
@@ -388,8 +383,8 @@ async function affinityRows(run: Run): Promise<BenchRow[]> {
   return [
     row(
       "inference: next turns that found their cache, 2 workers x 2 slots vs 1 worker x 4",
-      figure("two workers on one queue", [two], "%", 0),
-      figure("one worker with the same number of slots", [one], "%", 0),
+      medianFigure("two workers on one queue", [two], "%", 0),
+      medianFigure("one worker with the same number of slots", [one], "%", 0),
       null,
       [method],
     ),

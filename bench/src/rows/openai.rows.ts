@@ -1,9 +1,16 @@
 import { validateGenerationRequest } from "@chorus/contracts";
 import { basename } from "node:path";
 import { nowMs } from "../metrics/clock.js";
-import { median, percentile, round } from "../metrics/stats.js";
 import { LARGER_MODEL_LABEL, writeLargerModel } from "../models/larger-model.js";
-import { makeRow, ratioAtLeast, ratioAtMost, type BenchRow, type Figure, type Target } from "../report/bench-row.js";
+import {
+  makeRow,
+  medianFigure,
+  ratioAtLeast,
+  ratioAtMost,
+  type BenchRow,
+  type Figure,
+  type Target,
+} from "../report/bench-row.js";
 import type { BenchStack } from "../stack/bench-stack.js";
 import type { BenchChild } from "../stack/child-processes.js";
 import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
@@ -70,19 +77,6 @@ async function chat(
 function serviceBody(request: InferenceRequest) {
   const messages = request.messages.map((m) => ({ role: m.role === "You" ? "user" : "assistant", content: m.content }));
   return { model: "default", messages, max_tokens: request.maxTokens, ...SAMPLING, seed: SEED };
-}
-
-function figure(label: string, values: number[], unit: Figure["unit"], digits = 1): Figure {
-  const latencies =
-    unit === "ms" ? { p50Ms: round(median(values), digits), p99Ms: round(percentile(values, 99), digits) } : {};
-  return {
-    label,
-    value: round(median(values), digits),
-    unit,
-    runs: values.map((v) => round(v, digits)),
-    samples: values.length,
-    ...latencies,
-  };
 }
 
 function row(name: string, subject: Figure, baseline: Figure, target: Target | null, notes: string[]): BenchRow {
@@ -180,13 +174,13 @@ export const openAiRows: RowGroup = {
       const whole = timings.whole ?? [];
       const rows: BenchRow[] = [];
       if (timings.llama) {
-        const ttft = figure(
+        const ttft = medianFigure(
           "the service: POST /v1/chat/completions with stream: true, sent → first content delta",
           streamed.map((t) => t.firstDeltaMs),
           "ms",
           2,
         );
-        const anchorTtft = figure(
+        const anchorTtft = medianFigure(
           "llama-server's own /v1/chat/completions with stream: true, same chat turns",
           timings.llama.map((t) => t.firstDeltaMs),
           "ms",
@@ -206,12 +200,12 @@ export const openAiRows: RowGroup = {
         rows.push(
           row(
             "openai: llama-server's own streamed chat, tok/s vs not streamed",
-            figure(
+            medianFigure(
               "llama-server's /v1/chat/completions streamed: completion tokens / time to the last chunk",
               timings.llama.map(rate),
               "tok/s",
             ),
-            figure("llama-server's /v1/chat/completions whole", (timings.llamaWhole ?? []).map(rate), "tok/s"),
+            medianFigure("llama-server's /v1/chat/completions whole", (timings.llamaWhole ?? []).map(rate), "tok/s"),
             null,
             [method, "no target: the reference for the service's streamed/whole ratio"],
           ),
@@ -222,19 +216,19 @@ export const openAiRows: RowGroup = {
       rows.push(
         row(
           "openai: streamed chat, tok/s vs not streamed",
-          figure(
+          medianFigure(
             "the service, /v1/chat/completions streamed: completion tokens / time to the last chunk",
             streamed.map(rate),
             "tok/s",
           ),
-          figure("the service, /v1/chat/completions whole", whole.map(rate), "tok/s"),
+          medianFigure("the service, /v1/chat/completions whole", whole.map(rate), "tok/s"),
           ratioAtLeast(0.9),
           [method],
         ),
         row(
           "openai: /v1/chat/completions whole, tok/s vs native submit + Prefer: wait",
-          figure("the service, /v1/chat/completions whole", whole.map(rate), "tok/s"),
-          figure(
+          medianFigure("the service, /v1/chat/completions whole", whole.map(rate), "tok/s"),
+          medianFigure(
             "the service, POST /api/text/default with Prefer: wait=60 (the same job)",
             (timings.native ?? []).map(rate),
             "tok/s",

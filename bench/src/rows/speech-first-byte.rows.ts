@@ -1,7 +1,7 @@
 import type { AudioFormat, SpeechRequest, VoiceId } from "@chorus/contracts";
 import { sleep } from "../metrics/clock.js";
-import { median, percentile, round } from "../metrics/stats.js";
-import { makeRow, ratioAtMost, type BenchRow, type Figure } from "../report/bench-row.js";
+import { round } from "../metrics/stats.js";
+import { makeRow, medianFigure, ratioAtMost, type BenchRow } from "../report/bench-row.js";
 import type { BenchStack } from "../stack/bench-stack.js";
 import { timedPost, type TimedDownload } from "../stack/net.js";
 import { startRealWorker } from "../stack/workers.js";
@@ -17,19 +17,6 @@ import { SPEECH_TEXT, SPEECH_TEXT_WORDS } from "./speech-text.js";
  */
 const VOICE: VoiceId = "en-us-female";
 const TTS_CONCURRENCY = 1;
-
-function figure(label: string, values: number[]): Figure {
-  const p50 = round(median(values), 1);
-  return {
-    label,
-    value: p50,
-    unit: "ms",
-    p50Ms: p50,
-    p99Ms: round(percentile(values, 99), 1),
-    runs: values.map((v) => round(v, 1)),
-    samples: values.length,
-  };
-}
 
 async function post(stack: BenchStack, request: SpeechRequest, whole: boolean): Promise<TimedDownload> {
   const headers: Record<string, string> = {
@@ -75,17 +62,20 @@ function firstByteRow(
   runs: number,
   { streamed, whole }: { streamed: TimedDownload[]; whole: TimedDownload[] },
 ): BenchRow {
-  const subject = figure(
+  const subject = medianFigure(
     "streamed: request → first byte",
     streamed.map((r) => r.firstByteAt - r.sentAt),
+    "ms",
   );
-  const baseline = figure(
+  const baseline = medianFigure(
     "streamed: request → last byte (the same requests)",
     streamed.map((r) => r.lastByteAt - r.sentAt),
+    "ms",
   );
-  const wholeLast = figure(
+  const wholeLast = medianFigure(
     "whole",
     whole.map((r) => r.lastByteAt - r.sentAt),
+    "ms",
   );
   return makeRow({
     group: "speech-first-byte",

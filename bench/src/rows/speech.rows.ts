@@ -1,7 +1,7 @@
 import type { AudioFormat, SpeechRequest, VoiceId } from "@chorus/contracts";
 import type { SpeechCall, SpeechTiming } from "../baselines/direct-engine-messages.js";
-import { median, percentile, round } from "../metrics/stats.js";
-import { makeRow, type BenchRow, type Figure } from "../report/bench-row.js";
+import { round } from "../metrics/stats.js";
+import { makeRow, medianFigure, type BenchRow, type Figure } from "../report/bench-row.js";
 import type { BenchStack } from "../stack/bench-stack.js";
 import { EngineProcess } from "../stack/engine-process.js";
 import { timedPost } from "../stack/net.js";
@@ -46,17 +46,11 @@ function direct(engine: EngineProcess<SpeechCall, SpeechTiming>): Side {
 }
 
 function msFigure(label: string, samples: Sample[]): Figure {
-  const values = samples.map((s) => s.ms);
-  const p50 = round(median(values), 1);
-  return {
+  return medianFigure(
     label,
-    value: p50,
-    unit: "ms",
-    p50Ms: p50,
-    p99Ms: round(percentile(values, 99), 1),
-    runs: values.map((v) => round(v, 1)),
-    samples: values.length,
-  };
+    samples.map((s) => s.ms),
+    "ms",
+  );
 }
 
 /** One unrecorded request per side (threads, WASM and encoder start-up), then `runs` each, alternating. */
