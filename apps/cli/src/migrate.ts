@@ -1,5 +1,12 @@
 import { parseArgs } from "node:util";
-import { KEY_LAYOUT, migrateKeyLayout, parseCommandLine, readKeyLayout, type RedisClient } from "@chorus/platform";
+import {
+  jobsLeftBehind,
+  KEY_LAYOUT,
+  migrateKeyLayout,
+  parseCommandLine,
+  readKeyLayout,
+  type RedisClient,
+} from "@chorus/platform";
 import { runOnRedis } from "./command-redis.js";
 
 const USAGE = `usage: npm run migrate [-- --check]
@@ -22,27 +29,25 @@ const { values } = parseCommandLine(USAGE, (args) =>
 );
 const say = (line: string) => process.stdout.write(`migrate: ${line}\n`);
 
-async function migrate(redis: RedisClient, prefix: string): Promise<void> {
+/** --check: says whether a migration is needed, changes nothing. */
+async function check(redis: RedisClient, prefix: string): Promise<void> {
   const state = await readKeyLayout(redis, prefix);
-  if (values.check) {
-    say(
-      state === "earlier"
-        ? `prefix '${prefix}' holds keys of an earlier release: run npm run migrate`
-        : `prefix '${prefix}' needs no migration (${state})`,
-    );
-    if (state === "earlier") process.exitCode = NEEDED;
-    return;
-  }
-  const { moved, jobsLeft } = await migrateKeyLayout(redis, prefix);
   say(
-    state === "current"
+    state === "earlier"
+      ? `prefix '${prefix}' holds keys of an earlier release: run npm run migrate`
+      : `prefix '${prefix}' needs no migration (${state})`,
+  );
+  if (state === "earlier") process.exitCode = NEEDED;
+}
+
+async function migrate(redis: RedisClient, prefix: string): Promise<void> {
+  const { before, moved, jobsLeft } = await migrateKeyLayout(redis, prefix);
+  say(
+    before === "current"
       ? `prefix '${prefix}' is on key layout ${KEY_LAYOUT} already: nothing to do`
       : `moved ${moved} key(s) under prefix '${prefix}' to key layout ${KEY_LAYOUT}`,
   );
-  if (jobsLeft > 0)
-    say(
-      `${jobsLeft} job(s) of the earlier release are still in its queue, which this release does not read: their records will close as lost`,
-    );
+  if (jobsLeft > 0) say(jobsLeftBehind(jobsLeft));
 }
 
-await runOnRedis("migrate", migrate, () => false);
+await runOnRedis("migrate", values.check ? check : migrate, () => false);

@@ -1,14 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { MAX_API_KEY_NAME_CHARS } from "@chorus/contracts";
-import { fileURLToPath } from "node:url";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { closedPort } from "../../../test-support/ports.js";
 import { startTestGateway } from "../../../test-support/gateway.js";
+import { KEYS_SCRIPT } from "../../../test-support/local-service.js";
 import { errorOf } from "../../../test-support/response-body.js";
 import request from "supertest";
 
 /** `npm run keys` as a user runs it, on the test Redis under a prefix of its own. */
-const KEYS = fileURLToPath(new URL("../../cli/dist/keys.js", import.meta.url));
 const prefix = uniquePrefix("keys-cli");
 afterAll(() => deleteKeysWithPrefix(TEST_REDIS_URL, prefix));
 
@@ -43,7 +42,7 @@ async function authenticates(secret: string): Promise<number> {
 }
 
 function keysOn(redisUrl: string, ...args: string[]) {
-  const result = spawnSync(process.execPath, [KEYS, ...args], {
+  const result = spawnSync(process.execPath, [KEYS_SCRIPT, ...args], {
     encoding: "utf8",
     timeout: 20_000,
     env: { ...process.env, REDIS_URL: redisUrl, REDIS_PREFIX: prefix },

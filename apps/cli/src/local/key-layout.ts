@@ -1,4 +1,4 @@
-import { createWorkerRedis, migrateKeyLayout } from "@chorus/platform";
+import { createWorkerRedis, jobsLeftBehind, migrateKeyLayout } from "@chorus/platform";
 
 /**
  * `npm start` takes the upgrade step itself (`npm run migrate`, docs/operations.md: Upgrading) on
@@ -12,8 +12,7 @@ export async function migrateBeforeStart(url: string, prefix: string, say: (line
   try {
     const { moved, jobsLeft } = await migrateKeyLayout(redis, prefix);
     if (moved > 0) say(`moved ${moved} Redis key(s) of an earlier release to this release's layout (npm run migrate)`);
-    if (jobsLeft > 0)
-      say(`${jobsLeft} job(s) of the earlier release are left in its queue: their records will close as lost`);
+    if (jobsLeft > 0) say(jobsLeftBehind(jobsLeft));
   } catch {
     // Said by the apps, which wait for Redis or refuse the keys with the way out.
   } finally {

@@ -140,6 +140,8 @@ export async function requireCurrentKeyLayout(redis: RedisClient, prefix: string
 }
 
 export interface KeyLayoutMigration {
+  /** What the prefix held before: "current" means there was nothing to do. */
+  before: KeyLayoutState;
   /** Keys renamed or merged into today's names. */
   moved: number;
   /** Jobs left in the earlier release's text queue, which this release does not read. */
@@ -156,7 +158,8 @@ export interface KeyLayoutMigration {
  * (BullMQ's keys are not moved: drain before upgrading; `jobsLeft` says when jobs are left).
  */
 export async function migrateKeyLayout(redis: RedisClient, prefix: string): Promise<KeyLayoutMigration> {
-  if (redis instanceof Cluster || (await readKeyLayout(redis, prefix)) === "current") return { moved: 0, jobsLeft: 0 };
+  const before = await readKeyLayout(redis, prefix);
+  if (before === "current" || redis instanceof Cluster) return { before: "current", moved: 0, jobsLeft: 0 };
   const keys = redisKeys(prefix);
   let moved = 0;
   let cursor = "0";
@@ -174,5 +177,10 @@ export async function migrateKeyLayout(redis: RedisClient, prefix: string): Prom
     (await redis.llen(`${prefix}:bull:${QUEUES.text}:wait`)) +
     (await redis.llen(`${prefix}:bull:${QUEUES.text}:active`));
   await redis.set(markerOf(prefix), KEY_LAYOUT);
-  return { moved, jobsLeft };
+  return { before, moved, jobsLeft };
+}
+
+/** What to tell the operator of the jobs an earlier release left in its queue. */
+export function jobsLeftBehind(jobs: number): string {
+  return `${jobs} job(s) of the earlier release are still in its queue, which this release does not read: their records will close as lost`;
 }
