@@ -50,6 +50,7 @@ const ON_REDIS_CLUSTER = [
   "apps/worker/test/api-key-usage.int.test.ts",
   "apps/worker/test/webhooks.int.test.ts",
   "apps/worker/test/fault-injection.lost-jobs.int.test.ts",
+  "apps/worker/test/routing-store.int.test.ts",
   "packages/client/test/client.int.test.ts",
 ];
 

@@ -94,6 +94,20 @@ export const WORKER_ENV = {
     maximum: 64,
     description: "text jobs one worker runs at once (one context sequence each)",
   },
+  ROUTE_MAX_WAIT_MS: {
+    type: "integer",
+    default: 2000,
+    minimum: 0,
+    maximum: 600000,
+    description:
+      "cache-aware routing: the longest a text job waits for the worker that holds its conversation before any free worker takes it; 0: routing off (every job runs where it is taken)",
+  },
+  ROUTE_PREFIX_TTL_SECONDS: {
+    type: "integer",
+    default: 3600,
+    minimum: 10,
+    description: "cache-aware routing: how long a worker is named as the holder of a conversation it answered",
+  },
   PROGRESS_INTERVAL_MS: {
     type: "integer",
     default: 250,

@@ -8,3 +8,5 @@ export { ReplyLengthStats } from "./progress/reply-length-stats.js";
 export { WebhookSender } from "./webhooks/webhook-sender.js";
 export { createWorkers, type WorkerDeps } from "./worker.js";
 export { WorkerPresence } from "./worker-presence.js";
+export { createCacheRouting } from "./routing/create-cache-routing.js";
+export type { CacheRouting, RoutingDecision } from "./routing/cache-routing.js";

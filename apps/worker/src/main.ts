@@ -11,6 +11,7 @@ import {
   describeRedisTarget,
   redisTargetOf,
 } from "@chorus/platform";
+import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { environmentUsage, parseCommandLine, stopWhenLauncherExits } from "@chorus/platform";
 import { loadWorkerConfig, WORKER_ENV } from "./config.js";
@@ -22,6 +23,7 @@ import { WorkerPresence } from "./worker-presence.js";
 import { LostJobSweeper } from "./records/lost-job.sweeper.js";
 import { QUEUES } from "@chorus/contracts";
 import { createWorkers } from "./worker.js";
+import { createCacheRouting } from "./routing/create-cache-routing.js";
 
 parseCommandLine(
   `usage: npm run worker   (node apps/worker/dist/main.js)\n\nThe text and speech worker. It takes no options; it is configured by the environment:\n${environmentUsage(WORKER_ENV)}`,
@@ -35,7 +37,6 @@ try {
   const deps = await createWorkerDeps(config, logger);
   // Keys of an earlier release are moved by `npm run migrate`, before this release takes a job.
   await requireCurrentKeyLayout(deps.connection, config.REDIS_PREFIX);
-  const workers = createWorkers(deps);
   // Queues only to count jobs for queue_depth (a Worker cannot); they share the worker connection.
   const depthQueues = [
     createTextQueue(deps.connection, deps.keys),
@@ -44,6 +45,18 @@ try {
     ...(deps.webhooks ? [createWebhookQueue(deps.connection, deps.keys)] : []),
   ];
   const metrics = createMetrics("worker", { queueDepth: readQueueDepths(depthQueues) });
+  const workerId = randomUUID();
+  const routing = createCacheRouting(
+    {
+      workerId,
+      slots: config.WORKER_CONCURRENCY,
+      maxWaitMs: config.ROUTE_MAX_WAIT_MS,
+      prefixTtlSeconds: config.ROUTE_PREFIX_TTL_SECONDS,
+      jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
+    },
+    { ...deps, recordRouting: (decision) => metrics.recordRouting(decision) },
+  );
+  const workers = createWorkers({ ...deps, routing });
   instrumentWorkers(workers, metrics);
   const health = createHealthServer({
     host: config.WORKER_HTTP_HOST,
@@ -59,14 +72,17 @@ try {
   await health.start();
   const subscriber = deps.connection.duplicate();
   await listenForCancellations(subscriber, deps.keys.cancelChannel(), workers, logger);
-  const presence = new WorkerPresence(deps.connection, deps.keys.workerSlots(), config.WORKER_CONCURRENCY);
+  const presence = new WorkerPresence(deps.connection, deps.keys.workerSlots(), config.WORKER_CONCURRENCY, workerId);
   await presence.start();
+  await routing?.start();
   const sweeper = new LostJobSweeper({ ...deps, onLost: () => metrics.recordJob(QUEUES.text, "lost") });
   sweeper.start();
   logger.info("worker ready", {
     redis: describeRedisTarget(redisTargetOf(config)),
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
+    workerId,
+    cacheRouting: routing ? `on (waits at most ${config.ROUTE_MAX_WAIT_MS} ms for the preferred worker)` : "off",
   });
   onShutdownSignal(logger, 30_000, async () => {
     // Stop taking jobs and let running ones finish; what cannot finish in time is retried elsewhere.
@@ -74,6 +90,9 @@ try {
     sweeper.stop();
     await presence.stop();
     await Promise.all(workers.map((w) => w.close()));
+    // Alive until the running jobs are done: a lapsed heartbeat would have their routed jobs taken
+    // over and run twice. What is handed here meanwhile waits for a free worker (ROUTE_MAX_WAIT_MS).
+    await routing?.stop();
     await health.close();
     await Promise.all(depthQueues.map((q) => q.close()));
     await deps.close();

@@ -4,6 +4,7 @@ import type { Job, Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
 import { failedWebhookOutcome, type WebhookOutcome } from "./webhooks/deliver-webhook.processor.js";
 import type { GenerationResult } from "./processors/generate-text.processor.js";
+import type { RoutedCopy } from "./routing/cache-routing.js";
 
 /**
  * What a text job returns (absent when it skipped a final record); a job stored by an older worker may lack the
@@ -20,6 +21,10 @@ interface SpeechResult {
 function isGenerationResult(value: unknown): value is StoredGenerationResult {
   const v = value as Partial<StoredGenerationResult> | null;
   return typeof v === "object" && v !== null && typeof v.tokens === "number" && typeof v.processingTime === "number";
+}
+
+function isRoutedCopy(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as Partial<RoutedCopy>).routed === true;
 }
 
 function isSpeechResult(value: unknown): value is SpeechResult {
@@ -70,13 +75,17 @@ export function instrumentWorkers(
 ): void {
   for (const worker of workers) {
     const webhooks = worker.name === QUEUES.webhooks;
+    // A worker's hand-over queue holds text jobs: one label for them all, not one per worker id.
+    const queue = worker.name.startsWith(`${QUEUES.text}@`) ? QUEUES.text : worker.name;
     worker.on("completed", (job: Job, result: unknown) => {
-      metrics.recordJob(worker.name, "completed");
+      // One copy of a routed job stepped aside for another (routing/cache-routing.ts): that one counts.
+      if (isRoutedCopy(result)) return;
+      metrics.recordJob(queue, "completed");
       if (webhooks) metrics.recordWebhook((result as { outcome: WebhookOutcome }).outcome);
       else recordCompleted(metrics, job, result);
     });
     worker.on("failed", (job: Job | undefined, error: Error) => {
-      metrics.recordJob(worker.name, failureOutcome(job, error));
+      metrics.recordJob(queue, failureOutcome(job, error));
       if (webhooks) metrics.recordWebhook(failedWebhookOutcome(error, !job || isFinalFailure(job, error)));
     });
   }

@@ -10,13 +10,14 @@ const TTL_MS = 3 * REFRESH_MS;
  * entry simply stops counting once its time passes; live workers also sweep such stale entries.
  */
 export class WorkerPresence {
-  readonly id = randomUUID();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly key: string,
     private readonly slots: number,
+    /** This worker's id, as its routing knows it too. */
+    readonly id: string = randomUUID(),
   ) {}
 
   async start(): Promise<void> {

@@ -1,4 +1,10 @@
-import { CANCELLED_ERROR, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
+import {
+  CANCELLED_ERROR,
+  handoverQueueName,
+  QUEUES,
+  type GenerateTextJob,
+  type SynthesizeSpeechJob,
+} from "@chorus/contracts";
 import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
 import { Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
@@ -7,6 +13,7 @@ import { retryFinalWrite } from "./records/retry-final-write.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
 import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
 import { createWebhookWorker, type WebhookWorkerDeps } from "./webhooks/webhook-worker.js";
+import type { CacheRouting } from "./routing/cache-routing.js";
 
 export interface WorkerDeps extends GenerateTextDeps {
   connection: RedisClient;
@@ -20,6 +27,8 @@ export interface WorkerDeps extends GenerateTextDeps {
   speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
   /** Null or absent where this worker delivers no webhooks (no WEBHOOK_SECRET). */
   webhooks?: Pick<WebhookWorkerDeps, "sender" | "concurrency"> | null;
+  /** Cache-aware routing between workers (issue 26); null or absent: every job runs where it is taken. */
+  routing?: CacheRouting | null;
 }
 
 function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | null {
@@ -46,20 +55,10 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
   return worker;
 }
 
-export function createWorkers(deps: WorkerDeps): Worker[] {
-  const publishReplyDelta = (message: string) => deps.connection.publish(deps.keys.replyDeltaChannel(), message);
-  const text = new Worker<GenerateTextJob>(QUEUES.text, generateTextProcessor({ publishReplyDelta, ...deps }), {
-    connection: deps.connection,
-    prefix: deps.keys.bullPrefix(QUEUES.text),
-    concurrency: deps.concurrency,
-    lockDuration: deps.lockDurationMs,
-    // A job whose worker died is moved back to the queue when its lock lapses; allow it to
-    // survive two such crashes before it is failed (and its record says so).
-    stalledInterval: deps.lockDurationMs,
-    maxStalledCount: 2,
-  });
-  text.on("error", (error) => deps.logger.error("text worker error", { error: error.message }));
-  text.on("failed", (job, error) => {
+/** A job that will not be retried gets its failure written to its record. */
+function recordFinalFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps): void {
+  worker.on("error", (error) => deps.logger.error("text worker error", { error: error.message }));
+  worker.on("failed", (job, error) => {
     if (!job) return;
     const final = isFinalFailure(job, error);
     if (error.message === CANCELLED_ERROR)
@@ -75,7 +74,63 @@ export function createWorkers(deps: WorkerDeps): Worker[] {
       },
     );
   });
+}
+
+/**
+ * Hand-over jobs take slots the shared queue's Worker does not know of: it takes only what is left,
+ * and nothing while they hold every slot (a job it took then would wait here while another worker
+ * may be free).
+ */
+function narrowWhileHandoversRun(text: Worker<GenerateTextJob>, slots: number, routing: CacheRouting): void {
+  let closing = false;
+  text.on("closing", () => (closing = true));
+  routing.onHandovers = (count) => {
+    if (closing) return;
+    text.concurrency = Math.max(1, slots - count);
+    if (count >= slots) void text.pause(true);
+    else if (text.isPaused()) void text.resume();
+  };
+}
+
+function createTextWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
+  const publishReplyDelta = (message: string) => deps.connection.publish(deps.keys.replyDeltaChannel(), message);
+  const { routing } = deps;
+  const generate = generateTextProcessor({
+    publishReplyDelta,
+    ...deps,
+    ...(routing ? { onReply: routing.onReply } : {}),
+  });
+  const options = (queue: string) => ({
+    connection: deps.connection,
+    prefix: deps.keys.bullPrefix(queue),
+    concurrency: deps.concurrency,
+    lockDuration: deps.lockDurationMs,
+    // A job whose worker died is moved back to the queue when its lock lapses; allow it to
+    // survive two such crashes before it is failed (and its record says so).
+    stalledInterval: deps.lockDurationMs,
+    maxStalledCount: 2,
+  });
+  const text = new Worker<GenerateTextJob>(
+    QUEUES.text,
+    routing ? routing.sharedProcessor(generate) : generate,
+    options(QUEUES.text),
+  );
+  recordFinalFailures(text, deps);
+  if (!routing) return [text];
+  const handoverQueue = handoverQueueName(routing.workerId);
+  const handover = new Worker<GenerateTextJob>(
+    handoverQueue,
+    routing.handoverProcessor(generate),
+    options(handoverQueue),
+  );
+  recordFinalFailures(handover, deps);
+  narrowWhileHandoversRun(text, deps.concurrency, routing);
+  return [text, handover];
+}
+
+export function createWorkers(deps: WorkerDeps): Worker[] {
+  const text = createTextWorkers(deps);
   const speech = createSpeechWorker(deps);
   const webhooks = deps.webhooks ? createWebhookWorker({ ...deps, ...deps.webhooks }) : null;
-  return [text, speech, webhooks].filter((worker): worker is Worker => worker !== null);
+  return [...text, speech, webhooks].filter((worker): worker is Worker => worker !== null);
 }

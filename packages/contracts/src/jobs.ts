@@ -14,6 +14,14 @@ export const QUEUES = {
   webhooks: "webhook-delivery",
 } as const;
 
+/**
+ * Issue 26: one worker's hand-over queue, where other workers put the text jobs whose conversation
+ * this worker holds in its prompt cache (cache-aware routing). The job keeps its id and data.
+ */
+export function handoverQueueName(workerId: string): string {
+  return `${QUEUES.text}@${workerId}`;
+}
+
 export const JOB_NAMES = {
   generateText: "generate-text",
   synthesizeSpeech: "synthesize-speech",

@@ -1,4 +1,4 @@
-import { QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
+import { handoverQueueName, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
 import { Queue, type DefaultJobOptions } from "bullmq";
 import type { RedisClient } from "./redis/connection.js";
 import type { RedisKeys } from "./redis/redis-keys.js";
@@ -20,6 +20,23 @@ export function createTextQueue(connection: RedisClient, keys: RedisKeys): Queue
     connection,
     prefix: keys.bullPrefix(QUEUES.text),
     defaultJobOptions: TEXT_JOB_OPTIONS,
+  });
+}
+
+/**
+ * One worker's hand-over queue (cache-aware routing, issue 26): copies of text jobs routed to it. The
+ * shared queue's job stays the one that counts, so a copy is dropped as soon as it ends.
+ */
+export function createHandoverQueue(
+  connection: RedisClient,
+  keys: RedisKeys,
+  workerId: string,
+): Queue<GenerateTextJob> {
+  const name = handoverQueueName(workerId);
+  return new Queue<GenerateTextJob>(name, {
+    connection,
+    prefix: keys.bullPrefix(name),
+    defaultJobOptions: { ...TEXT_JOB_OPTIONS, removeOnComplete: true, removeOnFail: true },
   });
 }
 

@@ -31,6 +31,8 @@ export interface GenerateTextDeps {
   usage: ApiKeyUsage;
   /** Publishes on the reply-delta channel, for jobs whose client streams the reply (absent: none is published). */
   publishReplyDelta?: PublishReplyDelta;
+  /** Told of each reply once recorded: cache-aware routing publishes what this worker's engine now holds. */
+  onReply?: (job: GenerateTextJob, reply: string) => void;
 }
 
 /** The publisher of a job whose client streams its reply, else null. */
@@ -166,6 +168,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         ]);
         await counted.catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
       }
+      deps.onReply?.(job.data, reply);
       deps.replyLengths.record(model, result.tokens);
       void deps.jobTimes.record(processingTime);
       log.info("generation completed", { tokens, promptTokens, cachedTokens, processingTime });

@@ -52,6 +52,8 @@ export interface WorkerMetrics extends ServiceMetrics {
   recordSpeech(format: string, audioSeconds: number | null, synthesisSeconds: number | null): void;
   /** One webhook attempt's outcome: delivered, retried, or why the delivery ended (gone, refused, failed, expired). */
   recordWebhook(outcome: string): void;
+  /** One cache-aware routing decision on a text job this worker took from the shared queue (RoutingDecision). */
+  recordRouting(decision: string): void;
 }
 
 // 1 ms to 10 s: status polls take a millisecond or two, submissions a few, speech waits seconds.
@@ -171,9 +173,16 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
     labelNames: ["outcome"] as const,
     registers,
   });
+  const routing = new Counter({
+    name: "routing_decisions_total",
+    help: "Cache-aware routing of the text jobs this worker took from the shared queue: preferred_here, handed_over, preferred_busy, no_match, stolen (handed over but not started in time), taken_over (its runner died)",
+    labelNames: ["decision"] as const,
+    registers,
+  });
   return {
     ...base,
     service: "worker",
+    recordRouting: (decision) => routing.inc({ decision }),
     recordWebhook: (outcome) => webhooks.inc({ outcome }),
     recordJob: (queue, outcome) => jobs.inc({ queue, outcome }),
     recordGeneration: (name, count, seconds) => {

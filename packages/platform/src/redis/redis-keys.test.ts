@@ -33,6 +33,11 @@ function allKeys(keys: RedisKeys, arg: string): string[] {
     keys.textJobStats(),
     keys.workerSlots(),
     keys.replyLengthStats(),
+    keys.routingPrefix(arg),
+    keys.routingClaim(arg),
+    keys.routingWorkerAlive(arg),
+    keys.routingWorkers(),
+    keys.routingSweepLock(),
   ];
 }
 
@@ -81,6 +86,11 @@ describe("redisKeys", () => {
       "p:text-queue:{text-generation}:job-stats",
       "p:text-queue:{text-generation}:worker-slots",
       "p:stats:reply-tokens",
+      "p:routing:{routing}:prefix:x",
+      "p:routing:{routing}:claim:x",
+      "p:routing:{routing}:alive:x",
+      "p:routing:{routing}:workers",
+      "p:routing:{routing}:sweep-lock",
     ]);
   });
 

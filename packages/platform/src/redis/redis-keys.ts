@@ -18,6 +18,19 @@ export interface RedisKeys {
   bullPrefix(queue: string): string;
   status(requestId: string): string;
   apiKeyBySecretHash(secretHash: string): string;
+  /**
+   * Cache-aware routing (apps/worker/src/routing): the worker id that holds the prompt of one conversation prefix
+   * (a hash), with expiry. Every routing key shares one hash tag, so a script reads many of them at once.
+   */
+  routingPrefix(prefixHash: string): string;
+  /** Routing: who runs one routed text job (`handed:<worker>`, `buffer:<worker>`, `shared:<worker>`). */
+  routingClaim(requestId: string): string;
+  /** Routing: a live worker's heartbeat (its slots), expiring a few seconds after the worker stops beating. */
+  routingWorkerAlive(workerId: string): string;
+  /** Routing: set of the ids of workers that have a hand-over queue (what the sweep of dead workers' queues reads). */
+  routingWorkers(): string;
+  /** Held (SET NX PX) by the one worker that runs the current sweep of dead workers' hand-over queues. */
+  routingSweepLock(): string;
   /** Hash: key id -> secret hash (for list and revoke by id). */
   apiKeyIndex(): string;
   /** Hash: key name -> key id (names are unique). */
@@ -95,11 +108,17 @@ export function redisKeys(prefix: string): RedisKeys {
   const bullPrefix = (queue: string) => `${prefix}:bull:${queueTag(queue)}`;
   const textQueue = `${prefix}:text-queue:${queueTag(QUEUES.text)}`;
   const registry = `${prefix}:apikeys:{registry}`;
+  const routing = `${prefix}:routing:{routing}`;
   return {
     bullPrefix,
     status: (requestId) => `${prefix}:status:{${requestId}}`,
     apiKeyBySecretHash: (secretHash) => `${registry}:secret:${secretHash}`,
     apiKeyIndex: () => `${registry}:ids`,
+    routingPrefix: (prefixHash) => `${routing}:prefix:${prefixHash}`,
+    routingClaim: (requestId) => `${routing}:claim:${requestId}`,
+    routingWorkerAlive: (workerId) => `${routing}:alive:${workerId}`,
+    routingWorkers: () => `${routing}:workers`,
+    routingSweepLock: () => `${routing}:sweep-lock`,
     apiKeyNames: () => `${registry}:names`,
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,

@@ -1,0 +1,242 @@
+import type { GenerateTextJob } from "@chorus/contracts";
+import {
+  createHandoverQueue,
+  createTextQueue,
+  type Logger,
+  type RedisClient,
+  type RedisKeys,
+  type StatusStore,
+} from "@chorus/platform";
+import { DelayedError, type Job, type Queue } from "bullmq";
+import type { GenerationResult } from "../processors/generate-text.processor.js";
+import { conversationPrefixes, prefixesAfterReply } from "./conversation-prefixes.js";
+import type { RoutingStore } from "./routing-store.js";
+import { SlotGate } from "./slot-gate.js";
+
+/** Why a job taken from the shared queue ran where it did (the worker's routing_decisions_total). */
+export type RoutingDecision =
+  "preferred_here" | "handed_over" | "preferred_busy" | "no_match" | "stolen" | "taken_over";
+
+/** What a copy returns when another copy of its job runs it: not a generation (metrics skip it). */
+export interface RoutedCopy {
+  routed: true;
+}
+export const ROUTED_COPY: RoutedCopy = { routed: true };
+
+export type TextProcessor = (
+  job: Job<GenerateTextJob>,
+  token?: string,
+  signal?: AbortSignal,
+) => Promise<GenerationResult | RoutedCopy | undefined>;
+
+export interface CacheRoutingOptions {
+  workerId: string;
+  slots: number;
+  /** The longest a job handed to its preferred worker waits there before any free worker may take it. */
+  maxWaitMs: number;
+  /** How often the shared copy of a job running elsewhere checks that its runner lives. */
+  watchIntervalMs: number;
+  /** How often this worker says it is alive (its heartbeat lasts three times as long). */
+  heartbeatMs: number;
+}
+
+export interface CacheRoutingDeps {
+  connection: RedisClient;
+  keys: RedisKeys;
+  store: RoutingStore;
+  statuses: Pick<StatusStore, "get">;
+  logger: Logger;
+  recordRouting?: (decision: RoutingDecision) => void;
+}
+
+/**
+ * Cache-aware routing (issue 26): a text job goes to the worker whose engine holds the longest
+ * prefix of its conversation when that worker can take it soon, else it runs where it was taken.
+ *
+ * Every worker takes jobs from the shared queue in fair-turn order, as without routing. The worker
+ * that takes one looks up who holds its prompt. When another live worker does and has fewer jobs
+ * waiting in its hand-over queue than it has slots, the job is copied there and the shared copy
+ * steps aside (delayed by `maxWaitMs`); otherwise it runs here. The preferred worker runs its copy
+ * when a slot frees; if it has not started it when the shared copy comes back, whichever worker
+ * takes the shared copy runs it (stolen), and if the preferred worker dies while running it, the
+ * shared copy, which watches until the record is final, runs it again (taken over). The claims in
+ * routing-store.ts make sure only one copy runs at a time.
+ */
+export class CacheRouting {
+  readonly gate: SlotGate;
+  private readonly handoverQueues = new Map<string, Queue<GenerateTextJob>>();
+  private readonly sharedQueue: Queue<GenerateTextJob>;
+  private timers: NodeJS.Timeout[] = [];
+  /** Told how many hand-over jobs hold or wait for a slot (the shared queue's Worker takes fewer meanwhile). */
+  onHandovers: (count: number) => void = () => undefined;
+
+  constructor(
+    private readonly deps: CacheRoutingDeps,
+    readonly options: CacheRoutingOptions,
+  ) {
+    this.gate = new SlotGate(options.slots, (count) => this.onHandovers(count));
+    this.sharedQueue = createTextQueue(deps.connection, deps.keys);
+    this.sharedQueue.on("error", (error: Error) => deps.logger.warn("text queue error", { error: error.message }));
+  }
+
+  get workerId(): string {
+    return this.options.workerId;
+  }
+
+  /** The processor of the shared queue's jobs. */
+  sharedProcessor(run: TextProcessor): TextProcessor {
+    return async (job, token, signal) => {
+      const id = job.id ?? job.data.requestId;
+      const claim = await this.deps.store.claimShared(id, this.workerId);
+      if (claim === "running") return this.watch(job, token);
+      if (claim === "stolen" || claim === "taken_over") {
+        this.record(claim);
+        this.deps.logger.info(claim === "stolen" ? ROUTING_LOG.stolen : ROUTING_LOG.takenOver, { jobId: id });
+      }
+      if (claim !== "free") return this.gate.run(() => run(job, token, signal));
+      const target = await this.choose(job);
+      if (target && (await this.deps.store.markHanded(id, target))) {
+        await this.handoverQueue(target).add(job.name, job.data, this.copyOptions(job));
+        this.record("handed_over");
+        this.deps.logger.info(ROUTING_LOG.handedOver, { jobId: id, to: target });
+        await job.moveToDelayed(Date.now() + this.options.maxWaitMs, token);
+        throw new DelayedError();
+      }
+      if (target) return this.watch(job, token);
+      return this.gate.run(() => run(job, token, signal));
+    };
+  }
+
+  /** The processor of this worker's hand-over queue. */
+  handoverProcessor(run: TextProcessor): TextProcessor {
+    return async (job, token, signal) => {
+      const id = job.id ?? job.data.requestId;
+      if (!(await this.deps.store.isHandedTo(id, this.workerId))) return ROUTED_COPY;
+      // Claimed only once a slot is free: until then the shared copy may still be taken by a free worker.
+      return this.gate.run(async () => {
+        if (!(await this.deps.store.claimBuffer(id, this.workerId))) return ROUTED_COPY;
+        return run(job, token, signal);
+      }, true);
+    };
+  }
+
+  /** What this worker's engine now holds, for the next turn to find. */
+  onReply = (job: GenerateTextJob, reply: string): void => {
+    this.deps.store.publish(prefixesAfterReply(job, reply), this.workerId).catch((error: unknown) => {
+      this.deps.logger.warn("could not publish the conversation's prefixes", { error: String(error) });
+    });
+  };
+
+  async start(): Promise<void> {
+    await this.beat();
+    const every = (ms: number, task: () => Promise<unknown>) => {
+      const timer = setInterval(() => void task().catch(() => undefined), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.options.heartbeatMs, () => this.beat());
+    every(SWEEP_INTERVAL_MS, () => this.sweepDeadWorkers());
+  }
+
+  /** Stops the heartbeat: no job is handed here any more, and what waits here is taken elsewhere. */
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.deps.store.leave(this.workerId).catch(() => undefined);
+    await Promise.all([this.sharedQueue, ...this.handoverQueues.values()].map((queue) => queue.close()));
+    this.handoverQueues.clear();
+  }
+
+  /**
+   * The worker to hand the job to, `null` to run it here. The holder takes it when it has fewer copies
+   * waiting than slots (it starts within about one job's time), or, while this worker has other jobs
+   * to take from the shared queue (handing over leaves no slot idle), up to BUSY_HOLDER_SLOTS copies a
+   * slot; past that, or when this worker would idle, it runs here.
+   */
+  private async choose(job: Job<GenerateTextJob>): Promise<string | null> {
+    const holder = await this.deps.store.holderOf(conversationPrefixes(job.data));
+    if (!holder) return this.decided("no_match", null);
+    if (holder.workerId === this.workerId) return this.decided("preferred_here", null);
+    const waiting = await this.handoverQueue(holder.workerId).getJobCountByTypes("wait", "prioritized");
+    if (waiting < holder.slots) return holder.workerId;
+    if (waiting < BUSY_HOLDER_SLOTS * holder.slots && (await this.sharedQueueHasWork())) return holder.workerId;
+    return this.decided("preferred_busy", null);
+  }
+
+  /** Whether other jobs wait in the shared queue for any worker (not counting those stepped aside). */
+  private async sharedQueueHasWork(): Promise<boolean> {
+    return (await this.sharedQueue.getJobCountByTypes("wait", "prioritized")) > 0;
+  }
+
+  private decided(decision: RoutingDecision, target: null): null {
+    this.record(decision);
+    return target;
+  }
+
+  /** The shared copy of a job that runs elsewhere: done once the record is final, else it looks again later. */
+  private async watch(job: Job<GenerateTextJob>, token?: string): Promise<RoutedCopy> {
+    const id = job.id ?? job.data.requestId;
+    const record = await this.deps.statuses.get(id);
+    if (!record || record.record.status !== "processing") {
+      await this.deps.store.forget(id);
+      return ROUTED_COPY;
+    }
+    await job.moveToDelayed(Date.now() + this.options.watchIntervalMs, token);
+    throw new DelayedError();
+  }
+
+  private copyOptions(job: Job<GenerateTextJob>) {
+    const attempts = Math.max((job.opts.attempts ?? 1) - job.attemptsMade, 1);
+    return {
+      jobId: job.id ?? job.data.requestId,
+      attempts,
+      ...(job.opts.backoff ? { backoff: job.opts.backoff } : {}),
+      ...(job.opts.priority ? { priority: job.opts.priority } : {}),
+    };
+  }
+
+  private handoverQueue(workerId: string): Queue<GenerateTextJob> {
+    const known = this.handoverQueues.get(workerId);
+    if (known) return known;
+    const queue = createHandoverQueue(this.deps.connection, this.deps.keys, workerId);
+    queue.on("error", (error: Error) => this.deps.logger.warn("hand-over queue error", { error: error.message }));
+    this.handoverQueues.set(workerId, queue);
+    return queue;
+  }
+
+  private record(decision: RoutingDecision): void {
+    this.deps.recordRouting?.(decision);
+  }
+
+  private beat(): Promise<void> {
+    return this.deps.store.beat(this.workerId, this.options.slots);
+  }
+
+  /**
+   * A dead worker's hand-over queue holds only copies (their shared copies run them elsewhere), so it
+   * is dropped whole, by one worker at a time.
+   */
+  private async sweepDeadWorkers(): Promise<void> {
+    if (!(await this.deps.store.takeSweepTurn(SWEEP_INTERVAL_MS))) return;
+    for (const workerId of await this.deps.store.deadWorkers()) {
+      if (workerId === this.workerId) continue;
+      const queue = this.handoverQueue(workerId);
+      await queue.obliterate({ force: true });
+      await queue.close();
+      this.handoverQueues.delete(workerId);
+      await this.deps.store.dropWorker(workerId);
+      this.deps.logger.info("dropped a dead worker's hand-over queue", { workerId });
+    }
+  }
+}
+
+const SWEEP_INTERVAL_MS = 30_000;
+/** While the shared queue has other work, a busy holder may have this many copies waiting per slot. */
+const BUSY_HOLDER_SLOTS = 4;
+
+/** What the worker logs of routing (info), word for word: operators and tests look for these. */
+export const ROUTING_LOG = {
+  handedOver: "handed over to the worker that holds its conversation",
+  stolen: "taken: its preferred worker had not started it in time",
+  takenOver: "taken over: the worker running it stopped",
+} as const;

@@ -1,0 +1,46 @@
+import type { Logger, RedisClient, RedisKeys, StatusStore } from "@chorus/platform";
+import { CacheRouting, type RoutingDecision } from "./cache-routing.js";
+import { RoutingStore } from "./routing-store.js";
+
+export interface CacheRoutingSettings {
+  workerId: string;
+  slots: number;
+  /** ROUTE_MAX_WAIT_MS; 0: no routing (null is returned). */
+  maxWaitMs: number;
+  /** ROUTE_PREFIX_TTL_SECONDS. */
+  prefixTtlSeconds: number;
+  /** JOB_TIME_LIMIT_MS: a claim outlives every attempt of a job. */
+  jobTimeLimitMs: number;
+}
+
+/** A worker is taken for dead 3 s after its last heartbeat: its hand-over jobs then go on elsewhere. */
+const HEARTBEAT_MS = 1000;
+
+/** Cache-aware routing for one worker, or null when ROUTE_MAX_WAIT_MS is 0. */
+export function createCacheRouting(
+  settings: CacheRoutingSettings,
+  deps: {
+    connection: RedisClient;
+    keys: RedisKeys;
+    statuses: Pick<StatusStore, "get">;
+    logger: Logger;
+    recordRouting?: (decision: RoutingDecision) => void;
+  },
+): CacheRouting | null {
+  if (settings.maxWaitMs === 0) return null;
+  const store = new RoutingStore(deps.connection, deps.keys, {
+    prefixTtlMs: settings.prefixTtlSeconds * 1000,
+    heartbeatTtlMs: 3 * HEARTBEAT_MS,
+    claimTtlMs: Math.max(4 * settings.jobTimeLimitMs, 600_000),
+  });
+  return new CacheRouting(
+    { ...deps, store },
+    {
+      workerId: settings.workerId,
+      slots: settings.slots,
+      maxWaitMs: settings.maxWaitMs,
+      watchIntervalMs: HEARTBEAT_MS,
+      heartbeatMs: HEARTBEAT_MS,
+    },
+  );
+}

@@ -1,0 +1,190 @@
+import { isExpiredWorkerSlotsEntry, type RedisClient, type RedisKeys } from "@chorus/platform";
+
+/**
+ * What cache-aware routing keeps in Redis (issue 26): which worker holds which conversation prefix,
+ * which workers are alive, and who runs each routed job. All of it shares one hash tag
+ * (`{routing}`, redis-keys.ts), so one script reads a prefix's holder and that holder's heartbeat on
+ * a Redis Cluster as well.
+ *
+ * A routed job has two copies: the shared queue's job, which stays (delayed, then watching) until
+ * the record is final, and a copy in the chosen worker's hand-over queue. Its claim says which copy
+ * runs: `handed:<w>` (waiting in w's hand-over queue), `buffer:<w>` (w runs it from there),
+ * `shared:<w>` (w runs the shared copy). Moves between them are atomic here, so exactly one copy
+ * runs at a time, and the shared copy takes over whatever a dead or slow worker left.
+ */
+
+/** What the shared queue's copy of a job may do, as a claim says (CLAIM_SHARED). */
+export type SharedClaim = "free" | "again" | "stolen" | "taken_over" | "running";
+
+/** A live worker that holds a prefix of a job's prompt: the longest one found. */
+export interface PrefixHolder {
+  workerId: string;
+  slots: number;
+  /** How many of the job's message boundaries it holds. */
+  matched: number;
+}
+
+/** KEYS prefix keys, longest first; ARGV heartbeat key prefix. Returns {worker, slots, index} of the first live one. */
+const HOLDER_OF = `
+for i, key in ipairs(KEYS) do
+  local worker = redis.call('GET', key)
+  if worker then
+    local slots = redis.call('GET', ARGV[1] .. worker)
+    if slots then return {worker, tonumber(slots), i} end
+  end
+end
+return {}
+`;
+
+/** KEYS claim; ARGV heartbeat key prefix, this worker, ttl ms. */
+const CLAIM_SHARED = `
+local claim = redis.call('GET', KEYS[1])
+if not claim then return 'free' end
+local kind, owner = string.match(claim, '^(%a+):(.*)$')
+local answer
+if kind == 'shared' then answer = 'again'
+elseif kind == 'handed' then answer = 'stolen'
+elseif redis.call('EXISTS', ARGV[1] .. owner) == 1 then return 'running'
+else answer = 'taken_over' end
+redis.call('SET', KEYS[1], 'shared:' .. ARGV[2], 'PX', ARGV[3])
+return answer
+`;
+
+/** KEYS claim; ARGV this worker, ttl ms. 1 when this worker's hand-over copy may run. */
+const CLAIM_BUFFER = `
+local claim = redis.call('GET', KEYS[1])
+if claim ~= 'handed:' .. ARGV[1] and claim ~= 'buffer:' .. ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], 'buffer:' .. ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+type Script = (...args: Array<string | number>) => Promise<unknown>;
+interface RoutingScripts {
+  chorusRouteHolderOf: Script;
+  chorusRouteClaimShared: Script;
+  chorusRouteClaimBuffer: Script;
+}
+
+function routingScripts(redis: RedisClient): RoutingScripts {
+  const scripts = redis as unknown as RoutingScripts;
+  if (typeof scripts.chorusRouteHolderOf === "function") return scripts;
+  redis.defineCommand("chorusRouteHolderOf", { lua: HOLDER_OF });
+  redis.defineCommand("chorusRouteClaimShared", { numberOfKeys: 1, lua: CLAIM_SHARED });
+  redis.defineCommand("chorusRouteClaimBuffer", { numberOfKeys: 1, lua: CLAIM_BUFFER });
+  return scripts;
+}
+
+export interface RoutingStoreOptions {
+  /** How long a published prefix names its worker (the engine may drop it sooner: then it is only a miss). */
+  prefixTtlMs: number;
+  /** How long a heartbeat lasts: a worker silent this long counts as dead. */
+  heartbeatTtlMs: number;
+  /** How long a claim lasts: longer than any job runs. */
+  claimTtlMs: number;
+}
+
+export class RoutingStore {
+  private readonly scripts: RoutingScripts;
+  private readonly alivePrefix: string;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly options: RoutingStoreOptions,
+  ) {
+    this.scripts = routingScripts(redis);
+    this.alivePrefix = keys.routingWorkerAlive("");
+  }
+
+  /** The live worker holding the longest of these prefixes (shortest first, as conversationPrefixes gives them). */
+  async holderOf(prefixes: readonly string[]): Promise<PrefixHolder | null> {
+    if (prefixes.length === 0) return null;
+    const keys = prefixes.map((hash) => this.keys.routingPrefix(hash)).reverse();
+    const reply = (await this.scripts.chorusRouteHolderOf(keys.length, ...keys, this.alivePrefix)) as
+      [string, number, number] | [];
+    if (reply.length === 0) return null;
+    const [workerId, slots, index] = reply;
+    return { workerId, slots, matched: prefixes.length - index + 1 };
+  }
+
+  /** Names `workerId` as the holder of these prefixes. */
+  async publish(prefixes: readonly string[], workerId: string): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    for (const hash of prefixes) pipeline.set(this.keys.routingPrefix(hash), workerId, "PX", this.options.prefixTtlMs);
+    await pipeline.exec();
+  }
+
+  /** This worker is alive with `slots` engine slots, and has a hand-over queue. */
+  async beat(workerId: string, slots: number): Promise<void> {
+    await Promise.all([
+      this.redis.set(this.keys.routingWorkerAlive(workerId), slots, "PX", this.options.heartbeatTtlMs),
+      this.redis.sadd(this.keys.routingWorkers(), workerId),
+    ]);
+  }
+
+  /** This worker stops: others stop handing it jobs at once. */
+  async leave(workerId: string): Promise<void> {
+    await this.redis.del(this.keys.routingWorkerAlive(workerId));
+  }
+
+  /** The shared copy of a job was taken: may it run, run again, or is it running elsewhere? */
+  async claimShared(requestId: string, workerId: string): Promise<SharedClaim> {
+    const key = this.keys.routingClaim(requestId);
+    return (await this.scripts.chorusRouteClaimShared(
+      key,
+      this.alivePrefix,
+      workerId,
+      this.options.claimTtlMs,
+    )) as SharedClaim;
+  }
+
+  /** The job goes to `workerId`'s hand-over queue; false when another worker routed it first. */
+  async markHanded(requestId: string, workerId: string): Promise<boolean> {
+    const key = this.keys.routingClaim(requestId);
+    return (await this.redis.set(key, `handed:${workerId}`, "PX", this.options.claimTtlMs, "NX")) === "OK";
+  }
+
+  /** Whether the job is still meant for `workerId`'s hand-over copy (waiting or running there). */
+  async isHandedTo(requestId: string, workerId: string): Promise<boolean> {
+    const claim = await this.redis.get(this.keys.routingClaim(requestId));
+    return claim === `handed:${workerId}` || claim === `buffer:${workerId}`;
+  }
+
+  /** A hand-over copy has a slot on its worker: true when it is the copy to run. */
+  async claimBuffer(requestId: string, workerId: string): Promise<boolean> {
+    const key = this.keys.routingClaim(requestId);
+    return (await this.scripts.chorusRouteClaimBuffer(key, workerId, this.options.claimTtlMs)) === 1;
+  }
+
+  /** The job's record is final: its claim is of no more use. */
+  async forget(requestId: string): Promise<void> {
+    await this.redis.del(this.keys.routingClaim(requestId));
+  }
+
+  /**
+   * Ids of workers that had a hand-over queue, whose heartbeat has lapsed and whose entry in the
+   * workers' slots (WorkerPresence, refreshed every 10 s) has expired too: gone for good, not a
+   * worker that missed a few beats while Redis failed over.
+   */
+  async deadWorkers(now = Date.now()): Promise<string[]> {
+    const ids = await this.redis.smembers(this.keys.routingWorkers());
+    if (ids.length === 0) return [];
+    const [alive, presence] = await Promise.all([
+      Promise.all(ids.map((id) => this.redis.exists(this.keys.routingWorkerAlive(id)))),
+      this.redis.hmget(this.keys.workerSlots(), ...ids),
+    ]);
+    return ids.filter((_, i) => {
+      const entry = presence[i];
+      return alive[i] === 0 && (entry === null || entry === undefined || isExpiredWorkerSlotsEntry(entry, now));
+    });
+  }
+
+  async dropWorker(workerId: string): Promise<void> {
+    await this.redis.srem(this.keys.routingWorkers(), workerId);
+  }
+
+  /** True for the one caller that may sweep now. */
+  async takeSweepTurn(holdMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.routingSweepLock(), "1", "PX", holdMs, "NX")) === "OK";
+  }
+}

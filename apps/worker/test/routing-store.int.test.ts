@@ -1,0 +1,86 @@
+import { createWorkerRedis, redisKeys, workerSlotsEntry, type RedisClient } from "@chorus/platform";
+import { deleteKeysWithPrefix, TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { RoutingStore } from "../src/routing/routing-store.js";
+
+/** What routing keeps in Redis, on a real Redis: holders, claims, heartbeats, the dead. */
+describe("RoutingStore (real Redis)", () => {
+  let redis: RedisClient;
+  let prefix: string;
+  let store: RoutingStore;
+  const options = { prefixTtlMs: 60_000, heartbeatTtlMs: 60_000, claimTtlMs: 60_000 };
+
+  beforeAll(() => {
+    redis = createWorkerRedis(TEST_REDIS);
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix("routing-store");
+    store = new RoutingStore(redis, redisKeys(prefix), options);
+  });
+  afterEach(async () => deleteKeysWithPrefix(TEST_REDIS, prefix));
+  afterAll(() => redis.disconnect());
+
+  const die = (workerId: string) => store.leave(workerId);
+
+  it("when several live workers hold prefixes of a prompt, then the one with the longest is named, with its slots", async () => {
+    await Promise.all([store.beat("a", 2), store.beat("b", 4)]);
+    await store.publish(["p1", "p2"], "a");
+    await store.publish(["p1", "p2", "p3"], "b");
+    expect(await store.holderOf(["p1", "p2", "p3", "p4"])).toEqual({ workerId: "b", slots: 4, matched: 3 });
+    expect(await store.holderOf(["p9"])).toBeNull();
+    expect(await store.holderOf([])).toBeNull();
+  });
+
+  it("when the worker with the longest prefix is dead, then a live one with a shorter prefix is named", async () => {
+    await Promise.all([store.beat("a", 2), store.beat("b", 2)]);
+    await store.publish(["p1"], "a");
+    await store.publish(["p1", "p2"], "b");
+    await store.publish(["p1"], "a");
+    await die("b");
+    expect(await store.holderOf(["p1", "p2"])).toEqual({ workerId: "a", slots: 2, matched: 1 });
+    await die("a");
+    expect(await store.holderOf(["p1", "p2"])).toBeNull();
+  });
+
+  it("when a job is handed over and its worker takes it first, then only that copy runs, watched until it dies", async () => {
+    await Promise.all([store.beat("w", 1), store.beat("x", 1)]);
+    expect(await store.claimShared("job", "x")).toBe("free");
+    expect(await store.markHanded("job", "w")).toBe(true);
+    expect(await store.markHanded("job", "x")).toBe(false);
+    expect(await store.claimBuffer("job", "x")).toBe(false);
+    expect(await store.claimBuffer("job", "w")).toBe(true);
+    // A retry of the same copy on the same worker may run again.
+    expect(await store.claimBuffer("job", "w")).toBe(true);
+    expect(await store.claimShared("job", "x")).toBe("running");
+    await die("w");
+    expect(await store.claimShared("job", "x")).toBe("taken_over");
+    expect(await store.claimBuffer("job", "w")).toBe(false);
+    // The shared copy coming back after its own run ended runs again.
+    expect(await store.claimShared("job", "y")).toBe("again");
+  });
+
+  it("when a handed-over job comes back to the shared queue before its worker took it, then it is stolen and that worker's copy stands aside", async () => {
+    await store.beat("w", 1);
+    expect(await store.markHanded("job", "w")).toBe(true);
+    expect(await store.claimShared("job", "x")).toBe("stolen");
+    expect(await store.claimBuffer("job", "w")).toBe(false);
+    await store.forget("job");
+    expect(await store.claimShared("job", "x")).toBe("free");
+  });
+
+  it("when a worker's heartbeat lapses, then it counts as dead only once its slots entry has expired too", async () => {
+    const keys = redisKeys(prefix);
+    await Promise.all([store.beat("gone", 1), store.beat("blip", 1), store.beat("live", 1)]);
+    const now = Date.now();
+    await redis.hset(
+      keys.workerSlots(),
+      "gone",
+      workerSlotsEntry(1, now - 1),
+      "blip",
+      workerSlotsEntry(1, now + 30_000),
+    );
+    await Promise.all([die("gone"), die("blip")]);
+    expect(await store.deadWorkers(now)).toEqual(["gone"]);
+    await store.dropWorker("gone");
+    expect(await store.deadWorkers(now)).toEqual([]);
+  });
+});
