@@ -10,6 +10,7 @@ import { memoryRows } from "./rows/memory.rows.js";
 import { noisyRows } from "./rows/noisy.rows.js";
 import { openAiRows } from "./rows/openai.rows.js";
 import { queueRows } from "./rows/queue.rows.js";
+import { routingRows } from "./rows/routing.rows.js";
 import type { RowGroup } from "./rows/row-group.js";
 import { speechFirstByteRows } from "./rows/speech-first-byte.rows.js";
 import { speechRows } from "./rows/speech.rows.js";
@@ -34,6 +35,7 @@ const GROUPS: Record<RowGroupName, RowGroup> = {
   generation: generationRows,
   inference: inferenceRows,
   openai: openAiRows,
+  routing: routingRows,
 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

@@ -98,6 +98,7 @@ describe("parseBenchOptions", () => {
       "generation",
       "inference",
       "openai",
+      "routing",
     ]);
     expect(parseBenchOptions(["--rows", "status-steps,status"], "/repo").rowGroups).toEqual(["status", "status-steps"]);
     expect(parseBenchOptions(["--rows", "status, submit"], "/repo").rowGroups).toEqual(["submit", "status"]);

@@ -54,6 +54,7 @@ export const ROW_GROUP_NAMES = [
   "generation",
   "inference",
   "openai",
+  "routing",
 ] as const;
 export type RowGroupName = (typeof ROW_GROUP_NAMES)[number];
 

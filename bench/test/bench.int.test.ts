@@ -26,6 +26,7 @@ const GROUPS = [
   "generation",
   "inference",
   "openai",
+  "routing",
 ];
 
 interface RunResult {
@@ -135,10 +136,12 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "speech-first-byte")).toHaveLength(1); // --quick: wav only
     expect(groups.filter((g) => g === "generation")).toHaveLength(2);
     // --quick: 1 and 2 jobs against the engine alone (no llama-server), next turn (vs its first turn
-    // and vs the engine alone), burst (2), affinity.
-    expect(groups.filter((g) => g === "inference")).toHaveLength(7);
+    // and vs the engine alone), burst (2).
+    expect(groups.filter((g) => g === "inference")).toHaveLength(6);
     // --quick: streamed vs whole, whole vs native (the row against llama-server needs the anchor).
     expect(groups.filter((g) => g === "openai")).toHaveLength(2);
+    // --quick: 4 chats' cached share and latency (the rows against llama-servers need the anchor), throughput.
+    expect(groups.filter((g) => g === "routing")).toHaveLength(3);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
@@ -176,6 +179,9 @@ describe("npm run bench -- --quick", () => {
       "inference",
       "openai",
       "openai",
+      "routing",
+      "routing",
+      "routing",
     ]);
   });
 

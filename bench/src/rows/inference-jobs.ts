@@ -27,6 +27,8 @@ export interface Completion {
   cachedTokens: number;
   /** From sending the request to seeing its result, ms. */
   ms: number;
+  /** The reply's text, where the side tells it (what a chat client sends back in its next turn). */
+  reply?: string;
 }
 
 export const SAMPLING = { temperature: 0.7, top_p: 0.9 };
@@ -73,6 +75,7 @@ export async function viaService(
     promptTokens: record.promptTokens ?? Number.NaN,
     cachedTokens: record.cachedTokens ?? Number.NaN,
     ms: nowMs() - sentAt,
+    reply: record.reply ?? "",
   };
 }
 
@@ -103,6 +106,7 @@ export async function viaLlamaServer(
   const reply = answer.body as {
     usage?: { completion_tokens?: number; prompt_tokens?: number };
     timings?: { cache_n?: number };
+    choices?: Array<{ message?: { content?: string } }>;
   };
   if (answer.status !== 200)
     throw new Error(`llama-server answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
@@ -111,6 +115,7 @@ export async function viaLlamaServer(
     promptTokens: reply.usage?.prompt_tokens ?? Number.NaN,
     cachedTokens: reply.timings?.cache_n ?? Number.NaN,
     ms: nowMs() - sentAt,
+    reply: reply.choices?.[0]?.message?.content ?? "",
   };
 }
 

@@ -15,7 +15,6 @@ import {
   type Target,
 } from "../report/bench-row.js";
 import { GATEWAY_PREFIX, type BenchStack } from "../stack/bench-stack.js";
-import type { BenchChild } from "../stack/child-processes.js";
 import { EngineProcess } from "../stack/engine-process.js";
 import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
 import { startRealWorker } from "../stack/workers.js";
@@ -40,8 +39,8 @@ import type { BenchContext, RowGroup } from "./row-group.js";
  * Issue 12: the worker as an inference server, next to llama.cpp's own server (same GGUF, threads,
  * slots and context per slot, built from the same llama.cpp source) and to its engine alone:
  * aggregate decode rate at 1, 2 and 4 jobs at once, time to first token of a conversation's next
- * turn (prompt cache), a burst of short jobs (no failed attempt), and how often a next turn finds its
- * cache when two workers share the queue.
+ * turn (prompt cache), and a burst of short jobs (no failed attempt). Where a conversation's next turn
+ * finds its cache among several workers is the routing group's (routing.rows.ts).
  */
 const CONTEXT_PER_SLOT = 2048;
 /** Status polls of the latency rows: far below the figures they measure. */
@@ -63,8 +62,6 @@ interface Scale {
   maxTokens: number;
   burstJobs: number;
   conversationMessages: number;
-  conversations: number;
-  turns: number;
 }
 
 const FULL: Scale = {
@@ -72,16 +69,12 @@ const FULL: Scale = {
   maxTokens: 256,
   burstJobs: 200,
   conversationMessages: 10,
-  conversations: 4,
-  turns: 4,
 };
 const QUICK: Scale = {
   levels: [1, 2],
   maxTokens: 16,
   burstJobs: 12,
   conversationMessages: 4,
-  conversations: 2,
-  turns: 2,
 };
 
 interface Run {
@@ -346,51 +339,6 @@ async function burstRows(run: Run): Promise<BenchRow[]> {
   ];
 }
 
-/** Share of next turns (after a conversation's first) that found at least half their prompt cached. */
-async function cacheHitShare(run: Run, workers: Array<Record<string, string>>): Promise<number> {
-  const { stack } = run.ctx;
-  const started: BenchChild[] = [];
-  try {
-    for (const settings of workers) started.push(await startRealWorker(stack, run.model, settings));
-    const talks = Array.from({ length: run.scale.conversations }, async (_, c) => {
-      let messages = conversation(`w${workers.length}c${c}`, run.scale.conversationMessages);
-      const hits: boolean[] = [];
-      for (let turn = 0; turn < run.scale.turns; turn++) {
-        const done = await viaService(stack, { messages, maxTokens: 4 }, { pollEveryMs: THROUGHPUT_POLL_MS });
-        if (turn > 0) hits.push(done.cachedTokens >= done.promptTokens / 2);
-        messages = nextTurn(messages);
-      }
-      return hits;
-    });
-    const hits = (await Promise.all(talks)).flat();
-    return (100 * hits.filter(Boolean).length) / hits.length;
-  } finally {
-    await Promise.all(started.map((w) => w.stop()));
-    await stack.resetQueues();
-  }
-}
-
-async function affinityRows(run: Run): Promise<BenchRow[]> {
-  const { options } = run.ctx;
-  const base = { LLM_CONTEXT_SIZE: String(CONTEXT_PER_SLOT) };
-  const half = String(Math.max(1, Math.floor(options.threads / 2)));
-  const two = await cacheHitShare(run, [
-    { ...base, WORKER_CONCURRENCY: "2", LLM_THREADS: half },
-    { ...base, WORKER_CONCURRENCY: "2", LLM_THREADS: half },
-  ]);
-  const one = await cacheHitShare(run, [{ ...base, WORKER_CONCURRENCY: "4", LLM_THREADS: String(options.threads) }]);
-  const method = `${run.scale.conversations} conversations at once, ${run.scale.turns} turns each; a hit = a next turn with at least half its prompt cached; BullMQ hands each job to whichever worker asks first (no affinity)`;
-  return [
-    row(
-      "inference: next turns that found their cache, 2 workers x 2 slots vs 1 worker x 4",
-      medianFigure("two workers on one queue", [two], "%", 0),
-      medianFigure("one worker with the same number of slots", [one], "%", 0),
-      null,
-      [method],
-    ),
-  ];
-}
-
 export const inferenceRows: RowGroup = {
   name: "inference",
   run: async (ctx) => {
@@ -408,12 +356,7 @@ export const inferenceRows: RowGroup = {
     try {
       const model = larger?.path ?? options.model;
       const run: Run = { ctx, model, scale, llamaServer, anchorNote };
-      const rows = [
-        ...(await decodeRateRows(run)),
-        ...(await nextTurnRows(run)),
-        ...(await burstRows(run)),
-        ...(await affinityRows(run)),
-      ];
+      const rows = [...(await decodeRateRows(run)), ...(await nextTurnRows(run)), ...(await burstRows(run))];
       const modelNote = larger
         ? `model: ${LARGER_MODEL_LABEL}, made offline (replies run to max_tokens)`
         : `model: ${basename(options.model)}`;

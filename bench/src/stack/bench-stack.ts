@@ -158,6 +158,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
           await deleteMatching(redis, `${prefix}:bull:*`);
           await deleteMatching(redis, `${prefix}:status:*`);
           await deleteMatching(redis, `${prefix}:text-queue:*`); // waiting set, turns, in-flight counts
+          await deleteMatching(redis, `${prefix}:routing:*`); // who holds which conversation, claims
         }
       },
       stop: () => stopAll(10_000),
