@@ -14,7 +14,8 @@ export async function listenForCancellations(
   logger: Logger,
 ): Promise<void> {
   subscriber.on("message", (_channel: string, jobId: string) => {
-    const found = workers.some((worker) => worker.cancelJob(jobId, CANCELLED_ERROR));
+    // Every worker is told: a routed job may have a copy in more than one of them (cache-routing.ts).
+    const found = workers.map((worker) => worker.cancelJob(jobId, CANCELLED_ERROR)).includes(true);
     if (found) logger.info("job cancelled by its owner", { jobId });
   });
   await subscriber.subscribe(channel);

@@ -85,7 +85,10 @@ export function instrumentWorkers(
       else recordCompleted(metrics, job, result);
     });
     worker.on("failed", (job: Job | undefined, error: Error) => {
-      metrics.recordJob(queue, failureOutcome(job, error));
+      // A hand-over copy has one attempt; a failure a retry may mend goes back to the shared copy (a retry).
+      const outcome = failureOutcome(job, error);
+      const routedRetry = queue !== worker.name && outcome === "failed" && error.name !== "UnrecoverableError";
+      metrics.recordJob(queue, routedRetry ? "retried" : outcome);
       if (webhooks) metrics.recordWebhook(failedWebhookOutcome(error, !job || isFinalFailure(job, error)));
     });
   }

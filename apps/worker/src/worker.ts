@@ -77,19 +77,30 @@ function recordFinalFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps):
 }
 
 /**
- * Hand-over jobs take slots the shared queue's Worker does not know of: it takes only what is left,
- * and nothing while they hold every slot (a job it took then would wait here while another worker
- * may be free).
+ * Hand-over jobs take slots the shared queue's Worker does not know of: it takes only what is left (at
+ * least one, BullMQ's least, which then waits for a slot here).
  */
 function narrowWhileHandoversRun(text: Worker<GenerateTextJob>, slots: number, routing: CacheRouting): void {
-  let closing = false;
-  text.on("closing", () => (closing = true));
   routing.onHandovers = (count) => {
-    if (closing) return;
     text.concurrency = Math.max(1, slots - count);
-    if (count >= slots) void text.pause(true);
-    else if (text.isPaused()) void text.resume();
   };
+}
+
+/** A hand-over copy's failure is the job's only when no retry can mend it; otherwise the shared copy retries it. */
+function recordCopyFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps, routing: CacheRouting): void {
+  worker.on("error", (error) => deps.logger.error("hand-over worker error", { error: error.message }));
+  worker.on("failed", (job, error) => {
+    if (!job) return;
+    const final = error.message === CANCELLED_ERROR || error.name === "UnrecoverableError";
+    deps.logger.warn("routed generation failed", { jobId: job.id, final, error: error.message });
+    void routing.copyFailed(job.data.requestId, error, final).then((recordIt) => {
+      if (!recordIt) return;
+      const write = () => deps.statuses.fail(job.data.requestId, failureMessage(error.message));
+      retryFinalWrite(write, { onRetry: () => undefined }).catch((e: unknown) => {
+        deps.logger.error("could not record failure; the lost-job sweep will", { jobId: job.id, error: String(e) });
+      });
+    });
+  });
 }
 
 function createTextWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
@@ -98,7 +109,8 @@ function createTextWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
   const generate = generateTextProcessor({
     publishReplyDelta,
     ...deps,
-    ...(routing ? { onReply: routing.onReply } : {}),
+    // Only a worker that takes hand-overs says what it holds: others would hand it jobs it never takes.
+    ...(routing?.handsOver ? { onReply: routing.onReply } : {}),
   });
   const options = (queue: string) => ({
     connection: deps.connection,
@@ -116,14 +128,14 @@ function createTextWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
     options(QUEUES.text),
   );
   recordFinalFailures(text, deps);
-  if (!routing) return [text];
+  if (!routing?.handsOver) return [text];
   const handoverQueue = handoverQueueName(routing.workerId);
   const handover = new Worker<GenerateTextJob>(
     handoverQueue,
     routing.handoverProcessor(generate),
     options(handoverQueue),
   );
-  recordFinalFailures(handover, deps);
+  recordCopyFailures(handover, deps, routing);
   narrowWhileHandoversRun(text, deps.concurrency, routing);
   return [text, handover];
 }

@@ -121,7 +121,7 @@ describeWithModel("cache-aware routing between worker processes (stories260K, on
     expect(homes.filter((w) => w === second).length).toBeGreaterThan(0);
     for (const record of later) expect(record.cachedTokens).toBeGreaterThanOrEqual(0.5 * record.promptTokens!);
     // Some turn was taken from the shared queue by the other worker and handed to its chat's worker.
-    const handovers = [first, second].flatMap((w) => logLines(w, ROUTING_LOG.handedOver));
+    const handovers = [first, second].flatMap((w) => logLines(w, ROUTING_LOG.handed_over));
     expect(handovers.length).toBeGreaterThan(0);
   }, 600_000);
 
@@ -143,7 +143,7 @@ describeWithModel("cache-aware routing between worker processes (stories260K, on
     });
     await waitFor("the long branch generating on its chat's worker", () => generating(home, long), { intervalMs: 5 });
     const waiting = await submit(chat.body(QUESTIONS[1]!, 24));
-    const handedOver = () => logLines(other, ROUTING_LOG.handedOver).some((line) => line.includes(waiting));
+    const handedOver = () => logLines(other, ROUTING_LOG.handed_over).some((line) => line.includes(waiting));
     await waitFor("the second branch handed over to the busy worker", handedOver, { intervalMs: 5 });
     return { home, other, long, waiting };
   }
@@ -162,7 +162,7 @@ describeWithModel("cache-aware routing between worker processes (stories260K, on
         .sort(),
     ).toEqual([long, waiting].sort());
     // The branch that waited for the dead worker was taken from it (not started in time, or taken over).
-    const taken = [...logLines(survivor, ROUTING_LOG.stolen), ...logLines(survivor, ROUTING_LOG.takenOver)];
+    const taken = [...logLines(survivor, ROUTING_LOG.stolen), ...logLines(survivor, ROUTING_LOG.taken_over)];
     expect(taken.filter((line) => line.includes(waiting))).toHaveLength(1);
   }, 600_000);
 

@@ -41,30 +41,39 @@ describe("RoutingStore (real Redis)", () => {
     expect(await store.holderOf(["p1", "p2"])).toBeNull();
   });
 
-  it("when a job is handed over and its worker takes it first, then only that copy runs, watched until it dies", async () => {
-    await Promise.all([store.beat("w", 1), store.beat("x", 1)]);
-    expect(await store.claimShared("job", "x")).toBe("free");
+  it("when a job is handed over and its worker takes it first, then only that copy runs, watched until it is taken over", async () => {
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "free" });
     expect(await store.markHanded("job", "w")).toBe(true);
     expect(await store.markHanded("job", "x")).toBe(false);
+    expect([await store.isHandedTo("job", "w"), await store.isHandedTo("job", "x")]).toEqual([true, false]);
     expect(await store.claimBuffer("job", "x")).toBe(false);
     expect(await store.claimBuffer("job", "w")).toBe(true);
-    // A retry of the same copy on the same worker may run again.
-    expect(await store.claimBuffer("job", "w")).toBe(true);
-    expect(await store.claimShared("job", "x")).toBe("running");
-    await die("w");
-    expect(await store.claimShared("job", "x")).toBe("taken_over");
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "running", owner: "w" });
+    // Only from the worker the claim names.
+    expect(await store.takeOver("job", "v", "x")).toBe(false);
+    expect(await store.takeOver("job", "w", "x")).toBe(true);
     expect(await store.claimBuffer("job", "w")).toBe(false);
     // The shared copy coming back after its own run ended runs again.
-    expect(await store.claimShared("job", "y")).toBe("again");
+    expect(await store.claimShared("job", "y")).toEqual({ kind: "again" });
   });
 
   it("when a handed-over job comes back to the shared queue before its worker took it, then it is stolen and that worker's copy stands aside", async () => {
-    await store.beat("w", 1);
     expect(await store.markHanded("job", "w")).toBe(true);
-    expect(await store.claimShared("job", "x")).toBe("stolen");
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "stolen" });
+    expect(await store.isHandedTo("job", "w")).toBe(false);
     expect(await store.claimBuffer("job", "w")).toBe(false);
     await store.forget("job");
-    expect(await store.claimShared("job", "x")).toBe("free");
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "free" });
+  });
+
+  it("when a worker's copy fails and gives the job back, then the shared copy fails that attempt with its reason, once", async () => {
+    expect(await store.markHanded("job", "w")).toBe(true);
+    expect(await store.claimBuffer("job", "w")).toBe(true);
+    expect(await store.giveBack("job", "x", "not yours")).toBe(false);
+    expect(await store.giveBack("job", "w", "engine down")).toBe(true);
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "failed", reason: "engine down" });
+    // The retry starts afresh.
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "free" });
   });
 
   it("when a worker's heartbeat lapses, then it counts as dead only once its slots entry has expired too", async () => {

@@ -1,12 +1,5 @@
-import type { GenerateTextJob } from "@chorus/contracts";
-import {
-  createHandoverQueue,
-  createTextQueue,
-  type Logger,
-  type RedisClient,
-  type RedisKeys,
-  type StatusStore,
-} from "@chorus/platform";
+import { handoverQueueName, type GenerateTextJob } from "@chorus/contracts";
+import { createHandoverQueue, createTextQueue, type Logger, type RedisClient, type RedisKeys } from "@chorus/platform";
 import { DelayedError, type Job, type Queue } from "bullmq";
 import type { GenerationResult } from "../processors/generate-text.processor.js";
 import { conversationPrefixes, prefixesAfterReply } from "./conversation-prefixes.js";
@@ -44,7 +37,6 @@ export interface CacheRoutingDeps {
   connection: RedisClient;
   keys: RedisKeys;
   store: RoutingStore;
-  statuses: Pick<StatusStore, "get">;
   logger: Logger;
   recordRouting?: (decision: RoutingDecision) => void;
 }
@@ -83,41 +75,65 @@ export class CacheRouting {
     return this.options.workerId;
   }
 
-  /** The processor of the shared queue's jobs. */
+  /**
+   * The processor of the shared queue's jobs. Only a run here may throw into BullMQ (its failure is
+   * the job's); a copy that steps aside or watches looks again later whatever Redis answers, so a
+   * hiccup never costs the job an attempt.
+   */
   sharedProcessor(run: TextProcessor): TextProcessor {
     return async (job, token, signal) => {
       const id = job.id ?? job.data.requestId;
-      const claim = await this.deps.store.claimShared(id, this.workerId);
-      if (claim === "running") return this.watch(job, token);
-      if (claim === "stolen" || claim === "taken_over") {
-        this.record(claim);
-        this.deps.logger.info(claim === "stolen" ? ROUTING_LOG.stolen : ROUTING_LOG.takenOver, { jobId: id });
+      const claim = await this.attempt(() => this.deps.store.claimShared(id, this.workerId));
+      if (!claim) return this.later(job, token, this.options.watchIntervalMs);
+      switch (claim.kind) {
+        case "running":
+          return this.watch(job, token, signal, run, claim.owner);
+        case "failed":
+          // Its copy failed on the worker it was handed to: this attempt fails, and BullMQ retries it anywhere.
+          throw new Error(claim.reason);
+        case "stolen":
+          this.decided("stolen", id);
+          return this.gate.run(() => run(job, token, signal));
+        case "again":
+          return this.gate.run(() => run(job, token, signal));
+        case "free":
+          break;
       }
-      if (claim !== "free") return this.gate.run(() => run(job, token, signal));
-      const target = await this.choose(job);
-      if (target && (await this.deps.store.markHanded(id, target))) {
-        await this.handoverQueue(target).add(job.name, job.data, this.copyOptions(job));
-        this.record("handed_over");
-        this.deps.logger.info(ROUTING_LOG.handedOver, { jobId: id, to: target });
-        await job.moveToDelayed(Date.now() + this.options.maxWaitMs, token);
-        throw new DelayedError();
-      }
-      if (target) return this.watch(job, token);
+      const target = this.handsOver ? await this.attempt(() => this.choose(job)) : null;
+      if (target && (await this.handOver(job, target))) return this.later(job, token, this.options.maxWaitMs);
       return this.gate.run(() => run(job, token, signal));
     };
   }
 
-  /** The processor of this worker's hand-over queue. */
+  /** The processor of this worker's hand-over queue: a job stepped aside for it does nothing. */
   handoverProcessor(run: TextProcessor): TextProcessor {
     return async (job, token, signal) => {
       const id = job.id ?? job.data.requestId;
-      if (!(await this.deps.store.isHandedTo(id, this.workerId))) return ROUTED_COPY;
+      if (!(await this.attempt(() => this.deps.store.isHandedTo(id, this.workerId)))) return ROUTED_COPY;
       // Claimed only once a slot is free: until then the shared copy may still be taken by a free worker.
       return this.gate.run(async () => {
-        if (!(await this.deps.store.claimBuffer(id, this.workerId))) return ROUTED_COPY;
-        return run(job, token, signal);
+        if (!(await this.attempt(() => this.deps.store.claimBuffer(id, this.workerId)))) return ROUTED_COPY;
+        // A record already final (cancelled while it waited) is skipped: not a generation.
+        return (await run(job, token, signal)) ?? ROUTED_COPY;
       }, true);
     };
+  }
+
+  /**
+   * A hand-over copy failed. A failure a retry cannot mend (cancel, time limit) is the job's: true, the
+   * caller records it. Any other goes back to the shared copy, which fails an attempt with it and is
+   * retried on any worker.
+   */
+  async copyFailed(requestId: string, error: Error, final: boolean): Promise<boolean> {
+    if (final) return true;
+    const reason = error.message.slice(0, 500);
+    await this.deps.store.giveBack(requestId, this.workerId, reason).catch(() => false);
+    return false;
+  }
+
+  /** Whether this worker hands jobs to others (ROUTE_MAX_WAIT_MS above 0); it honours claims either way. */
+  get handsOver(): boolean {
+    return this.options.maxWaitMs > 0;
   }
 
   /** What this worker's engine now holds, for the next turn to find. */
@@ -154,13 +170,14 @@ export class CacheRouting {
    * slot; past that, or when this worker would idle, it runs here.
    */
   private async choose(job: Job<GenerateTextJob>): Promise<string | null> {
+    const id = job.id ?? job.data.requestId;
     const holder = await this.deps.store.holderOf(conversationPrefixes(job.data));
-    if (!holder) return this.decided("no_match", null);
-    if (holder.workerId === this.workerId) return this.decided("preferred_here", null);
+    if (!holder) return this.decided("no_match", id);
+    if (holder.workerId === this.workerId) return this.decided("preferred_here", id);
     const waiting = await this.handoverQueue(holder.workerId).getJobCountByTypes("wait", "prioritized");
     if (waiting < holder.slots) return holder.workerId;
     if (waiting < BUSY_HOLDER_SLOTS * holder.slots && (await this.sharedQueueHasWork())) return holder.workerId;
-    return this.decided("preferred_busy", null);
+    return this.decided("preferred_busy", id);
   }
 
   /** Whether other jobs wait in the shared queue for any worker (not counting those stepped aside). */
@@ -168,29 +185,89 @@ export class CacheRouting {
     return (await this.sharedQueue.getJobCountByTypes("wait", "prioritized")) > 0;
   }
 
-  private decided(decision: RoutingDecision, target: null): null {
-    this.record(decision);
-    return target;
+  /** Counts the decision, and logs those that move a job between workers; null: the job runs here. */
+  private decided(decision: RoutingDecision, jobId: string, moved?: Record<string, string>): null {
+    this.deps.recordRouting?.(decision);
+    if (moved || decision === "stolen")
+      this.deps.logger.info(ROUTING_LOG[decision as keyof typeof ROUTING_LOG], { jobId, ...moved });
+    return null;
   }
 
-  /** The shared copy of a job that runs elsewhere: done once the record is final, else it looks again later. */
-  private async watch(job: Job<GenerateTextJob>, token?: string): Promise<RoutedCopy> {
+  /** Copies the job to `target`'s hand-over queue; false (nothing handed) when that cannot be done. */
+  private async handOver(job: Job<GenerateTextJob>, target: string): Promise<boolean> {
     const id = job.id ?? job.data.requestId;
-    const record = await this.deps.statuses.get(id);
-    if (!record || record.record.status !== "processing") {
-      await this.deps.store.forget(id);
+    const handed = await this.attempt(async () => {
+      if (!(await this.deps.store.markHanded(id, target))) return false;
+      await this.handoverQueue(target).add(job.name, job.data, this.copyOptions(job));
+      return true;
+    });
+    if (!handed) {
+      await this.deps.store.forget(id).catch(() => undefined);
+      return false;
+    }
+    this.decided("handed_over", id, { to: target });
+    return true;
+  }
+
+  /**
+   * The shared copy of a job another worker runs: done once the record is final; run here when that
+   * worker's copy has lost its BullMQ lock (the worker died, or the copy vanished), as BullMQ itself
+   * would take over a stalled job; else it looks again later.
+   */
+  private async watch(
+    job: Job<GenerateTextJob>,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+    run: TextProcessor,
+    owner: string,
+  ): Promise<GenerationResult | RoutedCopy | undefined> {
+    const id = job.id ?? job.data.requestId;
+    const state = await this.attempt(async () => {
+      if (await this.recordIsFinal(id)) return "final" as const;
+      if (await this.copyIsLocked(owner, id)) return "running" as const;
+      return (await this.deps.store.takeOver(id, owner, this.workerId)) ? ("taken" as const) : ("running" as const);
+    });
+    if (state === "final") {
+      await this.deps.store.forget(id).catch(() => undefined);
       return ROUTED_COPY;
     }
-    await job.moveToDelayed(Date.now() + this.options.watchIntervalMs, token);
+    if (state !== "taken") return this.later(job, token, this.options.watchIntervalMs);
+    this.decided("taken_over", id, { from: owner });
+    return this.gate.run(() => run(job, token, signal));
+  }
+
+  private async recordIsFinal(requestId: string): Promise<boolean> {
+    const status = await this.deps.connection.hget(this.deps.keys.status(requestId), "status");
+    return status !== "processing";
+  }
+
+  /** Whether `owner`'s hand-over copy of the job is held by a live BullMQ worker (its lock key). */
+  private async copyIsLocked(owner: string, requestId: string): Promise<boolean> {
+    const jobKey = this.deps.keys.bullJob(handoverQueueName(owner), requestId);
+    return (await this.deps.connection.exists(`${jobKey}:lock`)) === 1;
+  }
+
+  /** The shared copy steps aside for `ms` (no attempt spent). */
+  private async later(job: Job<GenerateTextJob>, token: string | undefined, ms: number): Promise<never> {
+    await job.moveToDelayed(Date.now() + ms, token);
     throw new DelayedError();
   }
 
+  /** What `step` gives, or null when Redis failed it (logged): the caller then takes the safe way. */
+  private async attempt<T>(step: () => Promise<T>): Promise<T | null> {
+    try {
+      return await step();
+    } catch (error) {
+      this.deps.logger.warn("routing step failed; taking the safe way", { error: String(error) });
+      return null;
+    }
+  }
+
+  /** One attempt: a failure that a retry may mend goes back to the shared copy (copyFailed), retried anywhere. */
   private copyOptions(job: Job<GenerateTextJob>) {
-    const attempts = Math.max((job.opts.attempts ?? 1) - job.attemptsMade, 1);
     return {
       jobId: job.id ?? job.data.requestId,
-      attempts,
-      ...(job.opts.backoff ? { backoff: job.opts.backoff } : {}),
+      attempts: 1,
       ...(job.opts.priority ? { priority: job.opts.priority } : {}),
     };
   }
@@ -202,10 +279,6 @@ export class CacheRouting {
     queue.on("error", (error: Error) => this.deps.logger.warn("hand-over queue error", { error: error.message }));
     this.handoverQueues.set(workerId, queue);
     return queue;
-  }
-
-  private record(decision: RoutingDecision): void {
-    this.deps.recordRouting?.(decision);
   }
 
   private beat(): Promise<void> {
@@ -236,7 +309,7 @@ const BUSY_HOLDER_SLOTS = 4;
 
 /** What the worker logs of routing (info), word for word: operators and tests look for these. */
 export const ROUTING_LOG = {
-  handedOver: "handed over to the worker that holds its conversation",
+  handed_over: "handed over to the worker that holds its conversation",
   stolen: "taken: its preferred worker had not started it in time",
-  takenOver: "taken over: the worker running it stopped",
+  taken_over: "taken over: the worker running it stopped",
 } as const;

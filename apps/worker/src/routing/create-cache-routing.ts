@@ -1,11 +1,11 @@
-import type { Logger, RedisClient, RedisKeys, StatusStore } from "@chorus/platform";
+import type { Logger, RedisClient, RedisKeys } from "@chorus/platform";
 import { CacheRouting, type RoutingDecision } from "./cache-routing.js";
 import { RoutingStore } from "./routing-store.js";
 
 export interface CacheRoutingSettings {
   workerId: string;
   slots: number;
-  /** ROUTE_MAX_WAIT_MS; 0: no routing (null is returned). */
+  /** ROUTE_MAX_WAIT_MS; 0: this worker hands no job over (it still honours the claims of jobs others handed). */
   maxWaitMs: number;
   /** ROUTE_PREFIX_TTL_SECONDS. */
   prefixTtlSeconds: number;
@@ -16,18 +16,16 @@ export interface CacheRoutingSettings {
 /** A worker is taken for dead 3 s after its last heartbeat: its hand-over jobs then go on elsewhere. */
 const HEARTBEAT_MS = 1000;
 
-/** Cache-aware routing for one worker, or null when ROUTE_MAX_WAIT_MS is 0. */
+/** Cache-aware routing for one worker. */
 export function createCacheRouting(
   settings: CacheRoutingSettings,
   deps: {
     connection: RedisClient;
     keys: RedisKeys;
-    statuses: Pick<StatusStore, "get">;
     logger: Logger;
     recordRouting?: (decision: RoutingDecision) => void;
   },
-): CacheRouting | null {
-  if (settings.maxWaitMs === 0) return null;
+): CacheRouting {
   const store = new RoutingStore(deps.connection, deps.keys, {
     prefixTtlMs: settings.prefixTtlSeconds * 1000,
     heartbeatTtlMs: 3 * HEARTBEAT_MS,

@@ -9,12 +9,18 @@ import { isExpiredWorkerSlotsEntry, type RedisClient, type RedisKeys } from "@ch
  * A routed job has two copies: the shared queue's job, which stays (delayed, then watching) until
  * the record is final, and a copy in the chosen worker's hand-over queue. Its claim says which copy
  * runs: `handed:<w>` (waiting in w's hand-over queue), `buffer:<w>` (w runs it from there),
- * `shared:<w>` (w runs the shared copy). Moves between them are atomic here, so exactly one copy
- * runs at a time, and the shared copy takes over whatever a dead or slow worker left.
+ * `shared:<w>` (w runs the shared copy), `failed:<reason>` (w's copy failed and gave the job back
+ * for the shared copy to retry). Every move is compare-and-set in one script, so one copy runs at a
+ * time, and the shared copy takes over whatever a slow, failed or dead worker left.
  */
 
-/** What the shared queue's copy of a job may do, as a claim says (CLAIM_SHARED). */
-export type SharedClaim = "free" | "again" | "stolen" | "taken_over" | "running";
+/**
+ * What the shared queue's copy of a job may do, as its claim says (CLAIM_SHARED): run (never routed,
+ * or run here before), take it from the worker it waited for, watch the worker running it, or fail
+ * this attempt as that worker's copy failed.
+ */
+export type SharedClaim =
+  { kind: "free" | "again" | "stolen" } | { kind: "running"; owner: string } | { kind: "failed"; reason: string };
 
 /** A live worker that holds a prefix of a job's prompt: the longest one found. */
 export interface PrefixHolder {
@@ -36,18 +42,30 @@ end
 return {}
 `;
 
-/** KEYS claim; ARGV heartbeat key prefix, this worker, ttl ms. */
+/**
+ * KEYS claim; ARGV this worker, ttl ms. Returns {kind, detail}: `running` with the owner (the shared
+ * copy watches it), `failed` with the reason the owner's copy gave back (the claim is cleared, so the
+ * retry starts afresh), else the shared copy runs here and the claim says so.
+ */
 const CLAIM_SHARED = `
 local claim = redis.call('GET', KEYS[1])
-if not claim then return 'free' end
-local kind, owner = string.match(claim, '^(%a+):(.*)$')
-local answer
-if kind == 'shared' then answer = 'again'
-elseif kind == 'handed' then answer = 'stolen'
-elseif redis.call('EXISTS', ARGV[1] .. owner) == 1 then return 'running'
-else answer = 'taken_over' end
-redis.call('SET', KEYS[1], 'shared:' .. ARGV[2], 'PX', ARGV[3])
-return answer
+if not claim then return {'free', ''} end
+local kind, detail = string.match(claim, '^(%a+):(.*)$')
+if kind == 'buffer' then return {'running', detail} end
+if kind == 'failed' then
+  redis.call('DEL', KEYS[1])
+  return {'failed', detail}
+end
+redis.call('SET', KEYS[1], 'shared:' .. ARGV[1], 'PX', ARGV[2])
+if kind == 'handed' then return {'stolen', ''} end
+return {'again', ''}
+`;
+
+/** KEYS claim; ARGV expected claim, new claim, ttl ms. 1 when the claim was the expected one and is now the new one. */
+const SWAP_CLAIM = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
 `;
 
 /** KEYS claim; ARGV this worker, ttl ms. 1 when this worker's hand-over copy may run. */
@@ -63,6 +81,7 @@ interface RoutingScripts {
   chorusRouteHolderOf: Script;
   chorusRouteClaimShared: Script;
   chorusRouteClaimBuffer: Script;
+  chorusRouteSwapClaim: Script;
 }
 
 function routingScripts(redis: RedisClient): RoutingScripts {
@@ -71,6 +90,7 @@ function routingScripts(redis: RedisClient): RoutingScripts {
   redis.defineCommand("chorusRouteHolderOf", { lua: HOLDER_OF });
   redis.defineCommand("chorusRouteClaimShared", { numberOfKeys: 1, lua: CLAIM_SHARED });
   redis.defineCommand("chorusRouteClaimBuffer", { numberOfKeys: 1, lua: CLAIM_BUFFER });
+  redis.defineCommand("chorusRouteSwapClaim", { numberOfKeys: 1, lua: SWAP_CLAIM });
   return scripts;
 }
 
@@ -127,15 +147,31 @@ export class RoutingStore {
     await this.redis.del(this.keys.routingWorkerAlive(workerId));
   }
 
-  /** The shared copy of a job was taken: may it run, run again, or is it running elsewhere? */
+  /** The shared copy of a job was taken: may it run here, is it running elsewhere, or did its copy fail? */
   async claimShared(requestId: string, workerId: string): Promise<SharedClaim> {
     const key = this.keys.routingClaim(requestId);
-    return (await this.scripts.chorusRouteClaimShared(
-      key,
-      this.alivePrefix,
-      workerId,
-      this.options.claimTtlMs,
-    )) as SharedClaim;
+    const [kind, detail] = (await this.scripts.chorusRouteClaimShared(key, workerId, this.options.claimTtlMs)) as [
+      string,
+      string,
+    ];
+    if (kind === "running") return { kind, owner: detail };
+    if (kind === "failed") return { kind, reason: detail };
+    return { kind: kind as "free" | "again" | "stolen" };
+  }
+
+  /** The job's copy on `owner` is gone (its worker died, or it vanished): the shared copy runs it here. */
+  async takeOver(requestId: string, owner: string, workerId: string): Promise<boolean> {
+    return this.swap(requestId, `buffer:${owner}`, `shared:${workerId}`);
+  }
+
+  /** This worker's copy failed in a way a retry may mend: the shared copy fails this attempt with `reason`. */
+  async giveBack(requestId: string, workerId: string, reason: string): Promise<boolean> {
+    return this.swap(requestId, `buffer:${workerId}`, `failed:${reason}`);
+  }
+
+  private async swap(requestId: string, expected: string, next: string): Promise<boolean> {
+    const key = this.keys.routingClaim(requestId);
+    return (await this.scripts.chorusRouteSwapClaim(key, expected, next, this.options.claimTtlMs)) === 1;
   }
 
   /** The job goes to `workerId`'s hand-over queue; false when another worker routed it first. */
