@@ -185,10 +185,10 @@ export class CacheRouting {
     return (await this.sharedQueue.getJobCountByTypes("wait", "prioritized")) > 0;
   }
 
-  /** Counts the decision, and logs those that move a job between workers; null: the job runs here. */
+  /** Counts the decision; logs those that involve another worker or keep a job here for its cache. Null: runs here. */
   private decided(decision: RoutingDecision, jobId: string, moved?: Record<string, string>): null {
     this.deps.recordRouting?.(decision);
-    if (moved || decision === "stolen")
+    if (decision in ROUTING_LOG)
       this.deps.logger.info(ROUTING_LOG[decision as keyof typeof ROUTING_LOG], { jobId, ...moved });
     return null;
   }
@@ -312,4 +312,5 @@ export const ROUTING_LOG = {
   handed_over: "handed over to the worker that holds its conversation",
   stolen: "taken: its preferred worker had not started it in time",
   taken_over: "taken over: the worker running it stopped",
+  preferred_here: "kept: this worker holds its conversation",
 } as const;
