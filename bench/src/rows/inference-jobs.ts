@@ -1,4 +1,5 @@
-import type { StatusRecord, SubmitResponse } from "@chorus/contracts";
+import { validateGenerationRequest, type StatusRecord, type SubmitResponse } from "@chorus/contracts";
+import { buildChatTurns, loadCharacterCatalog } from "@chorus/worker/llm";
 import type { GenerationCall, GenerationTiming } from "../baselines/direct-engine-messages.js";
 import { nowMs, sleep } from "../metrics/clock.js";
 import type { BenchStack } from "../stack/bench-stack.js";
@@ -35,6 +36,12 @@ export const SAMPLING = { temperature: 0.7, top_p: 0.9 };
 
 export function apiBody(request: InferenceRequest) {
   return { messages: request.messages, samplingParams: { max_tokens: request.maxTokens, ...SAMPLING } };
+}
+
+/** The chat turns the worker builds from a request (default character), for llama-server. */
+export async function chatTurnsOf(): Promise<(request: InferenceRequest) => { role: string; content: string }[]> {
+  const character = (await loadCharacterCatalog()).default;
+  return (request) => buildChatTurns(validateGenerationRequest("default", apiBody(request)), character);
 }
 
 /** Longest wait a client asks for with `Prefer: wait` (the gateway's maximum). */

@@ -1,4 +1,4 @@
-import { QUEUES, validateGenerationRequest } from "@chorus/contracts";
+import { QUEUES } from "@chorus/contracts";
 import { redisKeys } from "@chorus/platform";
 import { Queue } from "bullmq";
 import { basename } from "node:path";
@@ -19,10 +19,9 @@ import { EngineProcess } from "../stack/engine-process.js";
 import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
 import { startRealWorker } from "../stack/workers.js";
 import { appEnv } from "@chorus/local-runtime";
-import { buildChatTurns, loadCharacterCatalog } from "@chorus/worker/llm";
 import {
   aggregateRate,
-  apiBody,
+  chatTurnsOf,
   conversation,
   jobsPerMinute,
   nextTurn,
@@ -87,12 +86,6 @@ interface Run {
 
 function row(name: string, subject: Figure, baseline: Figure, target: Target | null, notes: string[]): BenchRow {
   return makeRow({ group: "inference", name, subject, baseline, target, notes });
-}
-
-/** The chat turns the worker builds from a request (default character), for llama-server. */
-async function chatTurnsOf(): Promise<(request: InferenceRequest) => { role: string; content: string }[]> {
-  const character = (await loadCharacterCatalog()).default;
-  return (request) => buildChatTurns(validateGenerationRequest("default", apiBody(request)), character);
 }
 
 /** Starts a worker, the engine alone and llama-server with `slots` slots each, runs `body`, stops them. */

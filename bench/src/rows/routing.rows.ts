@@ -1,6 +1,4 @@
-import { validateGenerationRequest } from "@chorus/contracts";
 import { redisKeys } from "@chorus/platform";
-import { buildChatTurns, loadCharacterCatalog } from "@chorus/worker/llm";
 import { basename } from "node:path";
 import { median, percentile, round } from "../metrics/stats.js";
 import { LARGER_MODEL_LABEL, writeLargerModel } from "../models/larger-model.js";
@@ -10,7 +8,7 @@ import { startRoundRobinProxy, type RoundRobinProxy } from "../stack/round-robin
 import { GATEWAY_PREFIX } from "../stack/bench-stack.js";
 import { startRealWorker, untilTextQueue } from "../stack/workers.js";
 import {
-  apiBody,
+  chatTurnsOf,
   conversation,
   jobsPerMinute,
   viaLlamaServer,
@@ -72,12 +70,6 @@ interface Run {
   model: string;
   scale: Scale;
   llamaServer: string | null;
-}
-
-/** The chat turns the worker builds from a request (default character), for llama-server. */
-async function chatTurnsOf(): Promise<(request: InferenceRequest) => { role: string; content: string }[]> {
-  const character = (await loadCharacterCatalog()).default;
-  return (request) => buildChatTurns(validateGenerationRequest("default", apiBody(request)), character);
 }
 
 /** `count` chats at once, each `turns` turns, sending back each reply as a chat client does. */

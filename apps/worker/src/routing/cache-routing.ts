@@ -6,6 +6,11 @@ import { conversationPrefixes, prefixesAfterReply } from "./conversation-prefixe
 import type { RoutingStore } from "./routing-store.js";
 import { SlotGate } from "./slot-gate.js";
 
+/** A text job's id: its request id (BullMQ's job id is set to it). */
+function jobIdOf(job: Job<GenerateTextJob>): string {
+  return job.id ?? job.data.requestId;
+}
+
 /** Why a job taken from the shared queue ran where it did (the worker's routing_decisions_total). */
 export type RoutingDecision =
   "preferred_here" | "handed_over" | "preferred_busy" | "no_match" | "stolen" | "taken_over";
@@ -82,7 +87,7 @@ export class CacheRouting {
    */
   sharedProcessor(run: TextProcessor): TextProcessor {
     return async (job, token, signal) => {
-      const id = job.id ?? job.data.requestId;
+      const id = jobIdOf(job);
       const claim = await this.attempt(() => this.deps.store.claimShared(id, this.workerId));
       if (!claim) return this.later(job, token, this.options.watchIntervalMs);
       switch (claim.kind) {
@@ -108,7 +113,7 @@ export class CacheRouting {
   /** The processor of this worker's hand-over queue: a job stepped aside for it does nothing. */
   handoverProcessor(run: TextProcessor): TextProcessor {
     return async (job, token, signal) => {
-      const id = job.id ?? job.data.requestId;
+      const id = jobIdOf(job);
       if (!(await this.attempt(() => this.deps.store.isHandedTo(id, this.workerId)))) return ROUTED_COPY;
       // Claimed only once a slot is free: until then the shared copy may still be taken by a free worker.
       return this.gate.run(async () => {
@@ -170,7 +175,7 @@ export class CacheRouting {
    * slot; past that, or when this worker would idle, it runs here.
    */
   private async choose(job: Job<GenerateTextJob>): Promise<string | null> {
-    const id = job.id ?? job.data.requestId;
+    const id = jobIdOf(job);
     const holder = await this.deps.store.holderOf(conversationPrefixes(job.data));
     if (!holder) return this.decided("no_match", id);
     if (holder.workerId === this.workerId) return this.decided("preferred_here", id);
@@ -195,7 +200,7 @@ export class CacheRouting {
 
   /** Copies the job to `target`'s hand-over queue; false (nothing handed) when that cannot be done. */
   private async handOver(job: Job<GenerateTextJob>, target: string): Promise<boolean> {
-    const id = job.id ?? job.data.requestId;
+    const id = jobIdOf(job);
     const handed = await this.attempt(async () => {
       if (!(await this.deps.store.markHanded(id, target))) return false;
       await this.handoverQueue(target).add(job.name, job.data, this.copyOptions(job));
@@ -221,7 +226,7 @@ export class CacheRouting {
     run: TextProcessor,
     owner: string,
   ): Promise<GenerationResult | RoutedCopy | undefined> {
-    const id = job.id ?? job.data.requestId;
+    const id = jobIdOf(job);
     const state = await this.attempt(async () => {
       if (await this.recordIsFinal(id)) return "final" as const;
       if (await this.copyIsLocked(owner, id)) return "running" as const;
@@ -266,7 +271,7 @@ export class CacheRouting {
   /** One attempt: a failure that a retry may mend goes back to the shared copy (copyFailed), retried anywhere. */
   private copyOptions(job: Job<GenerateTextJob>) {
     return {
-      jobId: job.id ?? job.data.requestId,
+      jobId: jobIdOf(job),
       attempts: 1,
       ...(job.opts.priority ? { priority: job.opts.priority } : {}),
     };
