@@ -130,6 +130,26 @@ describeWithModel(
       expect(second.choices[0]?.message.content).toBe(first.choices[0]?.message.content);
     }, 120_000);
 
+    it("when stop sequences are sent, then the reply ends just before the first, streamed or not", async () => {
+      const ask = { model: "default", messages: [{ role: "user" as const, content: STORY }], seed: 99, max_tokens: 60 };
+      const whole = (await client.chat.completions.create(ask)).choices[0]?.message.content ?? "";
+      const words = whole.split(" ");
+      const stop = ` ${words[Math.floor(words.length / 2)] ?? ""}`;
+      const expected = whole.slice(0, whole.indexOf(stop)).trim();
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.length).toBeLessThan(whole.length);
+
+      const stopped = await client.chat.completions.create({ ...ask, stop: ["\u0007never", stop] });
+      expect(stopped.choices[0]?.message.content).toBe(expected);
+      expect(stopped.choices[0]?.finish_reason).toBe("stop");
+      expect((await nativeRecord(stopped.id)).reply).toBe(expected);
+
+      const stream = await client.chat.completions.create({ ...ask, stop, stream: true });
+      let streamed = "";
+      for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
+      expect(streamed).toBe(expected);
+    }, 180_000);
+
     it("when streamed with include_usage, then the deltas add up to the record's reply, then a finish chunk, the usage and the end", async () => {
       const stream = await client.chat.completions.create({
         model: "default",

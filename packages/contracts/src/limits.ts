@@ -23,6 +23,9 @@ export const REQUEST_LIMITS = {
   maxImageUrlChars: 2048,
   /** Characters of a `webhook` URL (issue 16). */
   maxWebhookUrlChars: 2048,
+  /** `stop` on /v1/chat/completions (issue 24): sequences, as OpenAI allows, and characters in each. */
+  maxStopSequences: 4,
+  maxStopChars: 100,
   /** Whole JSON body, as accepted by the gateway's parser (express/body-parser syntax). */
   maxBodyBytes: 1024 * 1024,
 } as const;

@@ -10,7 +10,7 @@ import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-d
 import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
-import { cleanPartialReply, cleanReply } from "../engines/llm/stop-sequences.js";
+import { cleanPartialReply, cleanReply, stopSequencesFor } from "../engines/llm/stop-sequences.js";
 import { resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
 
@@ -36,9 +36,9 @@ export interface GenerateTextDeps {
 }
 
 /** The publisher of a job whose client streams its reply, else null. */
-function replyDeltas(job: Job<GenerateTextJob>, deps: GenerateTextDeps): ReplyDeltaPublisher | null {
+function replyDeltas(job: Job<GenerateTextJob>, deps: GenerateTextDeps, stops: string[]): ReplyDeltaPublisher | null {
   return job.data.streamReply && deps.publishReplyDelta
-    ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS)
+    ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, Date.now, stops)
     : null;
 }
 
@@ -101,13 +101,14 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     // A progress write that finds the record final means it was cancelled (or answered elsewhere):
     // stop, even if the cancel message over pub/sub never arrived.
     const recordFinal = new AbortController();
+    const stops = stopSequencesFor(request.stop);
     const writeProgress = async (progress: number, eta: number, text?: string) => {
-      const partialReply = text === undefined ? undefined : cleanPartialReply(text);
+      const partialReply = text === undefined ? undefined : cleanPartialReply(text, stops);
       if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply)))
         recordFinal.abort(new Error(CANCELLED_ERROR));
     };
     const reporter = new ProgressReporter(estimator, writeProgress, deps.progressIntervalMs);
-    const deltas = replyDeltas(job, deps);
+    const deltas = replyDeltas(job, deps, stops);
     const stop = timeLimit(
       deps.jobTimeLimitMs,
       signal ? AbortSignal.any([signal, recordFinal.signal]) : recordFinal.signal,
@@ -124,6 +125,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         sampling,
         signal: stop.signal,
         onProgress,
+        ...(request.stop ? { stop: request.stop } : {}),
         ...(deltas ? { streamText: true } : {}),
       });
       deltas?.stop();

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from "@jest/globals";
 import type { ReplyDelta } from "@chorus/contracts";
+import { STOP_SEQUENCES } from "../engines/llm/stop-sequences.js";
 import { ReplyDeltaPublisher } from "./reply-delta-publisher.js";
 
 const INTERVAL = 50;
@@ -73,6 +74,25 @@ describe("ReplyDeltaPublisher", () => {
     publisher.onText("Hello\nYou: and more");
     jest.advanceTimersByTime(INTERVAL);
     expect(published).toEqual([{ id: "r1", at: 0, text: "Hello" }]);
+  });
+
+  it("when the job has its own stop sequences, then their starts wait too, and they are never published", async () => {
+    const own: ReplyDelta[] = [];
+    const stops = [...STOP_SEQUENCES, "THE END"];
+    const withStops = new ReplyDeltaPublisher(
+      "r3",
+      (message) => Promise.resolve(own.push(JSON.parse(message) as ReplyDelta)),
+      INTERVAL,
+      () => jest.now(),
+      stops,
+    );
+    withStops.onText("And so THE E");
+    await settle();
+    jest.advanceTimersByTime(INTERVAL);
+    withStops.onText("And so THE END. More");
+    jest.advanceTimersByTime(INTERVAL);
+    expect(own).toEqual([{ id: "r3", at: 0, text: "And so" }]);
+    withStops.stop();
   });
 
   it("when stopped, then a pending text is never published", async () => {

@@ -1,5 +1,5 @@
 import type { ReplyDelta } from "@chorus/contracts";
-import { cleanPartialReply } from "../engines/llm/stop-sequences.js";
+import { cleanPartialReply, STOP_SEQUENCES } from "../engines/llm/stop-sequences.js";
 
 /** Publishes one message on the reply-delta channel. */
 export type PublishReplyDelta = (message: string) => Promise<unknown>;
@@ -24,6 +24,8 @@ export class ReplyDeltaPublisher {
     private readonly publish: PublishReplyDelta,
     private readonly intervalMs: number,
     private readonly now: () => number = Date.now,
+    /** The job's stop sequences: text that may begin one is held back, as the final reply drops it. */
+    private readonly stops: readonly string[] = STOP_SEQUENCES,
   ) {}
 
   onText(raw: string): void {
@@ -44,7 +46,7 @@ export class ReplyDeltaPublisher {
   private send(): void {
     this.timer = null;
     if (this.stopped) return;
-    const text = cleanPartialReply(this.latest);
+    const text = cleanPartialReply(this.latest, this.stops);
     if (text.length <= this.published.length || !text.startsWith(this.published)) return;
     const delta: ReplyDelta = {
       id: this.requestId,
@@ -58,7 +60,7 @@ export class ReplyDeltaPublisher {
       .catch(() => undefined) // a lost delta is made up for by the record's partialReply and the final reply
       .finally(() => {
         this.inFlight = false;
-        if (cleanPartialReply(this.latest) !== this.published) this.onText(this.latest);
+        if (cleanPartialReply(this.latest, this.stops) !== this.published) this.onText(this.latest);
       });
   }
 }

@@ -31,6 +31,8 @@ const message = {
   },
 } as const;
 
+const stopSequence = { type: "string", minLength: 1, maxLength: L.maxStopChars } as const;
+
 /** Fields OpenAI defines that this service accepts only at their neutral value (see NEUTRAL_ONLY_FIELDS). */
 const ANY = {} as const;
 
@@ -59,8 +61,11 @@ export const chatCompletionRequestSchema = {
       additionalProperties: false,
       properties: { include_usage: orNull({ type: "boolean" }), include_obfuscation: orNull({ type: "boolean" }) },
     },
+    // One sequence, or up to four (OpenAI's bound).
+    stop: {
+      anyOf: [stopSequence, { type: "array", maxItems: L.maxStopSequences, items: stopSequence }, { type: "null" }],
+    },
     n: ANY,
-    stop: ANY,
     presence_penalty: ANY,
     frequency_penalty: ANY,
     logit_bias: ANY,

@@ -146,6 +146,23 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
     expect(mapped).toEqual(mapChatCompletionRequest(body()));
   });
 
+  it("when stop is a string or a list, then the job stops before each sequence (one string is a list of one)", () => {
+    expect(mapChatCompletionRequest(body({ stop: "END" })).request.stop).toEqual(["END"]);
+    expect(mapChatCompletionRequest(body({ stop: ["\n\n", "THE END"] })).request.stop).toEqual(["\n\n", "THE END"]);
+    expect(mapChatCompletionRequest(body({ stop: [] })).request).not.toHaveProperty("stop");
+  });
+
+  it.each([
+    ["five sequences", ["a", "b", "c", "d", "e"]],
+    ["an empty sequence", ["a", ""]],
+    ["an empty string", ""],
+    ["a sequence of 101 characters", ["x".repeat(101)]],
+    ["a number", 7],
+    ["a list holding a number", ["a", 7]],
+  ])("when stop is %s, then 400 names stop", (_case, stop) => {
+    expect(String(refusal(body({ stop })).parameter)).toMatch(/^stop/);
+  });
+
   it("when an unknown field is sent, then 400 names it", () => {
     expect(refusal(body({ banana: 1 })).parameter).toBe("banana");
   });
@@ -155,6 +172,7 @@ describe("mapChatCompletionRequest: fields accepted only at their neutral value"
   it.each([
     ["n", 1],
     ["stop", []],
+    ["stop", null],
     ["presence_penalty", 0],
     ["frequency_penalty", 0],
     ["logit_bias", {}],
@@ -170,8 +188,6 @@ describe("mapChatCompletionRequest: fields accepted only at their neutral value"
 
   it.each([
     ["n", 2],
-    ["stop", ["\n"]],
-    ["stop", "END"],
     ["presence_penalty", 0.5],
     ["frequency_penalty", -1],
     ["logit_bias", { "50256": -100 }],

@@ -82,6 +82,12 @@ function sentSampling(body: ChatCompletionRequest): Partial<SamplingParams> {
   return sent;
 }
 
+/** The client's stop sequences as a list (one string is a list of one); none: undefined. */
+function stopSequences(stop: ChatCompletionRequest["stop"]): string[] | undefined {
+  const list = typeof stop === "string" ? [stop] : (stop ?? []);
+  return list.length > 0 ? list : undefined;
+}
+
 /** Tool and function results are said to be unsupported as such, before the schema finds their fields unknown. */
 function refuseToolMessages(body: unknown): void {
   const messages = (body as { messages?: unknown } | null)?.messages;
@@ -109,7 +115,8 @@ export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
     top_p: SAMPLING_BOUNDS.topP.default,
     ...clientSampling,
   };
-  const request: GenerationRequest = { ...mapMessages(chat.messages), samplingParams };
+  const stop = stopSequences(chat.stop);
+  const request: GenerationRequest = { ...mapMessages(chat.messages), ...(stop ? { stop } : {}), samplingParams };
   return {
     request,
     clientSampling,

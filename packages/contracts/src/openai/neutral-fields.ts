@@ -15,10 +15,6 @@ const never = () => false;
 
 export const NEUTRAL_ONLY_FIELDS: Readonly<Record<string, NeutralOnly>> = {
   n: { accepts: (value) => value === 1, why: "n must be 1: a completion here has exactly one choice" },
-  stop: {
-    accepts: isEmptyArray,
-    why: "stop is not supported: a reply ends at the model's end of turn or at max_tokens",
-  },
   presence_penalty: { accepts: (value) => value === 0, why: "presence_penalty is not supported (only 0)" },
   frequency_penalty: { accepts: (value) => value === 0, why: "frequency_penalty is not supported (only 0)" },
   logit_bias: { accepts: isEmptyObject, why: "logit_bias is not supported (only {})" },

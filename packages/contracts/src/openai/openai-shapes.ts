@@ -27,6 +27,7 @@ export interface ChatCompletionRequest {
   seed?: number | null;
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean | null } | null;
+  stop?: string | string[] | null;
   [refusedOrIgnored: string]: unknown;
 }
 

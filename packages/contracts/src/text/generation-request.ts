@@ -45,6 +45,11 @@ export interface GenerationRequest {
    * system turn after the persona, which they never replace. Not a field of the native body.
    */
   instructions?: string;
+  /**
+   * Only from /v1/chat/completions (issue 24): the client's stop sequences, on top of the turn
+   * markers every reply stops before. The reply ends before the first of them it would contain.
+   */
+  stop?: string[];
   samplingParams: SamplingParams;
   /** Extension (issue 16): where the final record is delivered, signed. */
   webhook?: string;

@@ -5,8 +5,9 @@ import { startScriptedServer, type ScriptedServer } from "../scripted-server.tes
 /**
  * A test double of an OpenAI-compatible chat completions server, on 127.0.0.1 and an ephemeral
  * port. Its reply is derived from the request (the last user turn's words, reversed and cycled up
- * to max_tokens, one word per token), and it streams SSE in small byte pieces, so events and UTF-8
- * characters arrive split. Tests queue scripted behaviours; with none queued it streams normally.
+ * to max_tokens, one word per token, cut before a `stop` sequence), and it streams SSE in small
+ * byte pieces, so events and UTF-8 characters arrive split. Tests queue scripted behaviours; with
+ * none queued it streams normally.
  */
 
 export interface FakeChatRequestBody {
@@ -61,6 +62,15 @@ export function fakeReplyWords(body: FakeChatRequestBody): string[] {
   return Array.from({ length: body.max_tokens ?? 16 }, (_, i) => source[i % source.length] as string);
 }
 
+/** The words streamed, cut before the first stop sequence (as a server cuts them), and whether one was met. */
+function wordsUntilStop(body: FakeChatRequestBody): { words: string[]; stopped: boolean } {
+  const words = fakeReplyWords(body);
+  const text = words.join(" ");
+  const cuts = (body.stop ?? []).map((stop) => text.indexOf(stop)).filter((at) => at >= 0);
+  if (cuts.length === 0) return { words, stopped: false };
+  return { words: text.slice(0, Math.min(...cuts)).split(" "), stopped: true };
+}
+
 function countWords(body: FakeChatRequestBody): number {
   return (body.messages ?? []).reduce((sum, m) => sum + m.content.split(/\s+/).filter(Boolean).length, 0);
 }
@@ -102,7 +112,7 @@ async function streamReply(
   tokenDelayMs: number,
   script?: ScriptedResponse,
 ): Promise<void> {
-  const words = fakeReplyWords(body);
+  const { words, stopped } = wordsUntilStop(body);
   const perDelta = (script?.kind === "stream" && script.wordsPerDelta) || 1;
   const delayMs = (script?.kind === "stream" && script.tokenDelayMs) || tokenDelayMs;
   const deltaLimit = script?.kind === "partial" ? script.tokens : Math.ceil(words.length / perDelta);
@@ -119,7 +129,8 @@ async function streamReply(
     await writeSplit(res, event(chunk([{ index: 0, delta: { content }, finish_reason: null }]), i + 1));
   }
   if (script?.kind === "partial") return finishPartial(res, script.then);
-  await writeSplit(res, event(chunk([{ index: 0, delta: {}, finish_reason: "length" }]), 1));
+  const finishReason = stopped ? "stop" : "length";
+  await writeSplit(res, event(chunk([{ index: 0, delta: {}, finish_reason: finishReason }]), 1));
   if (body.stream_options?.include_usage) {
     const usage = { prompt_tokens: countWords(body), completion_tokens: words.length, total_tokens: 0 };
     await writeSplit(res, event(chunk([], usage), 0));

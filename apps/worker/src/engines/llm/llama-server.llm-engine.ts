@@ -4,7 +4,7 @@ import { ChatPrompt } from "./chat-prompt.js";
 import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.process.js";
 import { SlotMonitor } from "./llama-server.slot-monitor.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";
-import { STOP_SEQUENCES } from "./stop-sequences.js";
+import { stopSequencesFor } from "./stop-sequences.js";
 import { sseJsonEvents, type StreamedCompletionEvent } from "./llama-server.stream.js";
 
 /** How often running jobs' progress is read from the server (one request for every slot). */
@@ -187,7 +187,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
       temperature,
       top_p: topP,
       seed,
-      stop: STOP_SEQUENCES,
+      stop: stopSequencesFor(input.stop),
       id_slot: slot.id,
       cache_prompt: true,
       response_fields: COMPLETION_FIELDS,

@@ -8,7 +8,7 @@ import {
   type LlamaModel,
 } from "node-llama-cpp";
 import { toHistory } from "./chat-prompt.js";
-import { STOP_SEQUENCES } from "./stop-sequences.js";
+import { stopSequencesFor } from "./stop-sequences.js";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";
 
@@ -93,7 +93,7 @@ export class LlamaLlmEngine implements LlmEngine {
         topP: input.sampling.topP,
         seed: input.sampling.seed,
         signal: input.signal,
-        customStopTriggers: STOP_SEQUENCES,
+        customStopTriggers: stopSequencesFor(input.stop),
         // Text comes in its own callback (LlamaChat holds back what may begin a stop trigger); each
         // token's report carries the text released so far.
         onTextChunk: (chunk) => {

@@ -29,7 +29,23 @@ interface Run {
   progress: number[];
 }
 
-type RunOverrides = Partial<Pick<GenerationInput, "signal" | "onProgress">> & { maxTokens?: number; seed?: number };
+type RunOverrides = Partial<Pick<GenerationInput, "signal" | "onProgress" | "stop">> & {
+  maxTokens?: number;
+  seed?: number;
+  temperature?: number;
+};
+
+/**
+ * A piece of `text` from its middle on, long enough to occur there first where the text allows, and
+ * where it first occurs: a reply asked to stop before it must end exactly there.
+ */
+function stopSequenceFrom(text: string): { stop: string; at: number } {
+  const at = text.indexOf(" ", Math.floor(text.length / 2)) + 1 || Math.floor(text.length / 2);
+  let length = 2;
+  while (at + length < text.length && text.indexOf(text.slice(at, at + length)) < at) length++;
+  const stop = text.slice(at, at + length);
+  return { stop, at: text.indexOf(stop) };
+}
 
 export function describeLlmEngineContract(
   name: string,
@@ -58,7 +74,13 @@ export function describeLlmEngineContract(
       const progress: number[] = [];
       const result = await engine.generate({
         turns,
-        sampling: { maxTokens: overrides.maxTokens ?? 16, temperature: 0.8, topP: 0.95, seed: overrides.seed ?? 42 },
+        sampling: {
+          maxTokens: overrides.maxTokens ?? 16,
+          temperature: overrides.temperature ?? 0.8,
+          topP: 0.95,
+          seed: overrides.seed ?? 42,
+        },
+        ...(overrides.stop ? { stop: overrides.stop } : {}),
         signal: overrides.signal ?? new AbortController().signal,
         onProgress: (report) => {
           progress.push(report.tokens);
@@ -121,6 +143,21 @@ export function describeLlmEngineContract(
         });
         for (const text of texts) expect(cleanReply(result.text).startsWith(cleanPartialReply(text))).toBe(true);
         if (options.reportsReplySoFar) expect(texts.some((text) => cleanPartialReply(text).length > 0)).toBe(true);
+      },
+      timeout,
+    );
+
+    it(
+      "when given stop sequences, then the reply ends just before the first one it would have held",
+      async () => {
+        // The same seed, near greedy: the second reply is the first one until the stop sequence.
+        const sampling = { maxTokens: 32, seed: 7, temperature: 0.1 };
+        const { result: whole } = await run(sampling);
+        const { stop, at } = stopSequenceFrom(whole.text);
+        expect(at).toBeGreaterThan(0);
+        const { result: stopped } = await run({ ...sampling, stop: ["never in a reply \u0000", stop] });
+        expect(cleanReply(stopped.text)).toBe(cleanReply(whole.text.slice(0, at)));
+        expect(stopped.text).not.toContain(stop);
       },
       timeout,
     );

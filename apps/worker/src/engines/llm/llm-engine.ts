@@ -23,6 +23,8 @@ export interface GenerationInput {
   /** The system turn first (when there is one), then the conversation in order. */
   turns: ChatTurn[];
   sampling: SamplingOptions;
+  /** The client's stop sequences, on top of the turn markers every engine stops before (stopSequencesFor). */
+  stop?: readonly string[];
   /** Aborting stops generation promptly; the engine then rejects with the signal's reason. */
   signal: AbortSignal;
   /** Called as tokens stream; callers throttle their own writes. */

@@ -148,6 +148,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 
   private body(input: GenerationInput): ChatCompletionCreateParamsStreaming {
     const { maxTokens, temperature, topP, seed } = input.sampling;
+    const stop = [...(this.options.stop ?? []), ...(input.stop ?? [])];
     return {
       model: this.options.model,
       messages: input.turns.map(({ role, content }) => ({ role, content })),
@@ -157,7 +158,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
       seed,
       stream: true,
       ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
-      ...(this.options.stop?.length ? { stop: this.options.stop } : {}),
+      ...(stop.length ? { stop } : {}),
     };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { cleanPartialReply, cleanReply } from "./stop-sequences.js";
+import { cleanPartialReply, cleanReply, STOP_SEQUENCES, stopSequencesFor } from "./stop-sequences.js";
 
 describe("cleanPartialReply", () => {
   it("when the text ends in the start of a stop sequence, then that start is not shown", () => {
@@ -22,5 +22,14 @@ describe("cleanPartialReply", () => {
       expect(cleanReply(final).startsWith(cleanPartialReply(partial))).toBe(true);
     }
     expect(cleanPartialReply(" plain text ")).toBe(cleanReply(" plain text "));
+  });
+
+  it("when the job has its own stop sequences, then they are cut and held back like the turn markers", () => {
+    const stops = stopSequencesFor(["THE END", "###"]);
+    expect(stops).toEqual([...STOP_SEQUENCES, "THE END", "###"]);
+    expect(cleanPartialReply("So it was. THE END and after", stops)).toBe("So it was.");
+    expect(cleanPartialReply("So it was. THE E", stops)).toBe("So it was.");
+    expect(cleanPartialReply("So it was. ##", stops)).toBe("So it was.");
+    expect(cleanPartialReply("So it was. THE E")).toBe("So it was. THE E");
   });
 });

@@ -4,6 +4,11 @@
  */
 export const STOP_SEQUENCES = ["\nYou:", "\nUser:", "\n### User"];
 
+/** Every sequence a reply stops before: the turn markers, then the client's own (`stop` on /v1). */
+export function stopSequencesFor(clientStops: readonly string[] = []): string[] {
+  return [...STOP_SEQUENCES, ...clientStops];
+}
+
 /** The reply as it is stored: the engine's text (stop sequences already cut) without white space around it. */
 export function cleanReply(text: string): string {
   return text.trim();
@@ -14,21 +19,21 @@ export function cleanReply(text: string): string {
  * may not hold. An engine holds back the start of a stop sequence at the end of its text until the
  * next tokens tell (llama-server's slot text shows it), and a token may end in half a character.
  */
-export function cleanPartialReply(text: string): string {
+export function cleanPartialReply(text: string, stops: readonly string[] = STOP_SEQUENCES): string {
   let partial = text;
-  for (const stop of STOP_SEQUENCES) {
+  for (const stop of stops) {
     const at = partial.indexOf(stop);
     if (at >= 0) partial = partial.slice(0, at);
   }
-  for (let begun = stopSequenceBegun(partial); begun > 0; begun = stopSequenceBegun(partial))
+  for (let begun = stopSequenceBegun(partial, stops); begun > 0; begun = stopSequenceBegun(partial, stops))
     partial = partial.slice(0, -begun);
   return cleanReply(partial.replace(/\uFFFD+$/, ""));
 }
 
 /** How many characters at the end of `text` begin a stop sequence (the longest such run), or 0. */
-function stopSequenceBegun(text: string): number {
+function stopSequenceBegun(text: string, stops: readonly string[]): number {
   let longest = 0;
-  for (const stop of STOP_SEQUENCES) {
+  for (const stop of stops) {
     for (let length = stop.length - 1; length > longest; length--) {
       if (text.endsWith(stop.slice(0, length))) longest = length;
     }
