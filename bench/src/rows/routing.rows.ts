@@ -6,6 +6,7 @@ import { makeRow, medianFigure, type BenchRow, type Figure, type Target } from "
 import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
 import { startRoundRobinProxy, type RoundRobinProxy } from "../stack/round-robin-proxy.js";
 import { GATEWAY_PREFIX } from "../stack/bench-stack.js";
+import { freePort } from "../stack/net.js";
 import { startRealWorker, untilTextQueue } from "../stack/workers.js";
 import {
   chatTurnsOf,
@@ -61,9 +62,17 @@ interface Turns {
   prompt: number;
   cached: number;
   ms: number[];
+  /** The workers' routing decisions while these chats ran (routing_decisions_total), by decision. */
+  decisions: Record<string, number>;
 }
 
 type Send = (request: InferenceRequest) => Promise<Completion>;
+
+/** A side under test: how to send a turn, and (service sides) the workers' routing decisions so far. */
+interface SideUnderTest {
+  send: Send;
+  decisions: () => Promise<Record<string, number>>;
+}
 
 interface Run {
   ctx: BenchContext;
@@ -74,7 +83,7 @@ interface Run {
 
 /** `count` chats at once, each `turns` turns, sending back each reply as a chat client does. */
 async function chat(send: Send, count: number, scale: Scale, tag: string): Promise<Turns> {
-  const later: Turns = { prompt: 0, cached: 0, ms: [] };
+  const later: Turns = { prompt: 0, cached: 0, ms: [], decisions: {} };
   await Promise.all(
     Array.from({ length: count }, async (_, c) => {
       let messages: Message[] = conversation(`${tag}c${c}`, OPENING_MESSAGES, OPENING_CHARS_PER_MESSAGE);
@@ -98,8 +107,25 @@ async function chat(send: Send, count: number, scale: Scale, tag: string): Promi
   return later;
 }
 
+/** Sums the `routing_decisions_total` counters of these workers' /metrics, by decision. */
+async function routingDecisions(metricsUrls: string[]): Promise<Record<string, number>> {
+  const sums: Record<string, number> = {};
+  for (const url of metricsUrls) {
+    const text = await (await fetch(url)).text();
+    for (const [, decision, value] of text.matchAll(/^routing_decisions_total\{decision="(\w+)"\} (\d+)/gm))
+      sums[decision!] = (sums[decision!] ?? 0) + Number(value);
+  }
+  return sums;
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>, sign = 1): Record<string, number> {
+  const sum = { ...into };
+  for (const [key, value] of Object.entries(from)) sum[key] = (sum[key] ?? 0) + sign * value;
+  return sum;
+}
+
 /** Starts a side's processes, runs `body` against it, stops them. */
-async function withSide<T>(run: Run, side: Side, body: (send: Send) => Promise<T>): Promise<T> {
+async function withSide<T>(run: Run, side: Side, body: (under: SideUnderTest) => Promise<T>): Promise<T> {
   const { stack, options } = run.ctx;
   const half = String(Math.max(1, Math.floor(options.threads / 2)));
   const base = { LLM_CONTEXT_SIZE: String(CONTEXT_PER_SLOT) };
@@ -116,7 +142,8 @@ async function withSide<T>(run: Run, side: Side, body: (send: Send) => Promise<T
       const proxy: RoundRobinProxy = await startRoundRobinProxy(servers.map((s) => s.url));
       started.push(proxy);
       const turnsOf = await chatTurnsOf();
-      return await body((request) => viaLlamaServer(proxy.url, turnsOf(request), request));
+      const send: Send = (request) => viaLlamaServer(proxy.url, turnsOf(request), request);
+      return await body({ send, decisions: () => Promise.resolve({}) });
     }
     const workers: Array<Record<string, string>> =
       side === "one"
@@ -127,7 +154,12 @@ async function withSide<T>(run: Run, side: Side, body: (send: Send) => Promise<T
             LLM_THREADS: half,
             ...(side === "off" ? { ROUTE_MAX_WAIT_MS: "0" } : {}),
           }));
-    for (const settings of workers) started.push(await startRealWorker(stack, run.model, settings));
+    const metricsUrls: string[] = [];
+    for (const settings of workers) {
+      const port = await freePort();
+      metricsUrls.push(`http://127.0.0.1:${port}/metrics`);
+      started.push(await startRealWorker(stack, run.model, { ...settings, WORKER_HTTP_PORT: String(port) }));
+    }
     // Every worker announces its slots once its engine is loaded (WorkerPresence): all of them, before any chat.
     const presence = redisKeys(GATEWAY_PREFIX).workerSlots();
     await untilTextQueue(
@@ -139,7 +171,8 @@ async function withSide<T>(run: Run, side: Side, body: (send: Send) => Promise<T
       },
       60_000,
     );
-    return await body((request) => viaService(stack, request, WAITS));
+    const send: Send = (request) => viaService(stack, request, WAITS);
+    return await body({ send, decisions: () => routingDecisions(metricsUrls) });
   } finally {
     for (const process of started.reverse()) await process.stop();
     await stack.resetQueues();
@@ -157,16 +190,19 @@ async function measureChats(run: Run): Promise<Map<string, Turns>> {
   for (let round = 0; round < run.scale.rounds; round++) {
     for (let i = 0; i < sides.length; i++) {
       const side = sides[(round + i) % sides.length]!;
-      await withSide(run, side, async (send) => {
+      await withSide(run, side, async ({ send, decisions }) => {
         for (const count of run.scale.chatCounts) {
           run.ctx.log(`  routing: ${SIDE_LABELS[side]}, ${count} chats, round ${round + 1}`);
+          const before = await decisions();
           const turns = await chat(send, count, run.scale, `r${round}${side}${count}`);
+          const made = addCounts(await decisions(), before, -1);
           const key = `${side}/${count}`;
-          const sofar = results.get(key) ?? { prompt: 0, cached: 0, ms: [] };
+          const sofar = results.get(key) ?? { prompt: 0, cached: 0, ms: [], decisions: {} };
           results.set(key, {
             prompt: sofar.prompt + turns.prompt,
             cached: sofar.cached + turns.cached,
             ms: [...sofar.ms, ...turns.ms],
+            decisions: addCounts(sofar.decisions, made),
           });
         }
       });
@@ -213,7 +249,11 @@ function chatRows(run: Run, results: Map<string, Turns>): BenchRow[] {
         { label: SIDE_LABELS.on, value: share(p("on", count)), unit: "%" },
         { label: SIDE_LABELS.off, value: share(p("off", count)), unit: "%" },
         { of: "subject", op: ">=", value: shareTarget, text: `≥ ${shareTarget} %` },
-        [method, `cached share (% of prompt tokens): ${shares(count)}`],
+        [
+          method,
+          `cached share (% of prompt tokens): ${shares(count)}`,
+          `routing decisions, routing on (all turns, all rounds): ${JSON.stringify(p("on", count)?.decisions ?? {})}`,
+        ],
       ),
       row(
         `routing: next-turn latency, ${count} chats, routing on vs one worker with the same slots`,
@@ -250,7 +290,7 @@ async function throughputRow(run: Run): Promise<BenchRow> {
         messages: conversation(`t${round}${side}${i}`, 1, 60),
         maxTokens: scale.burstTokens,
       }));
-      rates[side].push(await withSide(run, side, (send) => jobsPerMinute(burst, send)));
+      rates[side].push(await withSide(run, side, ({ send }) => jobsPerMinute(burst, send)));
     }
   }
   return row(
