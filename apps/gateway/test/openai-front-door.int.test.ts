@@ -289,10 +289,13 @@ describeWithModel(
         expect(error).toMatchObject({ status: 400, type: "invalid_request_error", param });
       });
 
-      it("when the model's text budget is spent, then RateLimitError (429) with Retry-After", async () => {
-        const limited = openAi(await gw.createKey({ limits: { text: 1 } }));
+      it("when the model's text budget is spent, then RateLimitError (429) with Retry-After, and no open stream is kept", async () => {
+        const { record, secret } = await gw.deps.apiKeys.create("budget-of-one", ["*"], { text: 1 });
+        const limited = openAi(secret);
         await chat(limited);
         const error = await chat(limited).catch((e: unknown) => e);
+        // The place among the key's open streams, taken while the budget was counted, was given back.
+        expect(await gw.deps.redis.zcard(gw.deps.keys.openStreamsOfApiKey(record.id))).toBe(0);
         expect(error).toBeInstanceOf(OpenAI.RateLimitError);
         expect(error).toMatchObject({ status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" });
         expect(

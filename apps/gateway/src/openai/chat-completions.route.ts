@@ -47,6 +47,26 @@ function passGuard(guard: RequestHandler, req: Request, res: Response): Promise<
   );
 }
 
+/**
+ * Spends one unit of the model's text budget and takes one of the key's open streams. The two are
+ * independent round trips to Redis, so they go together (time to the first token counts them); a
+ * refused budget gives the place back, and its 429 is the one answered.
+ */
+async function spendAndHold(
+  req: Request,
+  res: Response,
+  deps: ChatCompletionDeps,
+  textLimit: RequestHandler,
+): Promise<() => void> {
+  const [spent, held] = await Promise.allSettled([passGuard(textLimit, req, res), holdStream(req, deps.holds)]);
+  if (spent.status === "rejected") {
+    if (held.status === "fulfilled") held.value();
+    throw spent.reason;
+  }
+  if (held.status === "rejected") throw held.reason;
+  return held.value;
+}
+
 /** A client that leaves before its answer is whole cancels the job (when it is still processing). */
 function cancelWhenClientLeaves(req: Request, res: Response, deps: ChatCompletionDeps, id: string): void {
   const cancel = () => {
@@ -93,19 +113,18 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps, textLimit: Requ
   return async (req: Request, res: Response): Promise<void> => {
     const model = textModelOf(req);
     spendTextBudgetOf(req, model);
-    await passGuard(textLimit, req, res);
-    const mapped = mapChatCompletionRequest(req.body);
-    const { request, clientSampling, stream } = mapped;
-    const submission = {
-      keyId: authenticatedKey(req).id,
-      model,
-      request,
-      clientSampling,
-      inFlightCap: holdingCap(req, deps.holds.caps, "inflight"),
-      streamReply: stream,
-    };
-    const release = await holdStream(req, deps.holds);
+    const release = await spendAndHold(req, res, deps, textLimit);
     try {
+      const mapped = mapChatCompletionRequest(req.body);
+      const { request, clientSampling, stream } = mapped;
+      const submission = {
+        keyId: authenticatedKey(req).id,
+        model,
+        request,
+        clientSampling,
+        inFlightCap: holdingCap(req, deps.holds.caps, "inflight"),
+        streamReply: stream,
+      };
       const { id, replayed } = await submitOnce(req, deps, submission);
       logHttp(req, "chat completion accepted", {
         jobId: id,
