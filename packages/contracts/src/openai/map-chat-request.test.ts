@@ -159,8 +159,11 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
     ["a sequence of 101 characters", ["x".repeat(101)]],
     ["a number", 7],
     ["a list holding a number", ["a", 7]],
-  ])("when stop is %s, then 400 names stop", (_case, stop) => {
-    expect(String(refusal(body({ stop })).parameter)).toMatch(/^stop/);
+  ])("when stop is %s, then 400 names stop and says the rule", (_case, stop) => {
+    expect(refusal(body({ stop }))).toEqual({
+      parameter: "stop",
+      message: "stop must be a string or a list of at most 4 strings, each of 1-100 characters",
+    });
   });
 
   it("when an unknown field is sent, then 400 names it", () => {

@@ -88,6 +88,19 @@ function stopSequences(stop: ChatCompletionRequest["stop"]): string[] | undefine
   return list.length > 0 ? list : undefined;
 }
 
+const STOP_RULE = `stop must be a string or a list of at most ${REQUEST_LIMITS.maxStopSequences} strings, each of 1-${REQUEST_LIMITS.maxStopChars} characters`;
+
+/** A `stop` the schema would refuse, refused first with the whole rule (the schema names one branch only). */
+function refuseInvalidStop(body: unknown): void {
+  const stop = (body as { stop?: unknown } | null)?.stop;
+  if (stop === undefined || stop === null) return;
+  const list: unknown[] = Array.isArray(stop) ? stop : [stop];
+  const fits = (sequence: unknown) =>
+    typeof sequence === "string" && sequence.length >= 1 && sequence.length <= REQUEST_LIMITS.maxStopChars;
+  if (list.length > REQUEST_LIMITS.maxStopSequences || !list.every(fits))
+    throw ApiError.invalidParameter("stop", "string or array", STOP_RULE);
+}
+
 /** Tool and function results are said to be unsupported as such, before the schema finds their fields unknown. */
 function refuseToolMessages(body: unknown): void {
   const messages = (body as { messages?: unknown } | null)?.messages;
@@ -106,6 +119,7 @@ function refuseToolMessages(body: unknown): void {
 /** Validates an OpenAI chat completion body (400s name the field) and maps it onto the text job. */
 export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
   refuseToolMessages(body);
+  refuseInvalidStop(body);
   const chat = validateChatRequest(body);
   refuseNonNeutral(chat);
   const clientSampling = sentSampling(chat);
