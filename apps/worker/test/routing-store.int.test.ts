@@ -76,6 +76,13 @@ describe("RoutingStore (real Redis)", () => {
     expect(await store.claimShared("job", "x")).toEqual({ kind: "free" });
   });
 
+  it("when asked which workers live, then those whose heartbeat lasts, in the order asked", async () => {
+    await Promise.all([store.beat("a", 2), store.beat("b", 2)]);
+    await die("b");
+    expect(await store.alive(["b", "a", "never"])).toEqual([false, true, false]);
+    expect(await store.alive([])).toEqual([]);
+  });
+
   it("when a worker's heartbeat lapses, then it counts as dead only once its slots entry has expired too", async () => {
     const keys = redisKeys(prefix);
     await Promise.all([store.beat("gone", 1), store.beat("blip", 1), store.beat("live", 1)]);

@@ -286,15 +286,29 @@ export class CacheRouting {
     return queue;
   }
 
+  private async closeQueuesOfSilentWorkers(): Promise<void> {
+    const known = [...this.handoverQueues.keys()];
+    const alive = await this.deps.store.alive(known);
+    const silent = known.filter((_, i) => !alive[i]);
+    for (const workerId of silent) {
+      const queue = this.handoverQueues.get(workerId);
+      this.handoverQueues.delete(workerId);
+      await queue?.close();
+    }
+  }
+
   private beat(): Promise<void> {
     return this.deps.store.beat(this.workerId, this.options.slots);
   }
 
   /**
    * A dead worker's hand-over queue holds only copies (their shared copies run them elsewhere), so it
-   * is dropped whole, by one worker at a time.
+   * is dropped whole, by one worker at a time. Every worker lets go of its handles on the queues of
+   * workers that have gone silent (made again if one comes back), so they do not pile up as workers
+   * come and go.
    */
   private async sweepDeadWorkers(): Promise<void> {
+    await this.closeQueuesOfSilentWorkers();
     if (!(await this.deps.store.takeSweepTurn(SWEEP_INTERVAL_MS))) return;
     for (const workerId of await this.deps.store.deadWorkers()) {
       if (workerId === this.workerId) continue;

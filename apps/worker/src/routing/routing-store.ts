@@ -142,6 +142,18 @@ export class RoutingStore {
     ]);
   }
 
+  /** Whether each of these workers' heartbeats lasts (one round trip: the keys share a hash slot). */
+  async alive(workerIds: readonly string[]): Promise<boolean[]> {
+    if (workerIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of workerIds) pipeline.exists(this.keys.routingWorkerAlive(id));
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, count]) => {
+      if (error) throw error;
+      return count === 1;
+    });
+  }
+
   /** This worker stops: others stop handing it jobs at once. */
   async leave(workerId: string): Promise<void> {
     await this.redis.del(this.keys.routingWorkerAlive(workerId));
