@@ -111,7 +111,9 @@ async function chat(send: Send, count: number, scale: Scale, tag: string): Promi
 async function routingDecisions(metricsUrls: string[]): Promise<Record<string, number>> {
   const sums: Record<string, number> = {};
   for (const url of metricsUrls) {
-    const text = await (await fetch(url)).text();
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    const text = await response.text();
     for (const [, decision, value] of text.matchAll(/^routing_decisions_total\{decision="(\w+)"\} (\d+)/gm))
       sums[decision!] = (sums[decision!] ?? 0) + Number(value);
   }

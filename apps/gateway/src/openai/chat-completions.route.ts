@@ -48,6 +48,19 @@ function passGuard(guard: RequestHandler, req: Request, res: Response): Promise<
 }
 
 /**
+ * The body mapped onto the text job. A body refused (400) still spends one unit of the budget, as any
+ * request does (429 instead when it is spent), and takes no open stream.
+ */
+async function mappedOrRefused(req: Request, res: Response, textLimit: RequestHandler): Promise<MappedChatRequest> {
+  try {
+    return mapChatCompletionRequest(req.body);
+  } catch (refusal) {
+    await passGuard(textLimit, req, res);
+    throw refusal;
+  }
+}
+
+/**
  * Spends one unit of the model's text budget and takes one of the key's open streams. The two are
  * independent round trips to Redis, so they go together (time to the first token counts them); a
  * refused budget gives the place back, and its 429 is the one answered.
@@ -113,9 +126,9 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps, textLimit: Requ
   return async (req: Request, res: Response): Promise<void> => {
     const model = textModelOf(req);
     spendTextBudgetOf(req, model);
+    const mapped = await mappedOrRefused(req, res, textLimit);
     const release = await spendAndHold(req, res, deps, textLimit);
     try {
-      const mapped = mapChatCompletionRequest(req.body);
       const { request, clientSampling, stream } = mapped;
       const submission = {
         keyId: authenticatedKey(req).id,

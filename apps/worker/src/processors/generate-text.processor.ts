@@ -131,7 +131,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       deltas?.stop();
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
-      const reply = cleanReply(result.text);
+      const reply = cleanReply(result.text, stops);
       const { tokens, promptTokens, cachedTokens } = result;
       const spoken = request.speak
         ? await speakReply(deps.replySpeech, {

@@ -308,7 +308,9 @@ export class CacheRouting {
    * come and go.
    */
   private async sweepDeadWorkers(): Promise<void> {
-    await this.closeQueuesOfSilentWorkers();
+    await this.closeQueuesOfSilentWorkers().catch((error: unknown) => {
+      this.deps.logger.warn("could not check which workers live; their queue handles wait", { error: String(error) });
+    });
     if (!(await this.deps.store.takeSweepTurn(SWEEP_INTERVAL_MS))) return;
     for (const workerId of await this.deps.store.deadWorkers()) {
       if (workerId === this.workerId) continue;

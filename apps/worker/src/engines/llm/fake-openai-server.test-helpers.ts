@@ -165,6 +165,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: ServerSt
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
     return;
   }
+  if ((body.stop?.length ?? 0) > 4) {
+    const error = { error: { message: "'stop' may hold at most 4 sequences", type: "invalid_request_error" } };
+    res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(error));
+    return;
+  }
   const script = state.queue.shift();
   if (script?.kind === "hang") return;
   if (script?.kind === "status") {

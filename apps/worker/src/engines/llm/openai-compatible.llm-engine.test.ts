@@ -102,6 +102,15 @@ describe("OpenAiCompatibleLlmEngine", () => {
     expect(server.requests.at(-1)?.body.stop).toEqual(["\nYou:"]);
   });
 
+  it("when the client has stop sequences, then they go first, and no more than the 4 OpenAI takes are sent", async () => {
+    const engine = makeEngine({ stop: ["\nYou:", "\nUser:", "\n### User"] });
+    await engine.generate(input({ stop: ["END", "FIN"] }));
+    expect(server.requests.at(-1)?.body.stop).toEqual(["END", "FIN", "\nYou:", "\nUser:"]);
+    const result = await engine.generate(input({ stop: ["A", "B", "C", "D"] }));
+    expect(server.requests.at(-1)?.body.stop).toEqual(["A", "B", "C", "D"]);
+    expect(result.text.length).toBeGreaterThan(0);
+  });
+
   it("when the stream is split inside events and characters, then the text is exactly the streamed deltas", async () => {
     const result = await makeEngine().generate(input());
     const expected = fakeReplyWords({ messages: TURNS, max_tokens: 9 }).join(" ");

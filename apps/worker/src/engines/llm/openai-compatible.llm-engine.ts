@@ -19,7 +19,7 @@ export interface OpenAiCompatibleLlmEngineOptions {
   retryBaseDelayMs?: number;
   /** Bound on any wait between attempts, including one asked for by Retry-After. */
   maxRetryDelayMs?: number;
-  /** Stop sequences sent with every request (servers accept up to 4). */
+  /** Stop sequences sent with every request, after the client's own, up to the 4 servers accept. */
   stop?: string[];
   /** Ask for the final usage chunk; turn off for servers that reject `stream_options` (Groq, Mistral). */
   includeUsage?: boolean;
@@ -67,6 +67,9 @@ interface StreamedSoFar {
 
 /** Role markers and separators a chat template adds around each turn (a safe over-estimate). */
 const ESTIMATED_TURN_TEMPLATE_TOKENS = 8;
+
+/** Stop sequences OpenAI's API takes at most. */
+const MAX_UPSTREAM_STOPS = 4;
 
 /** A text engine backed by any server speaking OpenAI's streaming chat completions protocol. */
 export class OpenAiCompatibleLlmEngine implements LlmEngine {
@@ -148,7 +151,8 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 
   private body(input: GenerationInput): ChatCompletionCreateParamsStreaming {
     const { maxTokens, temperature, topP, seed } = input.sampling;
-    const stop = [...(this.options.stop ?? []), ...(input.stop ?? [])];
+    // OpenAI refuses more than 4; the worker cuts the reply at all of them anyway (cleanReply).
+    const stop = [...(input.stop ?? []), ...(this.options.stop ?? [])].slice(0, MAX_UPSTREAM_STOPS);
     return {
       model: this.options.model,
       messages: input.turns.map(({ role, content }) => ({ role, content })),

@@ -32,4 +32,16 @@ describe("cleanPartialReply", () => {
     expect(cleanPartialReply("So it was. ##", stops)).toBe("So it was.");
     expect(cleanPartialReply("So it was. THE E")).toBe("So it was. THE E");
   });
+
+  it("when the final text holds a stop sequence its engine was not told (an upstream takes only 4), then the reply ends before it", () => {
+    expect(cleanReply(" Hi.\nYou: and more", stopSequencesFor(["A", "B", "C", "D"]))).toBe("Hi.");
+  });
+
+  it("when the text ends in half a character after a stop sequence's start, then neither is shown", () => {
+    expect(cleanPartialReply("So Th\uFFFD", stopSequencesFor(["Thé end"]))).toBe("So");
+  });
+
+  it("when the text's end begins a stop sequence more than once over, then only the part that may still complete it waits", () => {
+    expect(cleanPartialReply("x aaaa", stopSequencesFor(["ab"]))).toBe("x aaa");
+  });
 });

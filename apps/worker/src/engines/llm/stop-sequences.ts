@@ -9,9 +9,13 @@ export function stopSequencesFor(clientStops: readonly string[] = []): string[] 
   return [...STOP_SEQUENCES, ...clientStops];
 }
 
-/** The reply as it is stored: the engine's text (stop sequences already cut) without white space around it. */
-export function cleanReply(text: string): string {
-  return text.trim();
+/**
+ * The reply as it is stored: the engine's text, cut before the first stop sequence it holds (engines
+ * cut there themselves; an upstream server may have been sent only some of them), without white
+ * space around it.
+ */
+export function cleanReply(text: string, stops: readonly string[] = STOP_SEQUENCES): string {
+  return cutAtStops(text, stops).trim();
 }
 
 /**
@@ -20,17 +24,25 @@ export function cleanReply(text: string): string {
  * next tokens tell (llama-server's slot text shows it), and a token may end in half a character.
  */
 export function cleanPartialReply(text: string, stops: readonly string[] = STOP_SEQUENCES): string {
-  let partial = text;
-  for (const stop of stops) {
-    const at = partial.indexOf(stop);
-    if (at >= 0) partial = partial.slice(0, at);
-  }
-  for (let begun = stopSequenceBegun(partial, stops); begun > 0; begun = stopSequenceBegun(partial, stops))
-    partial = partial.slice(0, -begun);
-  return cleanReply(partial.replace(/\uFFFD+$/, ""));
+  const partial = cutAtStops(text, stops).replace(/\uFFFD+$/, "");
+  return partial.slice(0, partial.length - stopSequenceBegun(partial, stops)).trim();
 }
 
-/** How many characters at the end of `text` begin a stop sequence (the longest such run), or 0. */
+/** `text` up to the first of `stops` it holds. */
+function cutAtStops(text: string, stops: readonly string[]): string {
+  let cut = text;
+  for (const stop of stops) {
+    const at = cut.indexOf(stop);
+    if (at >= 0) cut = cut.slice(0, at);
+  }
+  return cut;
+}
+
+/**
+ * How many characters at the end of `text` begin a stop sequence (the longest such run), or 0. The
+ * longest is the earliest place a stop sequence may still complete: what comes before it is in the
+ * final reply whatever follows.
+ */
 function stopSequenceBegun(text: string, stops: readonly string[]): number {
   let longest = 0;
   for (const stop of stops) {
