@@ -38,7 +38,7 @@ export interface GenerateTextDeps {
 /** The publisher of a job whose client streams its reply, else null. */
 function replyDeltas(job: Job<GenerateTextJob>, deps: GenerateTextDeps, stops: string[]): ReplyDeltaPublisher | null {
   return job.data.streamReply && deps.publishReplyDelta
-    ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, Date.now, stops)
+    ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops)
     : null;
 }
 

@@ -18,6 +18,7 @@ describe("ReplyDeltaPublisher", () => {
       "r1",
       (message) => Promise.resolve(published.push(JSON.parse(message) as ReplyDelta)),
       INTERVAL,
+      STOP_SEQUENCES,
       () => jest.now(),
     );
   });
@@ -52,6 +53,7 @@ describe("ReplyDeltaPublisher", () => {
       "r2",
       (message) => new Promise((resolve) => ((release = () => resolve(undefined)), held.push(message))),
       INTERVAL,
+      STOP_SEQUENCES,
       () => jest.now(),
     );
     slow.onText("One");
@@ -83,8 +85,8 @@ describe("ReplyDeltaPublisher", () => {
       "r3",
       (message) => Promise.resolve(own.push(JSON.parse(message) as ReplyDelta)),
       INTERVAL,
-      () => jest.now(),
       stops,
+      () => jest.now(),
     );
     withStops.onText("And so THE E");
     await settle();

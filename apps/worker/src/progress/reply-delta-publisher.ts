@@ -23,9 +23,9 @@ export class ReplyDeltaPublisher {
     private readonly requestId: string,
     private readonly publish: PublishReplyDelta,
     private readonly intervalMs: number,
-    private readonly now: () => number = Date.now,
     /** The job's stop sequences: text that may begin one is held back, as the final reply drops it. */
     private readonly stops: readonly string[] = STOP_SEQUENCES,
+    private readonly now: () => number = Date.now,
   ) {}
 
   onText(raw: string): void {
