@@ -1,4 +1,5 @@
 import {
+  hashOfFlatReply,
   QUEUE_PLACE,
   queuePlaceKeys,
   storedStatusOf,
@@ -14,8 +15,8 @@ import { setLimitHeaders } from "./limit-headers.js";
  * The status-steps prototype of the alternative to express-rate-limit + rate-limit-redis on the
  * status path: the per-key count taken by the script that reads the record, by rate-limit-redis' rule
  * (a new window starts at 1 with the window's expiry, else INCR), with the queue place sent beside
- * it (the gateway asks for the place after the record, and only for a waiting one), so a poll is two
- * Redis commands in one round trip (one Redis: the bench's).
+ * it, so a poll is two Redis commands in one round trip (one Redis: the bench's). The gateway
+ * itself sends its read script (the record, and a waiting one's place) beside the limiter's.
  * KEYS: rate-limit key, status key; ARGV: window ms. Returns {hits, ttl ms, the record's flat fields}.
  */
 const COUNT_AND_READ = `
@@ -33,12 +34,6 @@ return {hits, ttl, redis.call('HGETALL', KEYS[2])}
 type CountAndRead = (...args: (string | number)[]) => Promise<[number, number, string[]]>;
 type QueuePlace = (...args: (string | number)[]) => Promise<QueuePlaceReply>;
 
-function toHash(flat: string[]): Record<string, string> {
-  const hash: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
-  return hash;
-}
-
 /** The whole status route of that step: count, read, headers, 429 over the limit, the record to its owner. */
 export function countInReadRoute(redis: RedisClient, keys: RedisKeys, windowMs: number, limit: number): RequestHandler {
   redis.defineCommand("benchCountAndRead", { numberOfKeys: 2, lua: COUNT_AND_READ });
@@ -55,7 +50,7 @@ export function countInReadRoute(redis: RedisClient, keys: RedisKeys, windowMs: 
       setLimitHeaders(res, limit, hits, Date.now() + ttl);
       if (hits > limit) return sendJson(res, 429, { status: "error" });
       // As the gateway answers: the same parser of the record and its place, the same ownership check.
-      const stored = storedStatusOf(toHash(flat), place);
+      const stored = storedStatusOf(hashOfFlatReply(flat), place);
       if (!stored || stored.owner !== keyId) return sendJson(res, 404, { status: "error" });
       res.setHeader("Cache-Control", "no-store");
       sendJson(res, 200, stored.record);

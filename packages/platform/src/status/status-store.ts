@@ -12,7 +12,7 @@ import {
   type QueueJoin,
 } from "./fair-turns.js";
 import { CREATE, FINISH, INDEX, MARK_STARTED, UPDATE_PROGRESS } from "./status-scripts.js";
-import { SUBMIT, SUBMIT_PARTS } from "./submit-script.js";
+import { READ_STATUS, SUBMIT, SUBMIT_PARTS } from "./one-redis-scripts.js";
 
 /** A status record with the fields only the service sees (never sent to clients). */
 export interface StoredStatus {
@@ -97,6 +97,13 @@ function isWaiting(hash: Record<string, string>): boolean {
   return hash.status === "processing" && hash.startedAt === undefined;
 }
 
+/** A hash from HGETALL's flat reply, as a script returns it. */
+export function hashOfFlatReply(flat: string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
+  return hash;
+}
+
 /** The stored status behind a record's fields (null for no record), with a waiting job's place and ETA. */
 export function storedStatusOf(
   hash: Record<string, string>,
@@ -120,6 +127,7 @@ interface StatusScripts {
   chorusQueueLeave: Script;
   chorusQueueStart: Script;
   chorusSubmit: Script;
+  chorusStatusRead: Script;
 }
 
 type JoinReply = Parameters<typeof parseQueueJoin>[0];
@@ -127,7 +135,7 @@ type JoinReply = Parameters<typeof parseQueueJoin>[0];
 /** Registers the scripts once per connection: ioredis then sends EVALSHA, not the whole script text. */
 function statusScripts(redis: RedisClient): StatusScripts {
   const scripts = redis as unknown as StatusScripts;
-  if (typeof scripts.chorusQueuePlace === "function") return scripts;
+  if (typeof scripts.chorusStatusRead === "function") return scripts;
   redis.defineCommand("chorusStatusCreate", { numberOfKeys: 1, lua: CREATE });
   redis.defineCommand("chorusStatusIndex", { numberOfKeys: 1, lua: INDEX });
   redis.defineCommand("chorusStatusStarted", { numberOfKeys: 1, lua: MARK_STARTED });
@@ -139,6 +147,7 @@ function statusScripts(redis: RedisClient): StatusScripts {
   redis.defineCommand("chorusQueueLeave", { numberOfKeys: 5, lua: LEAVE_QUEUE });
   const { join, create, index } = SUBMIT_PARTS;
   redis.defineCommand("chorusSubmit", { numberOfKeys: join.keys + create.keys + index.keys, lua: SUBMIT });
+  redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ_STATUS });
   return scripts;
 }
 
@@ -211,11 +220,20 @@ export class StatusStore {
 
   /**
    * The record, and for a job still waiting in the queue its position and ETA: the hot path of
-   * every poll. The queue is asked only for a record that says it waits (a second round trip for
-   * those alone), so polls of running and finished requests touch only their record's node on a
-   * Redis Cluster, not the one node that holds the text queue.
+   * every poll. On one Redis that is one script. On a Redis Cluster the queue is asked only for a
+   * record that says it waits (a second round trip for those alone), so polls of running and
+   * finished requests touch only their record's node, not the one node that holds the text queue.
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
+    if (!this.redis.isCluster) {
+      const [flat, place = []] = (await this.scripts.chorusStatusRead(
+        this.keys.status(requestId),
+        ...queuePlaceKeys(this.keys),
+        now,
+        requestId,
+      )) as [string[], QueuePlaceReply?];
+      return storedStatusOf(hashOfFlatReply(flat), place);
+    }
     const hash = await this.redis.hgetall(this.keys.status(requestId));
     if (!isWaiting(hash)) return storedStatusOf(hash, []);
     // A place that cannot be read (the queue's node failing over) leaves the record without one, not the poll without
