@@ -25,8 +25,8 @@ describe("a job waiting in the queue (no worker running)", () => {
     expect(await Promise.all(ids.map(async (id) => (await status(id)).queuePosition))).toEqual([0, 1, 2]);
     expect((await status(ids[2]!)).estimatedTimeRemaining).toBeUndefined();
 
-    // Two live workers with 2 slots in all, jobs taking 2 s on average: the third job starts in the
-    // second round, so it is done in ceil(3 / 2) * 2 = 4 s.
+    // Two live workers with 2 slots in all, both busy, jobs taking 2 s on average: the third job
+    // starts once 3 slots have freed, about (2 + 0.5) / 2 job times from now, then runs one: 4.5 s.
     await new JobTimeStats(gw.deps.redis, gw.deps.keys.textJobStats()).record(2);
     const [live, gone] = [Date.now() + 60_000, Date.now() - 1];
     await gw.deps.redis.hset(
@@ -42,7 +42,7 @@ describe("a job waiting in the queue (no worker running)", () => {
       status: "processing",
       progress: 0,
       queuePosition: 2,
-      estimatedTimeRemaining: 4,
+      estimatedTimeRemaining: 4.5,
     });
 
     // A cancelled waiting job leaves the queue: the jobs behind it move up.

@@ -53,11 +53,20 @@ const NUMERIC_FIELDS = [
   "droppedMessages",
 ] as const;
 
-/** A waiting job's place: jobs ahead, and the time to its own completion from measured job times. */
+/**
+ * A waiting job's place: jobs ahead, and the expected time to its own completion from measured job
+ * times. A job waits only while every slot is busy: with `slots` jobs running, each about half done
+ * on average, it starts when `ahead + 1` slots have freed, about (ahead + ½) / slots job times from
+ * now, then runs one job time itself. (Rounds of whole job times, ceil((ahead + 1) / slots), left
+ * out the jobs running now: a queued job could show less time left than the job it waits for.)
+ */
+export function queuedEtaSeconds(ahead: number, averageSeconds: number, slots: number): number {
+  return round(averageSeconds * (1 + (ahead + 0.5) / slots), 1);
+}
+
 function addQueueEstimate(record: StatusRecord, ahead: number, averageSeconds: number, slots: number): void {
   record.queuePosition = ahead;
-  if (averageSeconds > 0 && slots > 0)
-    record.estimatedTimeRemaining = round(Math.ceil((ahead + 1) / slots) * averageSeconds, 1);
+  if (averageSeconds > 0 && slots > 0) record.estimatedTimeRemaining = queuedEtaSeconds(ahead, averageSeconds, slots);
 }
 
 function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
