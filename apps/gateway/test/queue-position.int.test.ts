@@ -26,7 +26,8 @@ describe("a job waiting in the queue (no worker running)", () => {
     expect((await status(ids[2]!)).estimatedTimeRemaining).toBeUndefined();
 
     // Two live workers with 2 slots in all, both busy, jobs taking 2 s on average: the third job
-    // starts once 3 slots have freed, about (2 + 0.5) / 2 job times from now, then runs one: 4.5 s.
+    // starts in the second round on the first slot to free (1 + 1/3 job times from now), then runs
+    // one: 2 * (1 + 1 + 1/3) = 4.7 s.
     await new JobTimeStats(gw.deps.redis, gw.deps.keys.textJobStats()).record(2);
     const [live, gone] = [Date.now() + 60_000, Date.now() - 1];
     await gw.deps.redis.hset(
@@ -42,7 +43,7 @@ describe("a job waiting in the queue (no worker running)", () => {
       status: "processing",
       progress: 0,
       queuePosition: 2,
-      estimatedTimeRemaining: 4.5,
+      estimatedTimeRemaining: 4.7,
     });
 
     // A cancelled waiting job leaves the queue: the jobs behind it move up.

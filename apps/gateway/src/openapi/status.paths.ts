@@ -5,7 +5,7 @@ import { errors, headerRefs, parameterRef } from "./responses.js";
 import { schemaRef } from "./schemas.js";
 
 export const RECORD_EXAMPLES = {
-  queued: { status: "processing", progress: 0, queuePosition: 2, estimatedTimeRemaining: 7.5 },
+  queued: { status: "processing", progress: 0, queuePosition: 2, estimatedTimeRemaining: 5.8 },
   generating: { status: "processing", progress: 0.42, estimatedTimeRemaining: 1.3, partialReply: "Grey waves fold" },
   completed: {
     status: "completed",

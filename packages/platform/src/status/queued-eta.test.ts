@@ -1,12 +1,15 @@
 import { describe, expect, it } from "@jest/globals";
 import { queuedEtaSeconds } from "./status-store.js";
 
-/** A small seeded generator, so the simulation gives the same figures on every run. */
+/** mulberry32: a small seeded generator, so the simulation gives the same figures on every run. */
 function uniforms(seed: number): () => number {
-  let state = seed;
+  let state = seed >>> 0;
   return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
 }
 
@@ -35,18 +38,25 @@ describe("the ETA of a queued job", () => {
     [0, 2],
     [1, 2],
     [5, 2],
+    [0, 3],
+    [4, 3],
     [0, 4],
     [3, 4],
     [20, 4],
   ])(
-    "when %i jobs are ahead and %i slots are busy, then it is within 10 %% of the simulated mean time to completion",
+    "when %i jobs are ahead and %i slots are busy, then it is the simulated mean time to completion (within 2 %%)",
     (ahead, slots) => {
-      const eta = queuedEtaSeconds(ahead, 2, slots);
-      expect(Math.abs(eta - simulatedEta(ahead, 2, slots)) / simulatedEta(ahead, 2, slots)).toBeLessThan(0.1);
+      const simulated = simulatedEta(ahead, 10, slots);
+      expect(Math.abs((queuedEtaSeconds(ahead, 10, slots) as number) - simulated) / simulated).toBeLessThan(0.02);
     },
   );
 
   it("when the job is next for a busy slot, then it is more than one job time: the running job must finish first", () => {
     expect(queuedEtaSeconds(0, 2, 1)).toBe(3);
+  });
+
+  it("when no job time is measured or no worker is live, then there is no ETA", () => {
+    expect(queuedEtaSeconds(0, 0, 2)).toBeUndefined();
+    expect(queuedEtaSeconds(3, 2, 0)).toBeUndefined();
   });
 });

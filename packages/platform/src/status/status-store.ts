@@ -54,19 +54,25 @@ const NUMERIC_FIELDS = [
 ] as const;
 
 /**
- * A waiting job's place: jobs ahead, and the expected time to its own completion from measured job
- * times. A job waits only while every slot is busy: with `slots` jobs running, each about half done
- * on average, it starts when `ahead + 1` slots have freed, about (ahead + ½) / slots job times from
- * now, then runs one job time itself. (Rounds of whole job times, ceil((ahead + 1) / slots), left
- * out the jobs running now: a queued job could show less time left than the job it waits for.)
+ * The expected time to a waiting job's own completion (s), from measured job times; undefined while
+ * nothing is measured or no worker is live. A job waits only while every slot is busy. With each
+ * running job a uniformly random part of a job time from its end, the k-th slot to free itself does
+ * so k / (slots + 1) of a job time from now on average, and every later job frees its slot one job
+ * time after it started. So the job `ahead` places back starts in round floor(ahead / slots) on the
+ * (ahead mod slots + 1)-th slot to free, then runs one job time itself. (Whole rounds of job times,
+ * ceil((ahead + 1) / slots), left out the jobs running now: the next job in line could show less time
+ * left than the job it waited for.)
  */
-export function queuedEtaSeconds(ahead: number, averageSeconds: number, slots: number): number {
-  return round(averageSeconds * (1 + (ahead + 0.5) / slots), 1);
+export function queuedEtaSeconds(ahead: number, averageSeconds: number, slots: number): number | undefined {
+  if (!(averageSeconds > 0) || !(slots > 0)) return undefined;
+  const rounds = Math.floor(ahead / slots) + ((ahead % slots) + 1) / (slots + 1);
+  return round(averageSeconds * (1 + rounds), 1);
 }
 
 function addQueueEstimate(record: StatusRecord, ahead: number, averageSeconds: number, slots: number): void {
   record.queuePosition = ahead;
-  if (averageSeconds > 0 && slots > 0) record.estimatedTimeRemaining = queuedEtaSeconds(ahead, averageSeconds, slots);
+  const eta = queuedEtaSeconds(ahead, averageSeconds, slots);
+  if (eta !== undefined) record.estimatedTimeRemaining = eta;
 }
 
 function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
@@ -100,7 +106,7 @@ export function queuePlaceKeys(keys: RedisKeys): string[] {
 
 /**
  * A record still waiting for a worker: only such a record has a queue place (one started or final a moment before the
- * queue's side was told keeps none).
+ * queue's side was told keeps none). READ_STATUS (one-redis-scripts.ts) applies the same rule in Lua.
  */
 function isWaiting(hash: Record<string, string>): boolean {
   return hash.status === "processing" && hash.startedAt === undefined;
@@ -229,9 +235,10 @@ export class StatusStore {
 
   /**
    * The record, and for a job still waiting in the queue its position and ETA: the hot path of
-   * every poll. On one Redis that is one script. On a Redis Cluster the queue is asked only for a
-   * record that says it waits (a second round trip for those alone), so polls of running and
-   * finished requests touch only their record's node, not the one node that holds the text queue.
+   * every poll. On one Redis that is one script (its failure fails the poll, as Redis is down). On a
+   * Redis Cluster the queue is asked only for a record that says it waits (a second round trip for
+   * those alone), so polls of running and finished requests touch only their record's node, not the
+   * one node that holds the text queue; a place that cannot be read leaves the record without one.
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
     if (!this.redis.isCluster) {
