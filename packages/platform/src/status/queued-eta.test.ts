@@ -1,27 +1,16 @@
 import { describe, expect, it } from "@jest/globals";
+import { Rng } from "../../../../test-support/rng.js";
 import { queuedEtaSeconds } from "./status-store.js";
-
-/** mulberry32: a small seeded generator, so the simulation gives the same figures on every run. */
-function uniforms(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * The mean time to completion of a job with `ahead` jobs ahead of it while `slots` jobs run, each
  * with a uniformly random part of a job time left; every later job takes exactly one job time.
  */
 function simulatedEta(ahead: number, averageSeconds: number, slots: number, trials = 20_000): number {
-  const next = uniforms(ahead * 100 + slots);
+  const random = new Rng(ahead * 100 + slots);
   let total = 0;
   for (let trial = 0; trial < trials; trial++) {
-    const freeAt = Array.from({ length: slots }, () => next() * averageSeconds);
+    const freeAt = Array.from({ length: slots }, () => random.next() * averageSeconds);
     for (let job = 0; job <= ahead; job++) {
       const soonest = Math.min(...freeAt);
       freeAt[freeAt.indexOf(soonest)] = soonest + averageSeconds;
