@@ -51,4 +51,6 @@ export const SAMPLE_COMPLETION: Completion = {
   cachedTokens: 0,
   processingTime: 0.5,
   droppedMessages: 0,
+  finishReason: "stop",
+  maxTokens: 150,
 };

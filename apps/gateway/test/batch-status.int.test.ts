@@ -39,6 +39,8 @@ describe("GET /api/v2/status?ids=", () => {
       cachedTokens: 0,
       processingTime: 0.2,
       droppedMessages: 0,
+      finishReason: "stop",
+      maxTokens: 150,
     });
 
     const res = await batch(owner, [b, a, unknown, theirs, a, b].join(","));

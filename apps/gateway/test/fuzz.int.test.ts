@@ -278,6 +278,8 @@ async function fuzzContext(): Promise<FuzzContext> {
     cachedTokens: 0,
     processingTime: 0.1,
     droppedMessages: 0,
+    finishReason: "stop",
+    maxTokens: 150,
   });
   return {
     host: `127.0.0.1:${port}`,

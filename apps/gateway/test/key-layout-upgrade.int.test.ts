@@ -86,6 +86,8 @@ describe("upgrading from key layout 1", () => {
       cachedTokens: 0,
       processingTime: 0.5,
       droppedMessages: 0,
+      finishReason: "stop",
+      maxTokens: 150,
     });
     await gw.deps.redis.set(gw.deps.keys.audio(done), "RIFF");
     await gw.deps.usage.countRequests(keyId, { text: 7 });

@@ -81,6 +81,8 @@ describe("GET /api/v2/requests", () => {
       cachedTokens: 0,
       processingTime: 0.25,
       droppedMessages: 0,
+      finishReason: "stop",
+      maxTokens: 150,
     });
 
     const res = await list(key.secret);
@@ -144,6 +146,8 @@ describe("GET /api/v2/requests", () => {
           cachedTokens: 0,
           processingTime: 0.1,
           droppedMessages: 0,
+          finishReason: "stop",
+          maxTokens: 150,
         });
       if (i % 3 === 2) await gw.deps.statuses.fail(id, "generation failed: test");
     }

@@ -48,6 +48,8 @@ describe("status", () => {
       cachedTokens: 9,
       processingTime: 0.5,
       droppedMessages: 0,
+      finishReason: "stop",
+      maxTokens: 150,
     });
     const v2 = await poll(`/api/v2/status/${id}`, owner);
     const v1 = await poll(`/api/status/${id}`, owner);
@@ -59,6 +61,8 @@ describe("status", () => {
       cachedTokens: 9,
       processingTime: 0.5,
       droppedMessages: 0,
+      finishReason: "stop",
+      maxTokens: 150,
     });
     expect(v1.body).toEqual(v2.body);
   });

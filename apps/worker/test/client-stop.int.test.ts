@@ -26,7 +26,13 @@ class RunsPastStops implements LlmEngine {
     this.inputs.push(input);
     input.onProgress({ tokens: 5, text: "Once upon a time THE E" });
     await this.released;
-    return { text: "Once upon a time THE END, and then more.", tokens: 9, promptTokens: 20, cachedTokens: 0 };
+    return {
+      text: "Once upon a time THE END, and then more.",
+      finishReason: "length",
+      tokens: 9,
+      promptTokens: 20,
+      cachedTokens: 0,
+    };
   }
 
   finish(): void {

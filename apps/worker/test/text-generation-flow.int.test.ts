@@ -68,10 +68,14 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
         cachedTokens: expect.any(Number),
         processingTime: expect.any(Number),
         droppedMessages: expect.any(Number),
+        finishReason: expect.stringMatching(/^(stop|length)$/),
+        maxTokens: 60,
       });
       expect(final.reply!.trim().length).toBeGreaterThan(0);
       expect(final.tokens).toBeGreaterThan(0);
       expect(final.tokens).toBeLessThanOrEqual(60);
+      // The engine's own word: a reply cut at the limit has all of its tokens.
+      if (final.finishReason === "length") expect(final.tokens).toBe(60);
       expect(final.processingTime).toBeGreaterThan(0);
 
       const progress = seen.filter((r) => r.status === "processing").map((r) => r.progress ?? 0);

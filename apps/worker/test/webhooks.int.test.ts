@@ -146,7 +146,12 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     expect((await deliveryEnd(stack.deliveries, id)).state).toBe("completed");
     const posts = postsOf("/cancelled", id);
     expect(posts).toHaveLength(1);
-    expect(verified(posts[0] as ReceivedWebhook)).toEqual({ id, status: "error", error: "cancelled" });
+    expect(verified(posts[0] as ReceivedWebhook)).toEqual({
+      id,
+      status: "error",
+      error: "cancelled",
+      finishReason: "cancelled",
+    });
   });
 
   it("when the receiver fails twice and then answers 200, then it gets three attempts under one webhook-id and the delivery ends delivered", async () => {

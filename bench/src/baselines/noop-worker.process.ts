@@ -40,6 +40,8 @@ function processor(statuses: StatusStore) {
       cachedTokens: 0,
       processingTime: holdMs / 1000,
       droppedMessages: 0,
+      finishReason: "stop",
+      maxTokens: 1,
     });
     report({ kind: "finished", id, at: finishedAt });
   };

@@ -58,6 +58,10 @@ export interface StatusRecord {
   estimatedTimeRemaining?: number;
   processingTime?: number;
   droppedMessages?: number;
+  /** Why generation ended: `stop`, `length` (its `maxTokens` or the context's end), or `cancelled`. */
+  finishReason?: "stop" | "length" | "cancelled";
+  /** When completed: the token limit the reply was generated with. */
+  maxTokens?: number;
   /** While generating: the reply so far. */
   partialReply?: string;
   /** When `speak` was asked for: where the owner GETs the spoken reply (a path on the service). */

@@ -1,5 +1,5 @@
 import { SPEECH_LIMITS } from "./speech/speech-request.js";
-import { JOB_STATES, type StatusRecord } from "./status-record.js";
+import { FINISH_REASONS, JOB_STATES, type StatusRecord } from "./status-record.js";
 
 const COUNT = { type: "integer", minimum: 0 } as const;
 const SECONDS = { type: "number", minimum: 0 } as const;
@@ -53,6 +53,18 @@ const recordProperties = {
     ...SECONDS,
     description:
       "While `processing`: seconds until the reply is expected (absent while queued until a job has completed).",
+  },
+  finishReason: {
+    type: "string",
+    enum: [...FINISH_REASONS],
+    description:
+      "Why generation ended, as the worker that ran it records it. When `completed`: `length` when the reply reached `maxTokens` (or the model's context was full), else `stop` (the model ended its reply, or a stop sequence did). When cancelled (`error: cancelled`): `cancelled`.",
+  },
+  maxTokens: {
+    type: "integer",
+    minimum: 1,
+    description:
+      "When `completed`: the token limit the reply was generated with (the request's `max_tokens`, else the model's configured default).",
   },
   processingTime: {
     ...SECONDS,

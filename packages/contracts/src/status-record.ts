@@ -2,6 +2,13 @@
 export const JOB_STATES = ["processing", "completed", "error"] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
+/**
+ * Why a generation ended, as the worker that ran it records it: `stop` (the model ended its reply, or
+ * a stop sequence did), `length` (the token limit it ran with, or the end of the context), `cancelled`.
+ */
+export const FINISH_REASONS = ["stop", "length", "cancelled"] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
+
 /** What GET /api/v2/status/{id} and GET /api/status/{task_id} return. */
 export interface StatusRecord {
   status: JobState;
@@ -23,6 +30,10 @@ export interface StatusRecord {
   queuePosition?: number;
   /** While `processing`: seconds until the reply is expected. */
   estimatedTimeRemaining?: number;
+  /** When `completed`: `stop` or `length`; when cancelled: `cancelled`. */
+  finishReason?: FinishReason;
+  /** When `completed`: the most tokens the reply could have had (the request's, else the model's default). */
+  maxTokens?: number;
   /** When `completed`: seconds the worker spent on the job (a number, millisecond precision). */
   processingTime?: number;
   /** When `completed`: oldest messages left out because the conversation did not fit the model's context. */

@@ -78,14 +78,7 @@ class ChunkWriter {
   finish(record: StatusRecord): void {
     this.delta(record.reply);
     this.open = false;
-    this.event(
-      chatCompletionChunk(
-        this.identity,
-        {},
-        finishReasonOf(record, this.mapped.request.samplingParams.max_tokens),
-        this.mapped.includeUsage,
-      ),
-    );
+    this.event(chatCompletionChunk(this.identity, {}, finishReasonOf(record), this.mapped.includeUsage));
     if (this.mapped.includeUsage) this.event(usageChunk(this.identity, record));
     this.event("[DONE]");
   }

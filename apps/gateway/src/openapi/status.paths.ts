@@ -15,6 +15,8 @@ export const RECORD_EXAMPLES = {
     cachedTokens: 0,
     processingTime: 1.84,
     droppedMessages: 0,
+    finishReason: "stop",
+    maxTokens: 150,
   },
   failed: { status: "error", error: "generation failed: generation exceeded the time limit of 120 s" },
 };
@@ -64,7 +66,9 @@ function cancel(operationId: string): Operation {
     responses: {
       "200": limitedOk(
         "The record, now cancelled.",
-        json(schemaRef("StatusRecord"), { cancelled: { status: "error", error: CANCELLED_ERROR } }),
+        json(schemaRef("StatusRecord"), {
+          cancelled: { status: "error", error: CANCELLED_ERROR, finishReason: "cancelled" },
+        }),
       ),
       ...errors(401, 404, 409, 429, 500, 503),
     },

@@ -10,7 +10,7 @@ import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-d
 import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
-import { cleanPartialReply, cleanReply, stopSequencesFor } from "../engines/llm/stop-sequences.js";
+import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
 import { resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
 
@@ -156,6 +156,8 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
             cachedTokens,
             processingTime,
             droppedMessages,
+            finishReason: replyFinishReason(result.text, result.finishReason, stops),
+            maxTokens: sampling.maxTokens,
             ...spoken.record,
           }),
         { onRetry },

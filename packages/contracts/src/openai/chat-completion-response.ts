@@ -1,5 +1,5 @@
 import type { StatusRecord } from "../status-record.js";
-import type { ChatCompletion, ChatCompletionChunk, CompletionUsage, FinishReason } from "./openai-shapes.js";
+import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, CompletionUsage } from "./openai-shapes.js";
 
 /** What every object of one completion shares: its id (naming the request), model and creation time. */
 export interface CompletionIdentity {
@@ -24,17 +24,16 @@ export function usageOf(record: StatusRecord): CompletionUsage {
   };
 }
 
-/** `length` when the reply used all of `maxTokens` (the job's limit), else `stop`. */
-export function finishReasonOf(record: StatusRecord, maxTokens: number): FinishReason {
-  return (record.tokens ?? 0) >= maxTokens ? "length" : "stop";
+/**
+ * What the worker recorded of why the reply ended (a record written before workers recorded it says
+ * nothing, and reads as `stop`).
+ */
+export function finishReasonOf(record: StatusRecord): ChatFinishReason {
+  return record.finishReason === "length" ? "length" : "stop";
 }
 
 /** The answer of a request without `stream`, from its completed record. */
-export function chatCompletionOf(
-  identity: CompletionIdentity,
-  record: StatusRecord,
-  maxTokens: number,
-): ChatCompletion {
+export function chatCompletionOf(identity: CompletionIdentity, record: StatusRecord): ChatCompletion {
   return {
     id: completionId(identity.requestId),
     object: "chat.completion",
@@ -44,7 +43,7 @@ export function chatCompletionOf(
       {
         index: 0,
         message: { role: "assistant", content: record.reply ?? "", refusal: null },
-        finish_reason: finishReasonOf(record, maxTokens),
+        finish_reason: finishReasonOf(record),
         logprobs: null,
       },
     ],
@@ -59,7 +58,7 @@ export function chatCompletionOf(
 export function chatCompletionChunk(
   identity: CompletionIdentity,
   delta: { role?: "assistant"; content?: string },
-  finishReason: FinishReason | null,
+  finishReason: ChatFinishReason | null,
   includeUsage: boolean,
 ): ChatCompletionChunk {
   const chunk: ChatCompletionChunk = {

@@ -31,7 +31,7 @@ export interface ChatCompletionRequest {
   [refusedOrIgnored: string]: unknown;
 }
 
-export type FinishReason = "stop" | "length";
+export type ChatFinishReason = "stop" | "length";
 
 export interface CompletionUsage {
   prompt_tokens: number;
@@ -50,7 +50,7 @@ export interface ChatCompletion {
     {
       index: 0;
       message: { role: "assistant"; content: string; refusal: null };
-      finish_reason: FinishReason;
+      finish_reason: ChatFinishReason;
       logprobs: null;
     },
   ];
@@ -66,7 +66,7 @@ export interface ChatCompletionChunk {
   choices: {
     index: 0;
     delta: { role?: "assistant"; content?: string };
-    finish_reason: FinishReason | null;
+    finish_reason: ChatFinishReason | null;
     logprobs: null;
   }[];
   /** Only in the usage chunk, and there not null. */

@@ -1,4 +1,4 @@
-import type { JobState, ModelId, StatusRecord } from "@chorus/contracts";
+import { CANCELLED_ERROR, type FinishReason, type JobState, type ModelId, type StatusRecord } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 import {
@@ -32,6 +32,9 @@ export interface Completion {
   cachedTokens: number;
   processingTime: number;
   droppedMessages: number;
+  /** Why generation ended, and the token limit it ran with: what the worker used, for every door to read. */
+  finishReason: "stop" | "length";
+  maxTokens: number;
   /** Only when `speak` was asked for: where the spoken reply is, or why there is none. */
   audioUrl?: string;
   audioTruncated?: true;
@@ -51,6 +54,7 @@ const NUMERIC_FIELDS = [
   "estimatedTimeRemaining",
   "processingTime",
   "droppedMessages",
+  "maxTokens",
 ] as const;
 
 /**
@@ -84,6 +88,7 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   if (hash.audioTruncated === "1") record.audioTruncated = true;
   if (hash.audioError !== undefined) record.audioError = hash.audioError;
   if (hash.partialReply !== undefined) record.partialReply = hash.partialReply;
+  if (hash.finishReason !== undefined) record.finishReason = hash.finishReason as FinishReason;
   for (const field of NUMERIC_FIELDS) {
     if (hash[field] !== undefined) record[field] = Number(hash[field]);
   }
@@ -186,7 +191,7 @@ export class StatusStore {
   /**
    * A new request: it joins the queue (fair-turns.ts: its ticket and turn, counted in its key's
    * requests in flight, or refused with nothing written when the key already holds `inFlightCap`;
-   * 0: no cap), then gets its `processing` record and its place in its owner's index. On one Redis
+   * null: no cap), then gets its `processing` record and its place in its owner's index. On one Redis
    * that is one script. On a cluster the three sit in different slots: the queue's side goes
    * first, so a record is only ever written once its id is in the unfinished set, where the sweep
    * finds it whatever fails after. Either way the record is written when this resolves.
@@ -197,7 +202,7 @@ export class StatusStore {
     model: ModelId,
     now = Date.now(),
     webhook = "",
-    inFlightCap = 0,
+    inFlightCap: number | null = null,
   ): Promise<QueueJoin> {
     const k = this.keys;
     const queueKeys = [
@@ -210,7 +215,7 @@ export class StatusStore {
       k.textJobStats(),
       k.textJobsBacklog(),
     ];
-    const joinArgs = [now, requestId, owner, inFlightCap, LAST_TURN];
+    const joinArgs = [now, requestId, owner, inFlightCap ?? 0, LAST_TURN];
     const createArgs = [this.ttlSeconds, owner, model, now, webhook];
     const indexArgs = [this.ttlSeconds, now, requestId];
     if (!this.redis.isCluster) {
@@ -313,6 +318,8 @@ export class StatusStore {
       cachedTokens: c.cachedTokens,
       processingTime: round(c.processingTime, 3),
       droppedMessages: c.droppedMessages,
+      finishReason: c.finishReason,
+      maxTokens: c.maxTokens,
       ...(c.audioUrl !== undefined && { audioUrl: c.audioUrl }),
       ...(c.audioTruncated && { audioTruncated: 1 }),
       ...(c.audioError !== undefined && { audioError: c.audioError }),
@@ -320,7 +327,9 @@ export class StatusStore {
   }
 
   async fail(requestId: string, error: string): Promise<boolean> {
-    return this.finish(requestId, { status: "error", error });
+    const fields: Record<string, string> = { status: "error", error };
+    if (error === CANCELLED_ERROR) fields.finishReason = "cancelled" satisfies FinishReason;
+    return this.finish(requestId, fields);
   }
 
   /**

@@ -32,8 +32,10 @@ interface Completion {
   tokens_predicted?: number;
   tokens_evaluated?: number;
   timings?: { cache_n?: number };
+  /** `limit` when n_predict or the context ended the reply; `eos`, `word` when it ended by itself. */
+  stop_type?: string;
 }
-const COMPLETION_FIELDS = ["content", "tokens_predicted", "tokens_evaluated", "timings"];
+const COMPLETION_FIELDS = ["content", "tokens_predicted", "tokens_evaluated", "timings", "stop_type"];
 
 /** fetch's causes for a connection refused or cut: the server died or is not up again yet. */
 const CONNECTION_LOST = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
@@ -269,6 +271,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
 function resultOf(text: string, answer: Completion): GenerationResult {
   return {
     text,
+    finishReason: answer.stop_type === "limit" ? "length" : "stop",
     tokens: answer.tokens_predicted ?? 0,
     promptTokens: answer.tokens_evaluated ?? 0,
     cachedTokens: answer.timings?.cache_n ?? 0,

@@ -116,7 +116,8 @@ export class LlamaLlmEngine implements LlmEngine {
       // shortened or shifted by LlamaChat, so the meter no longer says what came from the cache.
       const fitted = prompt.length + input.sampling.maxTokens < this.contextTokens;
       const cachedTokens = fitted ? Math.max(prompt.length - 1 - read, 0) : 0;
-      return { text: result.response, tokens, promptTokens: prompt.length, cachedTokens };
+      const finishReason = result.metadata.stopReason === "maxTokens" ? "length" : "stop";
+      return { text: result.response, finishReason, tokens, promptTokens: prompt.length, cachedTokens };
     } catch (error) {
       healthy = input.signal.aborted;
       throw error;

@@ -158,6 +158,7 @@ export function describeLlmEngineContract(
         const { result: stopped } = await run({ ...sampling, stop: ["never in a reply \u0000", stop] });
         expect(cleanReply(stopped.text)).toBe(cleanReply(whole.text.slice(0, at)));
         expect(stopped.text).not.toContain(stop);
+        expect(stopped.finishReason).toBe("stop");
       },
       timeout,
     );
@@ -170,6 +171,17 @@ export function describeLlmEngineContract(
         expect(result.tokens).toBeGreaterThan(0);
         expect(result.tokens).toBeLessThanOrEqual(maxTokens + tolerance);
         expect(Math.max(0, ...progress)).toBeLessThanOrEqual(maxTokens + tolerance);
+      },
+      timeout,
+    );
+
+    it(
+      "when a reply is cut at maxTokens, then its finishReason is length, and stop when it ended before",
+      async () => {
+        const cut = await run({ maxTokens: 4 });
+        expect(cut.result.finishReason).toBe(cut.result.tokens >= 4 ? "length" : "stop");
+        const { result: whole } = await run({ maxTokens: longMaxTokens, stop: ["e"] });
+        expect(whole.finishReason).toBe("stop");
       },
       timeout,
     );

@@ -36,8 +36,13 @@ export interface GenerationInput {
   streamText?: boolean;
 }
 
+/** Why generation ended: the engine stopped by itself (end of text, a stop sequence), or at its token limit. */
+export type EngineFinish = "stop" | "length";
+
 export interface GenerationResult {
   text: string;
+  /** `length` when `maxTokens` (or the end of the context) cut the reply, else `stop`. */
+  finishReason: EngineFinish;
   /** Tokens generated (prompt tokens excluded). */
   tokens: number;
   promptTokens: number;

@@ -187,7 +187,13 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     }
     // A count already reported must not shrink, or progress would run ahead of the result.
     const tokens = Math.max(reply.completionTokens ?? 0, streamed.tokens);
-    return { text: reply.text, tokens, promptTokens: reply.promptTokens ?? 0, cachedTokens: reply.cachedTokens ?? 0 };
+    return {
+      text: reply.text,
+      finishReason: reply.finishReason === "length" ? "length" : "stop",
+      tokens,
+      promptTokens: reply.promptTokens ?? 0,
+      cachedTokens: reply.cachedTokens ?? 0,
+    };
   }
 
   /** Deltas beyond maxTokens can only be pieces of tokens, so the count never passes it. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "@jest/globals";
-import { cleanPartialReply, cleanReply, STOP_SEQUENCES, stopSequencesFor } from "./stop-sequences.js";
+import {
+  cleanPartialReply,
+  cleanReply,
+  replyFinishReason,
+  STOP_SEQUENCES,
+  stopSequencesFor,
+} from "./stop-sequences.js";
 
 describe("cleanPartialReply", () => {
   it("when the text ends in the start of a stop sequence, then that start is not shown", () => {
@@ -43,5 +49,17 @@ describe("cleanPartialReply", () => {
 
   it("when the text's end begins a stop sequence more than once over, then only the part that may still complete it waits", () => {
     expect(cleanPartialReply("x aaaa", stopSequencesFor(["ab"]))).toBe("x aaa");
+  });
+});
+
+describe("replyFinishReason", () => {
+  it("when the engine stopped by itself, then the reply ended with stop", () => {
+    expect(replyFinishReason("The end.", "stop", STOP_SEQUENCES)).toBe("stop");
+  });
+
+  it("when the engine reached its limit, then length, unless the text holds a stop sequence the worker cuts at", () => {
+    expect(replyFinishReason("and then the cat", "length", STOP_SEQUENCES)).toBe("length");
+    expect(replyFinishReason("The end.\nYou: more", "length", STOP_SEQUENCES)).toBe("stop");
+    expect(replyFinishReason("so far. THE END", "length", stopSequencesFor(["THE END"]))).toBe("stop");
   });
 });

@@ -28,6 +28,18 @@ export function cleanPartialReply(text: string, stops: readonly string[] = STOP_
   return partial.slice(0, partial.length - stopSequenceBegun(partial, stops)).trim();
 }
 
+/**
+ * Why a reply ended, as its record says: an engine cut at its token limit may still hold a stop
+ * sequence the worker cuts at (an upstream sent only some of them): that reply ended at a stop.
+ */
+export function replyFinishReason(
+  text: string,
+  engineFinish: "stop" | "length",
+  stops: readonly string[],
+): "stop" | "length" {
+  return engineFinish === "length" && !stops.some((stop) => text.includes(stop)) ? "length" : "stop";
+}
+
 /** `text` up to the first of `stops` it holds. */
 function cutAtStops(text: string, stops: readonly string[]): string {
   let cut = text;
