@@ -6,6 +6,7 @@ import {
   KNOWN_SCOPES,
   LIMITED_OPERATIONS,
   type KeyLimits,
+  type KeyUpdate,
 } from "@chorus/contracts";
 import { ApiKeyError, ApiKeyStore, parseCommandLine, redisKeys } from "@chorus/platform";
 import { runOnRedis } from "./command-redis.js";
@@ -15,6 +16,10 @@ const USAGE = `usage: npm run keys -- COMMAND
           prints only the new key; --rotate revokes a key holding NAME first
           (revoked names are free again); text, tts, status: requests per minute;
           inflight: text requests waiting or running; streams: open status streams and waits
+  update ID [--scopes LIST] [--limits text=N,...]
+          changes a key in place (its secret, id and usage stay): --scopes replaces its
+          scopes; each --limits entry sets that limit, NAME=default drops the key's own
+          (the deployment's applies); gateways apply it within KEY_CACHE_TTL_MS
   list    every key, with column headers
   revoke ID | revoke --name NAME
           ID only ever matches an id; a name is revoked only with --name;
@@ -27,20 +32,25 @@ class UsageError extends Error {}
 
 const KEY_LIMITS = [...LIMITED_OPERATIONS, ...CAPPED_HOLDINGS];
 
-function parseLimits(value: string | undefined): KeyLimits {
-  const limits: KeyLimits = {};
+/** `text=N,...`; where `reset` is allowed, `text=default` names a limit to drop (null). */
+function parseLimitEntries(value: string | undefined, reset: boolean): KeyUpdate["limits"] & object {
+  const limits: KeyUpdate["limits"] & object = {};
   for (const pair of value ? value.split(",") : []) {
     const [name, raw] = pair.split("=");
     const operation = KEY_LIMITS.find((op) => op === name?.trim());
     const number = Number(raw);
-    if (!operation || !Number.isInteger(number) || number < 1)
+    if (operation && reset && raw?.trim() === "default") limits[operation] = null;
+    else if (operation && Number.isInteger(number) && number >= 1) limits[operation] = number;
+    else
       throw new UsageError(
-        `bad --limits entry '${pair}'; expected ${KEY_LIMITS.map((op) => `${op}=N`).join(", ")} with N >= 1`,
+        `bad --limits entry '${pair}'; expected ${KEY_LIMITS.map((op) => `${op}=N`).join(", ")} with N >= 1` +
+          (reset ? " (or NAME=default)" : ""),
       );
-    limits[operation] = number;
   }
   return limits;
 }
+
+const parseLimits = (value: string | undefined): KeyLimits => parseLimitEntries(value, false) as KeyLimits;
 
 function parseScopes(value: string | undefined): string[] {
   const scopes = (value ?? "*")
@@ -82,6 +92,8 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
       replace: values.rotate === true,
     });
     process.stdout.write(`${secret}\n`);
+  } else if (command === "update" && target !== undefined) {
+    await update(store, target, values);
   } else if (command === "list") {
     const listed = await store.list(); // read before printing: a failure leaves no half a table
     process.stdout.write("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\n");
@@ -100,9 +112,22 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
 
 function whatWasWrong(command: string | undefined, target: string | undefined): string {
   if (command === undefined) return "no command given";
+  if (command === "update") return "update needs an ID";
   if (command === "revoke")
     return target === undefined ? "revoke needs an ID or --name NAME" : "revoke takes an ID or --name NAME, not both";
   return `unknown command '${command}'`;
+}
+
+async function update(store: ApiKeyStore, id: string, values: CommandLine["values"]): Promise<void> {
+  const change: KeyUpdate = {};
+  if (values.scopes !== undefined) change.scopes = parseScopes(values.scopes);
+  if (values.limits !== undefined) change.limits = parseLimitEntries(values.limits, true);
+  if (change.scopes === undefined && change.limits === undefined)
+    throw new UsageError(`update needs --scopes or --limits\n\n${USAGE}`);
+  const record = await store.update(id, change);
+  process.stderr.write(
+    `updated ${record.id} (${record.name}): scopes ${record.scopes.join(",")}, limits ${JSON.stringify(record.limits)}\n`,
+  );
 }
 
 /** Revoking twice changes nothing and is not an error: said as such, by id and by name alike. */

@@ -99,6 +99,49 @@ describe("npm run keys", () => {
     }
   });
 
+  it("when keys update changes a key's limits, then the same secret is held to them, and NAME=default drops one", async () => {
+    const secret = keys("create", "--name", "updated", "--limits", "text=50").stdout.trim();
+    const id = idOf("updated");
+    const updated = keys("update", id, "--limits", "inflight=1,text=default", "--scopes", "text:default,tts");
+    expect(updated.code).toBe(0);
+    expect(updated.stderr).toContain(`updated ${id} (updated)`);
+    const row = keys("list")
+      .stdout.split("\n")
+      .find((line) => line.startsWith(`${id}\t`));
+    expect(row?.split("\t")[2]).toBe("text:default,tts");
+    expect(JSON.parse(row?.split("\t")[3] ?? "null")).toEqual({ inflight: 1 });
+    const gw = await startTestGateway(prefix, {}, TEST_REDIS_URL);
+    try {
+      const submit = () =>
+        request(gw.app)
+          .post("/api/text/default")
+          .auth(secret, { type: "bearer" })
+          .send({ messages: [{ role: "You", content: "Hi", index: 0 }] });
+      const first = await submit();
+      expect(first.status).toBe(200);
+      expect(first.headers["x-ratelimit-limit"]).toBe(String(gw.config.RATE_LIMIT_TEXT));
+      expect(errorOf(await submit()).message).toContain("max in flight 1");
+    } finally {
+      await gw.close({ keepKeys: true });
+    }
+  });
+
+  it("when keys update has nothing to change, an unknown id or a bad limit, then it says so, exit 2, and changes nothing", () => {
+    keys("create", "--name", "unchanged", "--limits", "text=5");
+    const id = idOf("unchanged");
+    const nothing = keys("update", id);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain("--scopes or --limits");
+    const unknown = keys("update", "key_0000000000000000", "--limits", "text=3");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no key with id");
+    expect(keys("update", id, "--limits", "text=0").code).toBe(2);
+    const row = keys("list")
+      .stdout.split("\n")
+      .find((line) => line.startsWith(`${id}\t`));
+    expect(JSON.parse(row?.split("\t")[3] ?? "null")).toEqual({ text: 5 });
+  });
+
   it("when --limits names an unknown limit or a bad number, then it is refused naming every known one", () => {
     const bad = keys("create", "--name", "badcap", "--limits", "inflight=0");
     expect(bad.code).not.toBe(0);

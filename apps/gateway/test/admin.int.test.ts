@@ -80,6 +80,11 @@ describe("admin API with ADMIN_TOKEN", () => {
         .auth(ADMIN_TOKEN, { type: "bearer" })
         .send(body as object),
     delete: (path: string) => request(gw.app).delete(path).auth(ADMIN_TOKEN, { type: "bearer" }),
+    patch: (path: string, body: unknown) =>
+      request(gw.app)
+        .patch(path)
+        .auth(ADMIN_TOKEN, { type: "bearer" })
+        .send(body as object),
   });
   /** The keys GET /admin/keys lists. */
   const listedKeys = async () => ((await admin().get("/admin/keys")).body as KeyList).data;
@@ -94,6 +99,7 @@ describe("admin API with ADMIN_TOKEN", () => {
       ["get", "/admin/keys"],
       ["post", "/admin/keys"],
       ["delete", "/admin/keys/key_0000000000000000"],
+      ["patch", "/admin/keys/key_0000000000000000"],
       ["get", "/admin/keys/key_0000000000000000/usage"],
     ] as const) {
       const req = request(gw.app)[method](path).set("X-Forwarded-For", nextAddress());
@@ -170,6 +176,61 @@ describe("admin API with ADMIN_TOKEN", () => {
     expect(refused.status).toBe(401);
     expect(errorOf(refused).message).toBe("the API key has been revoked");
     expect((await listedKeys()).find((k) => k.id === id)?.revoked).toBe(true);
+  });
+
+  it("when a key's limits and scopes are patched, then the same secret is held to them at once, and null gives back the deployment's", async () => {
+    const created = (await admin().post("/admin/keys", { name: "patched", limits: { text: 50 } })).body as CreatedKey;
+    const submit = (model = "default") =>
+      request(gw.app).post(`/api/text/${model}`).auth(created.key, { type: "bearer" }).send(defaultRequest());
+    expect((await submit()).headers["x-ratelimit-limit"]).toBe("50");
+
+    const patched = await admin().patch(`/admin/keys/${created.id}`, {
+      scopes: ["text:default"],
+      limits: { text: 2, inflight: 9 },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({
+      ...created,
+      key: undefined,
+      scopes: ["text:default"],
+      limits: { text: 2, inflight: 9 },
+      revoked: false,
+    });
+    const limited = await submit();
+    expect(limited.status).toBe(200);
+    expect(limited.headers["x-ratelimit-limit"]).toBe("2");
+    expect((await submit()).status).toBe(429);
+    expect((await submit("Witch")).status).toBe(403);
+
+    const back = await admin().patch(`/admin/keys/${created.id}`, { limits: { text: null } });
+    expect(back.body).toMatchObject({ limits: { inflight: 9 } });
+    expect((back.body as ApiKeyRecord).limits).not.toHaveProperty("text");
+    expect((await submit()).headers["x-ratelimit-limit"]).toBe(String(gw.config.RATE_LIMIT_TEXT));
+    expect((await listedKeys()).find((k) => k.id === created.id)).toMatchObject({ limits: { inflight: 9 } });
+  });
+
+  it.each([
+    ["an empty change", {}, "body"],
+    ["an unknown field", { name: "renamed" }, "name"],
+    ["a limit of 0", { limits: { text: 0 } }, "limits.text"],
+    ["an unknown scope", { scopes: ["text:Nobody"] }, "scopes[0]"],
+  ])("when a patch holds %s, then it is 400 naming it and the key is unchanged", async (_label, body, parameter) => {
+    const created = (await admin().post("/admin/keys", { name: `bad-patch-${parameter}`, limits: { text: 5 } }))
+      .body as CreatedKey;
+    const res = await admin().patch(`/admin/keys/${created.id}`, body);
+    expect(res.status).toBe(400);
+    expectEnvelope(res.body, "INVALID_PARAMETER");
+    expect(errorOf(res).details?.parameter).toBe(parameter);
+    expect((await listedKeys()).find((k) => k.id === created.id)).toMatchObject({ limits: { text: 5 } });
+  });
+
+  it("when a patch names an unknown id, then it is 404; a revoked key, 409", async () => {
+    expect((await admin().patch("/admin/keys/key_0000000000000000", { limits: { text: 3 } })).status).toBe(404);
+    const created = (await admin().post("/admin/keys", { name: "patched-revoked" })).body as CreatedKey;
+    await admin().delete(`/admin/keys/${created.id}`);
+    const res = await admin().patch(`/admin/keys/${created.id}`, { limits: { text: 3 } });
+    expect(res.status).toBe(409);
+    expectEnvelope(res.body, "CONFLICT");
   });
 
   it("when a name is taken, then creating it again is 409 CONFLICT; with rotate, the old key is revoked", async () => {

@@ -65,7 +65,7 @@ function documentedRoutes(document: OpenAPIObject): string[] {
 
 function operations(document: OpenAPIObject): [string, OperationObject][] {
   return Object.values(document.paths ?? {}).flatMap((item) =>
-    ["get", "post", "delete"].flatMap((m) =>
+    ["get", "post", "patch", "delete"].flatMap((m) =>
       item[m as "get"] ? [[m, item[m as "get"] as OperationObject] as [string, OperationObject]] : [],
     ),
   );
@@ -142,7 +142,7 @@ describe("GET /openapi.json", () => {
       .filter(([path]) => path.startsWith("/admin/"))
       .flatMap(([, item]) => Object.values(item as Record<string, OperationObject>).map((op) => op.operationId));
     expect(own([{ adminToken: [] }]).sort()).toEqual(adminOperations.sort());
-    expect(adminOperations).toHaveLength(4);
+    expect(adminOperations).toHaveLength(5);
     expect(operations(served).filter(([, op]) => op.security !== undefined)).toHaveLength(2 + adminOperations.length);
   });
 

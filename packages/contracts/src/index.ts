@@ -20,9 +20,12 @@ export * from "./rate-limits.js";
 export { errorEnvelopeSchema } from "./errors.schema.js";
 export { statusRecordSchema } from "./status-record.schema.js";
 export {
+  keyUpdateSchema,
   MAX_API_KEY_NAME_CHARS,
   newApiKeySchema,
+  validateKeyUpdate,
   validateNewApiKey,
+  type KeyUpdate,
   type NewApiKeyRequest,
 } from "./admin/new-api-key.schema.js";
 export * from "./openai/index.js";

@@ -1,6 +1,7 @@
-import { ApiError, validateNewApiKey } from "@chorus/contracts";
+import { ApiError, validateNewApiKey, type KeyUpdate } from "@chorus/contracts";
 import {
   ApiKeyError,
+  ApiKeyRevoked,
   sumUsage,
   type ApiKeyLookup,
   type ApiKeyRecord,
@@ -37,7 +38,7 @@ async function existingKey(apiKeys: ApiKeyStore, req: Request): Promise<ApiKeyRe
   return record;
 }
 
-/** POST/GET /admin/keys, DELETE /admin/keys/{id}, GET /admin/keys/{id}/usage: the keys CLI's store, over HTTP. */
+/** POST/GET /admin/keys, PATCH/DELETE /admin/keys/{id}, GET /admin/keys/{id}/usage: the keys CLI's store, over HTTP. */
 export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenticate: RequestHandler): void {
   router.post("/admin/keys", authenticate, jsonBody(), async (req, res) => {
     const { name, scopes, limits, rotate } = validateNewApiKey(req.body);
@@ -57,6 +58,16 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
   });
   router.get("/admin/keys", authenticate, async (_req, res) => {
     res.json({ data: (await deps.apiKeys.list()).map(shown) });
+  });
+  router.patch("/admin/keys/:id", authenticate, jsonBody(), async (req, res) => {
+    const { id } = await existingKey(deps.apiKeys, req);
+    const updated = await deps.apiKeys.update(id, req.body as KeyUpdate).catch((error: unknown) => {
+      if (error instanceof ApiKeyRevoked) throw new ApiError("CONFLICT", `key '${id}' is revoked: it cannot change`);
+      throw error;
+    });
+    deps.keyLookup.forget(id);
+    requestLogger(req).info("api key updated", { keyId: id, scopes: updated.scopes, limits: updated.limits });
+    res.json(shown(updated));
   });
   router.delete("/admin/keys/:id", authenticate, async (req, res) => {
     const { id } = await existingKey(deps.apiKeys, req);

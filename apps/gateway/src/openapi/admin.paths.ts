@@ -1,4 +1,4 @@
-import { LIMITED_OPERATIONS, newApiKeySchema } from "@chorus/contracts";
+import { keyUpdateSchema, LIMITED_OPERATIONS, newApiKeySchema } from "@chorus/contracts";
 import { json, type Operation, type Paths } from "./operation.js";
 import { errors } from "./responses.js";
 import { schemaRef, type Schema } from "./schemas.js";
@@ -6,9 +6,8 @@ import { schemaRef, type Schema } from "./schemas.js";
 const admin = { tags: ["Admin"], security: [{ adminToken: [] }] } satisfies Partial<Operation>;
 
 const limits: Schema = {
-  type: "object",
-  properties: Object.fromEntries(LIMITED_OPERATIONS.map((op) => [op, { type: "integer", minimum: 1 }])),
-  description: "Per-minute overrides for this key.",
+  ...(newApiKeySchema.properties.limits as unknown as Schema),
+  description: "This key's own limits (per-minute budgets and caps); the deployment's apply to those not named.",
 };
 const keyFields = {
   id: { type: "string", description: "Names the key in the admin API, the CLI and the logs; not a secret." },
@@ -40,6 +39,7 @@ const usageFields = {
 /** The admin API's own shapes; the request body is the contract's schema, the one the key store checks. */
 export const ADMIN_SCHEMAS = {
   NewApiKeyRequest: newApiKeySchema as unknown as Schema,
+  ApiKeyUpdate: keyUpdateSchema as unknown as Schema,
   ApiKey: {
     type: "object",
     required: [...Object.keys(keyFields), "revoked"],
@@ -155,6 +155,30 @@ export function adminPaths(): Paths {
       },
     },
     "/admin/keys/{id}": {
+      patch: {
+        ...admin,
+        operationId: "updateApiKey",
+        summary: "Change an API key's scopes or limits",
+        description:
+          "The key keeps its secret, id and usage (`npm run keys -- update ID`). `scopes` replaces its scopes; each entry of `limits` sets that limit, or with `null` drops the key's own value so the deployment's applies again; limits not named stay. " +
+          "At once on the gateway that answers; on the others within their key cache's time (`KEY_CACHE_TTL_MS`, 5 s by default). A revoked key is 409 CONFLICT.",
+        parameters: [idParameter],
+        requestBody: {
+          required: true,
+          content: json(schemaRef("ApiKeyUpdate"), {
+            raise: { limits: { text: 600, inflight: 20 } },
+            back: { limits: { text: null } },
+            narrow: { scopes: ["text:Witch"] },
+          }),
+        },
+        responses: {
+          "200": {
+            description: "The key as it is now.",
+            content: json(schemaRef("ApiKey"), { updated: { ...key, limits: { text: 600 }, revoked: false } }),
+          },
+          ...errors(400, 401, 404, 409, 413, 415, 429, 500, 503),
+        },
+      },
       delete: {
         ...admin,
         operationId: "revokeApiKey",

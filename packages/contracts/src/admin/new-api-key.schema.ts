@@ -18,6 +18,19 @@ const heldAtOnce = {
     "most held at once by this key only (overrides the deployment's cap): inflight, text requests waiting or running; streams, open status streams and Prefer: wait holds",
 } as const;
 
+/** A key's own limits: each a per-minute budget or a cap, overriding the deployment's. */
+const keyLimitProperties = {
+  ...Object.fromEntries(LIMITED_OPERATIONS.map((operation) => [operation, perMinute])),
+  ...Object.fromEntries(CAPPED_HOLDINGS.map((holding) => [holding, heldAtOnce])),
+} as Record<keyof KeyLimits, typeof perMinute | typeof heldAtOnce>;
+
+const scopesSchema = {
+  type: "array",
+  items: { type: "string", enum: [...KNOWN_SCOPES] },
+  minItems: 1,
+  uniqueItems: true,
+} as const;
+
 /**
  * What a new API key is made of, for POST /admin/keys and `npm run keys -- create` alike: the key
  * store checks it, so both callers share these bounds.
@@ -34,22 +47,8 @@ export const newApiKeySchema = {
       pattern: "\\S",
       description: "unique among keys not revoked",
     },
-    scopes: {
-      type: "array",
-      items: { type: "string", enum: [...KNOWN_SCOPES] },
-      minItems: 1,
-      uniqueItems: true,
-      default: [SCOPE_ALL],
-    },
-    limits: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        ...Object.fromEntries(LIMITED_OPERATIONS.map((operation) => [operation, perMinute])),
-        ...Object.fromEntries(CAPPED_HOLDINGS.map((holding) => [holding, heldAtOnce])),
-      },
-      default: {},
-    },
+    scopes: { ...scopesSchema, default: [SCOPE_ALL] },
+    limits: { type: "object", additionalProperties: false, properties: keyLimitProperties, default: {} },
     rotate: {
       type: "boolean",
       default: false,
@@ -67,3 +66,36 @@ export interface NewApiKeyRequest {
 
 /** The request with its defaults filled in, or ApiError INVALID_PARAMETER naming every bad field. */
 export const validateNewApiKey = compileValidator<NewApiKeyRequest>(newApiKeySchema);
+
+/**
+ * A change to a key (PATCH /admin/keys/{id}, `keys update`): `scopes` replaces the key's scopes;
+ * each entry of `limits` sets that limit, or with null drops the key's own value (the deployment's
+ * applies again). Limits not named stay as they are.
+ */
+export const keyUpdateSchema = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    scopes: scopesSchema,
+    limits: {
+      type: "object",
+      additionalProperties: false,
+      minProperties: 1,
+      properties: Object.fromEntries(
+        Object.entries(keyLimitProperties).map(([name, schema]) => [
+          name,
+          { ...schema, type: ["integer", "null"], description: `${schema.description}; null: the deployment's` },
+        ]),
+      ),
+    },
+  },
+} as const;
+
+export interface KeyUpdate {
+  scopes?: string[];
+  limits?: { [Name in keyof KeyLimits]?: number | null };
+}
+
+/** The change, or ApiError INVALID_PARAMETER naming every bad field. */
+export const validateKeyUpdate = compileValidator<KeyUpdate>(keyUpdateSchema);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { validateNewApiKey, type KeyLimits } from "@chorus/contracts";
+import { validateKeyUpdate, validateNewApiKey, type KeyLimits, type KeyUpdate } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
@@ -21,6 +21,9 @@ export interface NewApiKey {
 }
 
 export class ApiKeyError extends Error {}
+
+/** The key exists but is revoked, so it cannot change. */
+export class ApiKeyRevoked extends ApiKeyError {}
 
 /** Keys carry a recognisable prefix (for secret scanners) and 256 random bits. */
 const SECRET_PREFIX = "ck_";
@@ -105,6 +108,28 @@ export class ApiKeyStore {
       .map(([, hash]) => fromHash(hash as Record<string, string>))
       .filter((r): r is ApiKeyRecord => r !== null)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * Changes a key's scopes and limits in place (its secret, id and usage stay): each limit named sets
+   * it, or with null drops it. Bad input throws ApiError INVALID_PARAMETER; a revoked key cannot
+   * change. Gateways see the change once their key cache lets go of the old record.
+   */
+  async update(id: string, change: KeyUpdate): Promise<ApiKeyRecord> {
+    const { scopes, limits } = validateKeyUpdate(change);
+    const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
+    const key = secretHash ? this.keys.apiKeyBySecretHash(secretHash) : null;
+    const record = key ? fromHash(await this.redis.hgetall(key)) : null;
+    if (!key || !record) throw new ApiKeyError(`no key with id "${id}"`);
+    if (record.revoked) throw new ApiKeyRevoked(`key "${id}" is revoked: it cannot change`);
+    const merged: KeyLimits = { ...record.limits };
+    for (const [name, value] of Object.entries(limits ?? {}) as [keyof KeyLimits, number | null][]) {
+      if (value === null) delete merged[name];
+      else merged[name] = value;
+    }
+    const updated = { ...record, scopes: scopes ?? record.scopes, limits: merged };
+    await this.redis.hset(key, { scopes: JSON.stringify(updated.scopes), limits: JSON.stringify(merged) });
+    return updated;
   }
 
   /**
