@@ -1,4 +1,4 @@
-import { ApiError, type HoldingCaps, type OperationLimits } from "@chorus/contracts";
+import { ApiError, type ModelId } from "@chorus/contracts";
 import {
   RequestIndex,
   type ApiKeyLookup,
@@ -12,8 +12,14 @@ import {
   type RedisClient,
 } from "@chorus/platform";
 import type { Queue } from "bullmq";
-import express, { type Express } from "express";
+import express, { type Express, type Request, type Response } from "express";
 import { addAdminRoutes } from "./admin/admin-routes.js";
+import { requestBudgets } from "./admission/budgets.js";
+import type { WebhookPolicy } from "./admission/finish-options.js";
+import type { LimitPolicy } from "./admission/limit-policy.js";
+import { SpeechAdmission } from "./admission/speech-admission.js";
+import { StreamPlaces } from "./admission/stream-places.js";
+import { TextAdmission } from "./admission/text-admission.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { countedUsage } from "./middleware/count-usage.js";
 import type { RequestCounts } from "./services/request-counts.js";
@@ -33,7 +39,7 @@ import { addBatchStatusRoute } from "./routes/batch-status.route.js";
 import { addRequestsListRoute } from "./routes/requests-list.route.js";
 import { addStatusRoutes } from "./routes/status.route.js";
 import { addReplyAudioRoutes } from "./routes/reply-audio.route.js";
-import { addTextRoutes, type WebhookPolicy } from "./routes/text.route.js";
+import { addTextRoutes } from "./routes/text.route.js";
 import type { SpeechJobs } from "./services/speech-jobs.service.js";
 import type { IdempotencyKeys } from "./services/idempotency.js";
 import type { QueueDepth } from "./services/queue-depth.js";
@@ -66,9 +72,8 @@ export interface GatewayDeps {
   textJobs: TextJobs;
   idempotency: IdempotencyKeys;
   queueDepth: QueueDepth;
-  maxQueueDepth: number;
-  /** What one key may hold at once, unless its own limits say otherwise: requests in flight, open streams and waits. */
-  caps: HoldingCaps;
+  /** Text backlog at which submits get 503 (null: no bound). */
+  maxQueueDepth: number | null;
   /** The streams and waits each key holds open, over all gateways. */
   openStreams: OpenStreams;
   /** How long delivered speech is kept for retries with the same Idempotency-Key. */
@@ -79,7 +84,8 @@ export interface GatewayDeps {
   replyAudio: SpeechAudioStore;
   /** Whether a submit may carry `webhook`, and where it may point. */
   webhooks: WebhookPolicy;
-  limits: OperationLimits;
+  /** Each key's limits (per-minute budgets, in-flight and stream caps): its own, else the deployment's. */
+  limits: LimitPolicy;
   rateLimitWindowMs: number;
   authFailureLimit: number;
   trustProxy: boolean | number | string;
@@ -138,10 +144,12 @@ export function buildApp(deps: GatewayDeps): Express {
   const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
   const status = countedUsage(limiters.status, deps.requestCounts, "status");
   const tts = countedUsage(limiters.tts, deps.requestCounts, "tts");
-  const holds = { openStreams: deps.openStreams, caps: deps.caps };
+  const text = (model: ModelId) => countedUsage(limiters.text(model), deps.requestCounts, "text");
+  const budgets = (req: Request, res: Response) => requestBudgets({ text, tts }, req, res);
+  const places = new StreamPlaces(deps.openStreams, deps.limits);
   addStatusRoutes(
     app,
-    { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges, holds },
+    { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges, places },
     { authenticate: authenticated, limit: status },
   );
   addBatchStatusRoute(app, deps.statuses, {
@@ -153,36 +161,32 @@ export function buildApp(deps: GatewayDeps): Express {
     authenticate: authenticated,
     limit: status,
   });
-  const textDeps = {
-    jobs: deps.textJobs,
-    statuses: deps.statuses,
-    waits: deps.finalStatusWaits,
+  const textAdmission = new TextAdmission({
+    limits: deps.limits,
+    places,
     idempotency: deps.idempotency,
     queueDepth: deps.queueDepth,
     maxQueueDepth: deps.maxQueueDepth,
-    holds,
+    jobs: deps.textJobs,
     webhooks: deps.webhooks,
     speechEnabled: deps.speechJobs !== null,
-  };
-  const text = countedUsage(limiters.text, deps.requestCounts, "text");
-  // A submit with `speak` also spends (and counts as) one speech request.
-  addTextRoutes(app, textDeps, { authenticate: authenticated, limit: text, speechLimit: tts });
-  addSpeechRoutes(
-    app,
-    { speech: deps.speechJobs, idempotency: deps.idempotency, keepSeconds: deps.audioKeepSeconds },
-    { authenticate: authenticated, limit: tts },
-  );
+  });
+  const textDoor = { admission: textAdmission, budgets, statuses: deps.statuses, waits: deps.finalStatusWaits };
+  addTextRoutes(app, textDoor, authenticated);
+  const speechAdmission = new SpeechAdmission({
+    speech: deps.speechJobs,
+    idempotency: deps.idempotency,
+    keepSeconds: deps.audioKeepSeconds,
+  });
+  const speechDoor = { admission: speechAdmission, budgets };
+  addSpeechRoutes(app, speechDoor, authenticated);
   addReplyAudioRoutes(
     app,
     { statuses: deps.statuses, audio: deps.replyAudio },
     { authenticate: authenticated, limit: tts },
   );
-  const chat = { ...textDeps, changes: deps.statusChanges, deltas: deps.replyDeltas };
-  addOpenAiRoutes(
-    app,
-    { chat, speech: deps.speechJobs, connections: redisConnections(deps) },
-    { authenticate: authenticated, text, tts },
-  );
+  const chat = { ...textDoor, jobs: deps.textJobs, changes: deps.statusChanges, deltas: deps.replyDeltas };
+  addOpenAiRoutes(app, { chat, speech: speechDoor, connections: redisConnections(deps) }, authenticated);
   addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);

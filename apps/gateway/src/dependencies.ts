@@ -22,6 +22,7 @@ import {
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
+import { LimitPolicy } from "./admission/limit-policy.js";
 import { parseCorsOrigins } from "./middleware/cors.js";
 import { RequestCounts } from "./services/request-counts.js";
 
@@ -110,15 +111,20 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     ),
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
-    maxQueueDepth: config.MAX_QUEUE_DEPTH,
-    caps: { inflight: config.MAX_IN_FLIGHT_PER_KEY, streams: config.MAX_STREAMS_PER_KEY },
+    maxQueueDepth: config.MAX_QUEUE_DEPTH > 0 ? config.MAX_QUEUE_DEPTH : null,
     openStreams,
     audioKeepSeconds: config.AUDIO_TTL_SECONDS,
     speechJobs: speech?.jobs ?? null,
     // Spoken replies (issue 16) are read like speech audio, on its connection where there is one.
     replyAudio: new SpeechAudioStore(speech?.audioRedis ?? queueRedis, keys),
     webhooks: { enabled: config.WEBHOOK_SECRET !== undefined, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
-    limits: { text: config.RATE_LIMIT_TEXT, tts: config.RATE_LIMIT_TTS, status: config.RATE_LIMIT_STATUS },
+    limits: new LimitPolicy({
+      text: config.RATE_LIMIT_TEXT,
+      tts: config.RATE_LIMIT_TTS,
+      status: config.RATE_LIMIT_STATUS,
+      inflight: config.MAX_IN_FLIGHT_PER_KEY,
+      streams: config.MAX_STREAMS_PER_KEY,
+    }),
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),

@@ -50,7 +50,11 @@ describe("writes split between a record and its queue, the queue's side failing"
     await statuses.create("finish-1", "key_x", MODEL, Date.now(), "https://hooks.example.com/x");
     const written = await withQueueSideRefused(() => statuses.fail("finish-1", "cancelled"));
     expect(written).toBe(true);
-    expect((await statuses.get("finish-1"))?.record).toEqual({ status: "error", error: "cancelled" });
+    expect((await statuses.get("finish-1"))?.record).toEqual({
+      status: "error",
+      error: "cancelled",
+      finishReason: "cancelled",
+    });
     expect(finished).toEqual(["finish-1 https://hooks.example.com/x"]);
     // The id is still in the unfinished set: the lost-job sweep takes it out (its record is final).
     expect(await gw.deps.redis.zscore(gw.deps.keys.textRequestsUnfinished(), "finish-1")).not.toBeNull();
@@ -66,7 +70,9 @@ describe("writes split between a record and its queue, the queue's side failing"
   it("when a submit cannot join the queue, then the client gets the error and nothing of its record is written (it would not be listed as processing)", async () => {
     const keyId = "key_split";
     await expect(
-      withQueueSideRefused(() => gw.deps.textJobs.submit({ keyId, model: MODEL, request: defaultRequest() as never })),
+      withQueueSideRefused(() =>
+        gw.deps.textJobs.submit({ keyId, model: MODEL, request: defaultRequest() as never, inFlightCap: 100 }),
+      ),
     ).rejects.toThrow(/WRONGTYPE/);
     // The queue is joined first on every topology (it hands out the job's turn): no record was written.
     const { entries } = await new RequestIndex(gw.deps.redis, gw.deps.keys).after(keyId, null, 10);

@@ -74,7 +74,7 @@ try {
   await listenForCancellations(subscriber, deps.keys.cancelChannel(), workers, logger);
   const presence = new WorkerPresence(deps.connection, deps.keys.workerSlots(), config.WORKER_CONCURRENCY, workerId);
   await presence.start();
-  await routing?.start();
+  await routing.start();
   const sweeper = new LostJobSweeper({ ...deps, onLost: () => metrics.recordJob(QUEUES.text, "lost") });
   sweeper.start();
   logger.info("worker ready", {
@@ -82,7 +82,10 @@ try {
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
     workerId,
-    cacheRouting: routing ? `on (waits at most ${config.ROUTE_MAX_WAIT_MS} ms for the preferred worker)` : "off",
+    cacheRouting:
+      config.ROUTE_MAX_WAIT_MS > 0
+        ? `on (waits at most ${config.ROUTE_MAX_WAIT_MS} ms for the preferred worker)`
+        : "hands nothing over (ROUTE_MAX_WAIT_MS=0); honours the claims of jobs others hand",
   });
   onShutdownSignal(logger, 30_000, async () => {
     // Stop taking jobs and let running ones finish; what cannot finish in time is retried elsewhere.
@@ -92,7 +95,7 @@ try {
     await Promise.all(workers.map((w) => w.close()));
     // Alive until the running jobs are done: a lapsed heartbeat would have their routed jobs taken
     // over and run twice. What is handed here meanwhile waits for a free worker (ROUTE_MAX_WAIT_MS).
-    await routing?.stop();
+    await routing.stop();
     await health.close();
     await Promise.all(depthQueues.map((q) => q.close()));
     await deps.close();

@@ -16,6 +16,7 @@ import {
   authenticate,
   authenticatedKey,
   createRateLimiters,
+  LimitPolicy,
   requestContext,
   sendJson,
 } from "@chorus/gateway/middleware";
@@ -50,7 +51,7 @@ const limiters = createRateLimiters({
   redis,
   keys: redisKeys(`${env.prefix}:${step}`),
   logger,
-  limits: { text: limit, tts: limit, status: limit },
+  limits: new LimitPolicy({ text: limit, tts: limit, status: limit, inflight: limit, streams: limit }),
   windowMs,
   authFailureLimit: 10,
   metrics,

@@ -18,3 +18,11 @@ export function jsonBody(): RequestHandler {
     parseJson(req, res, next);
   };
 }
+
+/** The JSON body, parsed as jsonBody() parses it, where a step reads it after others ran (admission). */
+export function readJsonBody(req: Request, res: Response): Promise<unknown> {
+  const parse = jsonBody();
+  return new Promise((resolve, reject: (error: Error) => void) =>
+    parse(req, res, (error?: unknown) => (error ? reject(error as Error) : resolve(req.body))),
+  );
+}

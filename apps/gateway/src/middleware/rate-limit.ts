@@ -1,9 +1,10 @@
-import { ApiError, type OperationLimits } from "@chorus/contracts";
+import { ApiError, type ModelId, type OperationLimits } from "@chorus/contracts";
 import type { GatewayMetrics, Logger, RedisKeys, RedisClient } from "@chorus/platform";
 import type { Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator, rateLimit, type RateLimitInfo } from "express-rate-limit";
 import type { Cluster } from "ioredis";
 import type { RedisReply, SendCommandClusterFn } from "rate-limit-redis";
+import type { LimitPolicy } from "../admission/limit-policy.js";
 import { ResilientRedisStore } from "./resilient-redis-store.js";
 import { authenticatedKey } from "./authenticate.js";
 
@@ -11,14 +12,16 @@ export interface RateLimitDeps {
   redis: RedisClient;
   keys: RedisKeys;
   logger: Logger;
-  limits: OperationLimits;
+  /** Each key's per-minute budgets: its own, else the deployment's. */
+  limits: LimitPolicy;
   windowMs: number;
   authFailureLimit: number;
   metrics?: Pick<GatewayMetrics, "recordRateLimitRejection">;
 }
 
 export interface RateLimiters {
-  text: RequestHandler;
+  /** The per-model text budget (one counter per key and model). */
+  text(model: ModelId): RequestHandler;
   tts: RequestHandler;
   status: RequestHandler;
   /**
@@ -119,27 +122,13 @@ function chargeUnits(deps: RateLimitDeps, store: ResilientRedisStore, name: stri
     };
 }
 
-const TEXT_BUDGET_MODEL = Symbol("textBudgetModel");
-
-/**
- * Names the model whose text budget a request spends where the path does not (POST
- * /v1/chat/completions carries it in the body): the same budget as POST /api/text/{model}.
- */
-export function spendTextBudgetOf(req: Request, model: string): void {
-  (req as Request & { [TEXT_BUDGET_MODEL]?: string })[TEXT_BUDGET_MODEL] = model;
-}
-
-function textBudgetModel(req: Request): string {
-  return (req as Request & { [TEXT_BUDGET_MODEL]?: string })[TEXT_BUDGET_MODEL] ?? String(req.params.model);
-}
-
 /** Budgets are per API key and per operation (text per model); a key may override each limit. */
 export function createRateLimiters(deps: RateLimitDeps): RateLimiters {
-  const limitFor = (op: keyof OperationLimits) => (req: Request) => authenticatedKey(req).limits[op] ?? deps.limits[op];
+  const limitFor = (op: keyof OperationLimits) => (req: Request) => deps.limits.perMinute(authenticatedKey(req), op);
   const byKey = (req: Request) => authenticatedKey(req).id;
   const statusStore = redisStore(deps, "status");
   return {
-    text: limiter(deps, "text", limitFor("text"), (req) => `${authenticatedKey(req).id}:${textBudgetModel(req)}`),
+    text: textLimiters(deps, limitFor("text")),
     tts: limiter(deps, "tts", limitFor("tts"), byKey),
     status: limiter(deps, "status", limitFor("status"), byKey, statusStore),
     statusUnits: chargeUnits(deps, statusStore, "status"),
@@ -149,5 +138,21 @@ export function createRateLimiters(deps: RateLimitDeps): RateLimiters {
       () => deps.authFailureLimit,
       (req) => ipKeyGenerator(req.ip ?? "unknown"),
     ),
+  };
+}
+
+/**
+ * One limiter a model, each counting per key and model under the text prefix (a store each, as
+ * express-rate-limit expects), made when a model is first asked for.
+ */
+function textLimiters(deps: RateLimitDeps, limit: (req: Request) => number): (model: ModelId) => RequestHandler {
+  const byModel = new Map<ModelId, RequestHandler>();
+  return (model) => {
+    let handler = byModel.get(model);
+    if (!handler) {
+      handler = limiter(deps, "text", limit, (req) => `${authenticatedKey(req).id}:${model}`);
+      byModel.set(model, handler);
+    }
+    return handler;
   };
 }

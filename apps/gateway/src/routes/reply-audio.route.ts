@@ -1,12 +1,12 @@
 import { ApiError, isRequestId } from "@chorus/contracts";
 import type { SpeechAudioStore, StatusStore } from "@chorus/platform";
-import type { IRouter, Request, Response } from "express";
+import type { IRouter, NextFunction, Request, Response } from "express";
+import { speechAccess } from "../admission/model-access.js";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { logHttp, requestLogger } from "../middleware/request-context.js";
 import { notFound, ownedBy } from "../services/owned-status.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendAudio } from "./send-audio.js";
-import { speechScope } from "./speech.route.js";
 
 export interface ReplyAudioRouteDeps {
   statuses: StatusStore;
@@ -34,6 +34,15 @@ function answerReplyAudio(deps: ReplyAudioRouteDeps) {
     if (await sendAudio(res, deps.audio, { requestId: id, meta }, true, requestLogger(req)))
       logHttp(req, "spoken reply delivered", { jobId: id, format: meta.format, bytes: meta.byteLength });
   };
+}
+
+function speechScope(req: Request, _res: Response, next: NextFunction): void {
+  try {
+    speechAccess(authenticatedKey(req));
+    next();
+  } catch (refusal) {
+    next(refusal);
+  }
 }
 
 /** Both status paths' `/audio`: owner only (404 as for the record), tts scope, counted in the speech budget. */

@@ -3,7 +3,7 @@ import { finished } from "node:stream/promises";
 import { ApiError, type SpeechJobResult } from "@chorus/contracts";
 import type { AudioStreamEntry, Logger } from "@chorus/platform";
 import type { Response } from "express";
-import type { SpeechJobs, StreamedSpeechJob } from "../services/speech-jobs.service.js";
+import type { SpeechJobs, SpeechJob } from "../services/speech-jobs.service.js";
 import { markCutShort } from "../middleware/request-context.js";
 import { sendAudio } from "./send-audio.js";
 
@@ -48,7 +48,7 @@ async function end(res: Response, meta: SpeechJobResult): Promise<void> {
 async function relay(
   res: Response,
   jobs: SpeechJobs,
-  job: StreamedSpeechJob,
+  job: SpeechJob,
   entries: AsyncIterable<AudioStreamEntry[]>,
   stopped: AbortSignal,
   completed: () => SpeechJobResult | null,
@@ -94,7 +94,7 @@ export interface StreamOptions {
 export async function sendStreamedSpeech(
   res: Response,
   jobs: SpeechJobs,
-  job: StreamedSpeechJob,
+  job: SpeechJob,
   { keep, logger, beforeCut }: StreamOptions,
 ): Promise<StreamOutcome> {
   const stop = new AbortController();

@@ -6,7 +6,7 @@ import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import type { StatusChanges } from "../services/status-changes.js";
 import { notFound, ownedBy } from "../services/owned-status.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
-import { holdStream, holdWhileOpen, type HoldingDeps } from "./holding-caps.js";
+import type { StreamPlaces } from "../admission/stream-places.js";
 import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import type { RouteGuards } from "./route-guards.js";
 import { sendJson } from "./send-json.js";
@@ -50,7 +50,7 @@ function answerStatus(deps: StatusRouteDeps) {
     const { id, stored } = await ownedStatus(req);
     const processing = stored.record.status === "processing";
     if (wantsEventStream(req)) {
-      if (processing) await holdWhileOpen(req, res, deps.holds);
+      if (processing) await deps.places.holdWhileOpen(authenticatedKey(req), res);
       return streamStatus(req, res, deps, id, stored);
     }
     const wait = preferredWaitSeconds(req.headers.prefer);
@@ -71,7 +71,7 @@ async function waitedRecord(
   id: string,
   wait: number,
 ): Promise<StatusRecord | undefined> {
-  const release = await holdStream(req, deps.holds);
+  const release = await deps.places.hold(authenticatedKey(req));
   try {
     return (await finalOrLatest(deps.statuses, deps.waits, id, wait, res))?.record;
   } finally {
@@ -97,7 +97,8 @@ export interface StatusRouteDeps {
   jobs: TextJobs;
   waits: FinalStatusWaits;
   changes: StatusChanges;
-  holds: HoldingDeps;
+  /** A stream or wait holds one of its key's places while it lasts. */
+  places: StreamPlaces;
 }
 
 /**

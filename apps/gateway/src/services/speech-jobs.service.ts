@@ -18,8 +18,8 @@ export interface SynthesizedSpeech {
   meta: SpeechJobResult;
 }
 
-/** A streamed job, enqueued: its audio arrives on its stream; `finished` settles as synthesize() would. */
-export interface StreamedSpeechJob {
+/** A job enqueued: `finished` settles with its result; streamed, its audio arrives on its stream meanwhile. */
+export interface SpeechJob {
   requestId: string;
   finished: Promise<SpeechJobResult>;
 }
@@ -46,25 +46,16 @@ export class SpeechJobs {
     private readonly timeoutMs: number,
   ) {}
 
-  async synthesize(
+  /**
+   * Enqueues a job; `finished` settles with its result (bounded by the time limit). Streamed, it
+   * publishes its audio as it is made (read it with SpeechStreamReaders); else it parks it whole.
+   */
+  async enqueue(
     keyId: string,
     request: SpeechRequest,
     requestId: string = randomUUID(),
-  ): Promise<SynthesizedSpeech> {
-    return { requestId, meta: await (await this.start(keyId, request, requestId, false)).finished };
-  }
-
-  /** Enqueues a job that publishes its audio as it is made (read it with SpeechStreamReaders). */
-  startStreamed(keyId: string, request: SpeechRequest, requestId: string = randomUUID()): Promise<StreamedSpeechJob> {
-    return this.start(keyId, request, requestId, true);
-  }
-
-  private async start(
-    keyId: string,
-    request: SpeechRequest,
-    requestId: string,
-    stream: boolean,
-  ): Promise<StreamedSpeechJob> {
+    stream = false,
+  ): Promise<SpeechJob> {
     const job = await this.queue.add(
       JOB_NAMES.synthesizeSpeech,
       { requestId, keyId, request, acceptedAt: Date.now(), ...(stream ? { stream } : {}) },

@@ -15,8 +15,8 @@ import type { ReplicaWait } from "./replica-wait.js";
 /** The `error` of a record whose job could not be queued (its client was told so and holds no id). */
 const NOT_QUEUED_ERROR = "not queued: the job could not be stored";
 
-/** What a submit hands TextJobs: the validated request, whose it is, and the key's cap. */
-export interface TextSubmission {
+/** What admission hands TextJobs: the validated request, whose it is, and the key's cap. */
+export interface NewTextJob {
   keyId: string;
   model: ModelId;
   request: GenerationRequest;
@@ -24,8 +24,8 @@ export interface TextSubmission {
   clientSampling?: Partial<SamplingParams>;
   /** Given by an Idempotency-Key's claim; else a new one. */
   requestId?: string;
-  /** The key's requests in flight (waiting or running) at which a submit is refused (0: no cap). */
-  inFlightCap?: number;
+  /** The key's requests in flight (waiting or running) at which a submit is refused. */
+  inFlightCap: number;
   /** A client streams the reply (/v1 with `stream`): the worker publishes its growth (GenerateTextJob.streamReply). */
   streamReply?: boolean;
 }
@@ -62,14 +62,14 @@ export class TextJobs {
    * when they do not, the record is left as it is (a retry with the same Idempotency-Key may be
    * handed this id if the key's release is lost in a failover).
    */
-  async submit(submission: TextSubmission): Promise<string> {
+  async submit(submission: NewTextJob): Promise<string> {
     const {
       keyId,
       model,
       request,
       clientSampling = {},
       requestId = randomUUID(),
-      inFlightCap = 0,
+      inFlightCap,
       streamReply,
     } = submission;
     const job: GenerateTextJob = {

@@ -1,0 +1,32 @@
+import type { HoldingCaps, KeyLimits, OperationLimits } from "@chorus/contracts";
+import type { ApiKeyRecord } from "@chorus/platform";
+
+/** Every limit a key is held to: per-minute budgets and what it may hold at once. Each has a value. */
+export type EffectiveLimits = Required<KeyLimits>;
+
+/**
+ * The one place a key's limits are read: its own, else the deployment's. The rate limiters, stream
+ * places and the in-flight cap all ask here, so a key's limits changed in the store (keys update)
+ * reach every check together, once the key cache has let go of the old record.
+ */
+export class LimitPolicy {
+  constructor(private readonly defaults: OperationLimits & HoldingCaps) {}
+
+  perMinute(key: ApiKeyRecord, operation: keyof OperationLimits): number {
+    return key.limits[operation] ?? this.defaults[operation];
+  }
+
+  /** Text requests the key may have waiting or running at once. */
+  inFlight(key: ApiKeyRecord): number {
+    return key.limits.inflight ?? this.defaults.inflight;
+  }
+
+  /** Status streams and waits the key may hold open at once, over all gateways. */
+  streams(key: ApiKeyRecord): number {
+    return key.limits.streams ?? this.defaults.streams;
+  }
+
+  of(key: ApiKeyRecord): EffectiveLimits {
+    return { ...this.defaults, ...key.limits };
+  }
+}

@@ -1,0 +1,123 @@
+import type { GenerationRequest, ModelId, SamplingParams } from "@chorus/contracts";
+import type { ApiKeyRecord } from "@chorus/platform";
+import type { IdempotencyKeys } from "../services/idempotency.js";
+import type { QueueDepth } from "../services/queue-depth.js";
+import type { TextJobs } from "../services/text-jobs.service.js";
+import { refuseWhenQueueFull } from "./back-pressure.js";
+import type { Budgets } from "./budgets.js";
+import { checkFinishOptions, type WebhookPolicy } from "./finish-options.js";
+import type { LimitPolicy } from "./limit-policy.js";
+import { textModelAccess } from "./model-access.js";
+import type { StreamPlaces } from "./stream-places.js";
+
+/** A text request as a door has read it from its body and headers. */
+export interface TextRequest {
+  request: GenerationRequest;
+  /** The sampling fields the client sent (the worker fills the rest from the model's defaults). */
+  clientSampling: Partial<SamplingParams>;
+  idempotencyKey: string | null;
+  /** The client reads the reply as it grows: the worker publishes its growth. */
+  streamReply?: boolean;
+}
+
+/** What a door hands admission: whose request, for which model, and how the client waits for it. */
+export interface TextSubmission<Read extends TextRequest> {
+  key: ApiKeyRecord;
+  model: string;
+  /** The client keeps its connection open for the answer (a wait, a stream): it holds one of the key's places. */
+  holdsStream: boolean;
+  /** Reads the body for the model admitted; called once the budget is spent, so a refused body costs a request too. */
+  read(model: ModelId): Read | Promise<Read>;
+}
+
+/** An admitted request: its id (an earlier one's when `replayed`), and the place to give back when answered. */
+export interface AdmittedText<Read extends TextRequest> {
+  id: string;
+  model: ModelId;
+  read: Read;
+  /** An Idempotency-Key named a request already accepted: nothing was queued. */
+  replayed: boolean;
+  release: () => void;
+}
+
+export interface TextAdmissionDeps {
+  limits: LimitPolicy;
+  places: StreamPlaces;
+  idempotency: IdempotencyKeys;
+  queueDepth: QueueDepth;
+  /** Text backlog at which submits get 503 (null: no bound). */
+  maxQueueDepth: number | null;
+  jobs: TextJobs;
+  webhooks: WebhookPolicy;
+  speechEnabled: boolean;
+}
+
+const nothingHeld = (): void => undefined;
+
+/**
+ * Admits a text request, the same way whichever door it came through, in one order: model access
+ * (404, 403) → budget (429) → the body (400) and what it asks for at its end → the key's stream
+ * place and in-flight cap (429) → idempotency (a replay queues nothing; 409) → back-pressure (503)
+ * → the queue. Whatever a refused request took is given back.
+ */
+export class TextAdmission {
+  constructor(private readonly deps: TextAdmissionDeps) {}
+
+  async admit<Read extends TextRequest>(
+    submission: TextSubmission<Read>,
+    budgets: Budgets,
+  ): Promise<AdmittedText<Read>> {
+    const { key } = submission;
+    const model = textModelAccess(key, submission.model);
+    // Taken beside the budget (two independent round trips; a streamed reply's first token waits for
+    // both), and given back should anything before the queue refuse the request.
+    const place = submission.holdsStream ? this.deps.places.hold(key) : Promise.resolve(nothingHeld);
+    let read: Read;
+    try {
+      await budgets.text(model);
+      read = await submission.read(model);
+      checkFinishOptions(key, read.request, this.deps.webhooks, this.deps.speechEnabled);
+      if (read.request.speak !== undefined) await budgets.speech();
+    } catch (refusal) {
+      (await place.catch(() => nothingHeld))();
+      throw refusal;
+    }
+    const release = await place;
+    try {
+      const { id, replayed } = await this.enqueueOnce(key, model, read);
+      return { id, model, read, replayed, release };
+    } catch (refusal) {
+      release();
+      throw refusal;
+    }
+  }
+
+  /** Enqueues, unless an Idempotency-Key names a request already accepted: then that request's id, replayed. */
+  private async enqueueOnce(
+    key: ApiKeyRecord,
+    model: ModelId,
+    read: TextRequest,
+  ): Promise<{ id: string; replayed: boolean }> {
+    const { request, clientSampling, idempotencyKey, streamReply } = read;
+    const job = { keyId: key.id, model, request, clientSampling, inFlightCap: this.deps.limits.inFlight(key) };
+    const claimed = idempotencyKey
+      ? await this.deps.idempotency.claim(key.id, idempotencyKey, { model, request, clientSampling })
+      : null;
+    if (claimed && !claimed.fresh) return { id: claimed.requestId, replayed: true };
+    try {
+      refuseWhenQueueFull(this.deps.queueDepth, this.deps.maxQueueDepth);
+      const id = await this.deps.jobs.submit({
+        ...job,
+        ...(claimed ? { requestId: claimed.requestId } : {}),
+        ...(streamReply ? { streamReply } : {}),
+      });
+      return { id, replayed: false };
+    } catch (error) {
+      // Refused or not stored: the key must not keep pointing at a request that does not exist. A
+      // duplicate arriving between claim and release gets that id; an enqueue that reached Redis but
+      // timed out here can be enqueued again by the retry.
+      if (claimed && idempotencyKey) await this.deps.idempotency.release(key.id, idempotencyKey).catch(() => undefined);
+      throw error;
+    }
+  }
+}
