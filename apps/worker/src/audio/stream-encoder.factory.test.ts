@@ -4,7 +4,7 @@ import { decodeFlac, inspectFlac, inspectWav, pcmFromLittleEndian } from "./audi
 import { encodeAudio } from "./encode-audio.js";
 import { inspectMp3 } from "./mp3-inspect.test-helpers.js";
 import { decodeOggOpus, inspectOggOpus } from "./ogg-opus-inspect.test-helpers.js";
-import { createStreamEncoder } from "./stream-encoder.js";
+import { createStreamEncoder } from "./stream-encoder.factory.js";
 import { voicedSignal } from "./test-signals.test-helpers.js";
 
 const RATE = 22050;
