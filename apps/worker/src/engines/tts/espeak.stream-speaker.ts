@@ -1,8 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import { joinWithFades } from "../../audio/join-chunks.js";
-import type { StreamEncoder } from "../../audio/stream-encoder.js";
-import { createStreamEncoder } from "../../audio/stream-encoder.factory.js";
-import { timeStretch } from "../../audio/time-stretch.js";
+import { createStreamEncoder, joinWithFades, timeStretch, type StreamEncoder } from "@chorus/audio";
 import { synthesizeWithEspeak } from "./espeak.synthesizer.js";
 import type { EspeakJob, EspeakJobResult, EspeakPiece } from "./espeak.thread-protocol.js";
 
