@@ -17,6 +17,7 @@ COPY packages/contracts/package.json packages/contracts/
 COPY packages/platform/package.json packages/platform/
 COPY packages/client/package.json packages/client/
 COPY packages/local-runtime/package.json packages/local-runtime/
+COPY packages/audio/package.json packages/audio/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
 COPY apps/cli/package.json apps/cli/
@@ -95,6 +96,7 @@ COPY --from=llama-server /usr/local/bin/llama-server /usr/local/bin/llama-server
 COPY --from=worker-deps /app/ ./
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/platform/dist packages/platform/dist
+COPY --from=build /app/packages/audio/dist packages/audio/dist
 COPY --from=build /app/apps/worker/dist apps/worker/dist
 # The character catalog: CHARACTERS_DIR in @chorus/contracts, beside its dist/.
 COPY --from=build /app/packages/contracts/characters packages/contracts/characters

@@ -11,6 +11,7 @@ const WORKSPACES = [
   "apps/cli",
   "apps/gateway",
   "apps/worker",
+  "packages/audio",
   "packages/client",
   "packages/contracts",
   "packages/local-runtime",
@@ -101,7 +102,7 @@ function dependencyRules() {
  * deployment and example tests).
  */
 function workspaceBoundaries() {
-  const names = ["cli", "gateway", "worker", "contracts", "platform", "client", "local-runtime", "bench"];
+  const names = ["cli", "gateway", "worker", "contracts", "platform", "client", "local-runtime", "audio", "bench"];
   const message = "Another workspace's files: import its package by name, or (tests) go through test-support.";
   const relative = (others) => ({ regex: `^(\\.\\./)+(apps/|packages/)?(${others})/`, message });
   // The layers: a package never imports an app; the gateway never imports the worker (its tests wire

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { VOICE_IDS, type SpeechRequest, type VoiceId } from "@chorus/contracts";
-import { splitIntoChunks } from "../../audio/sentence-splitter.js";
+import { splitIntoChunks } from "./sentence-splitter.js";
 import { EspeakSpeechEngine } from "./espeak.speech-engine.js";
 import { measureAudio } from "./measure-audio.test-helpers.js";
 import { CONTRACT_TEXT, describeSpeechEngineContract } from "./speech-engine.contract.js";

@@ -6,7 +6,7 @@ import {
   type SpeechRequest,
   type VoiceId,
 } from "@chorus/contracts";
-import { splitForStreaming, splitIntoChunks } from "../../audio/sentence-splitter.js";
+import { splitForStreaming, splitIntoChunks } from "./sentence-splitter.js";
 import { espeakSettings } from "./espeak-voices.js";
 import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";
 import { siblingModule } from "./module-worker.js";

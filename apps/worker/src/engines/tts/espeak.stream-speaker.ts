@@ -1,7 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import { joinWithFades } from "../../audio/join-chunks.js";
-import { createStreamEncoder, type StreamEncoder } from "../../audio/stream-encoder.js";
-import { timeStretch } from "../../audio/time-stretch.js";
+import { createStreamEncoder, joinWithFades, timeStretch, type StreamEncoder } from "@chorus/audio";
 import { synthesizeWithEspeak } from "./espeak.synthesizer.js";
 import type { EspeakJob, EspeakJobResult, EspeakPiece } from "./espeak.thread-protocol.js";
 

@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import ESpeakNg, { type ESpeakNgModule } from "espeak-ng";
-import type { PcmAudio } from "../../audio/pcm-audio.js";
-import { decodeWav } from "../../audio/wav.codec.js";
+import { decodeWav, type PcmAudio } from "@chorus/audio";
 import type { EspeakSettings } from "./espeak-voices.js";
 
 // Runs inside a speech thread: every call blocks its thread for the whole synthesis.

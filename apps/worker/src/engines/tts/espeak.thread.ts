@@ -1,7 +1,4 @@
-import { encodeAudio } from "../../audio/encode-audio.js";
-import { joinWithFades } from "../../audio/join-chunks.js";
-import type { PcmAudio } from "../../audio/pcm-audio.js";
-import { timeStretch } from "../../audio/time-stretch.js";
+import { encodeAudio, joinWithFades, timeStretch, type PcmAudio } from "@chorus/audio";
 import { speakInPieces } from "./espeak.stream-speaker.js";
 import { prepareSpareInstance, synthesizeWithEspeak } from "./espeak.synthesizer.js";
 import type { EspeakJob, EspeakJobResult } from "./espeak.thread-protocol.js";

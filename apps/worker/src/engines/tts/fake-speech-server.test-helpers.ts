@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { AUDIO_FORMAT_INFO, isAudioFormat } from "@chorus/contracts";
-import { encodeAudio } from "../../audio/encode-audio.js";
-import { voicedSignal } from "../../audio/test-signals.test-helpers.js";
+import { encodeAudio } from "@chorus/audio";
+import { voicedSignal } from "../../../../../test-support/audio/test-signals.js";
 import { startScriptedServer, type ScriptedServer } from "../scripted-server.test-helpers.js";
 
 /**

@@ -1,13 +1,13 @@
+import { encodeAudio } from "@chorus/audio";
 import {
   decodeFlac,
   inspectFlac,
   inspectWav,
   pcmFromLittleEndian,
   rms,
-} from "../../audio/audio-inspect.test-helpers.js";
-import { encodeAudio } from "../../audio/encode-audio.js";
-import { inspectMp3 } from "../../audio/mp3-inspect.test-helpers.js";
-import { decodeOggOpus, inspectOggOpus } from "../../audio/ogg-opus-inspect.test-helpers.js";
+} from "../../../../../test-support/audio/audio-inspect.js";
+import { inspectMp3 } from "../../../../../test-support/audio/mp3-inspect.js";
+import { decodeOggOpus, inspectOggOpus } from "../../../../../test-support/audio/ogg-opus-inspect.js";
 import type { SynthesizedAudio } from "./speech-engine.js";
 
 /** What a client would find on decoding the bytes, whatever the engine said about them. */

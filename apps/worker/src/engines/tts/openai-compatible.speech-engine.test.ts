@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import type { SpeechRequest } from "@chorus/contracts";
-import { encodeAudio } from "../../audio/encode-audio.js";
-import { voicedSignal } from "../../audio/test-signals.test-helpers.js";
+import { encodeAudio } from "@chorus/audio";
+import { voicedSignal } from "../../../../../test-support/audio/test-signals.js";
 import { FAKE_SAMPLE_RATE, startFakeSpeechServer, type FakeSpeechServer } from "./fake-speech-server.test-helpers.js";
 import {
   OpenAiCompatibleSpeechEngine,

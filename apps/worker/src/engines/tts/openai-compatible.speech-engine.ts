@@ -6,8 +6,7 @@ import {
   type SpeechRequest,
   type VoiceId,
 } from "@chorus/contracts";
-import { describeAudioBytes, hasContainerSignature, sniffAudioFormat } from "../../audio/sniff-format.js";
-import { decodeWav } from "../../audio/wav.codec.js";
+import { decodeWav, describeAudioBytes, hasContainerSignature, sniffAudioFormat } from "@chorus/audio";
 import type OpenAI from "openai";
 import type { SpeechCreateParams } from "openai/resources/audio/speech";
 import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
 import { AUDIO_FORMATS } from "@chorus/contracts";
+import { voicedSignal } from "../../../test-support/audio/test-signals.js";
 import { encodeAudio } from "./encode-audio.js";
 import { describeAudioBytes, hasContainerSignature, sniffAudioFormat } from "./sniff-format.js";
-import { voicedSignal } from "./test-signals.test-helpers.js";
 
 describe("sniffAudioFormat", () => {
   it.each(AUDIO_FORMATS.filter((format) => format !== "pcm"))(

@@ -3,20 +3,8 @@ import { createFlacStream } from "./flac.encoder.js";
 import { createMp3Stream } from "./mp3.encoder.js";
 import { createOggOpusStream } from "./ogg-opus.stream-encoder.js";
 import { int16ToLittleEndianBytes } from "./pcm-audio.js";
+import type { StreamEncoder } from "./stream-encoder.js";
 import { streamingWavHeader } from "./wav.codec.js";
-
-/**
- * Encodes audio handed over a piece at a time, for speech sent as it is made: `header`, then what
- * each `push` returns, then what `finish` returns, concatenated, is one file of the format (a push
- * may return nothing while the encoder waits for a whole frame). `dispose` frees the encoder,
- * finished or not. CPU-bound: use it off the main thread.
- */
-export interface StreamEncoder {
-  readonly header: Uint8Array;
-  push(samples: Int16Array): Promise<Uint8Array>;
-  finish(): Promise<Uint8Array>;
-  dispose(): void;
-}
 
 /** Headerless formats: every piece is its samples, as they are. */
 function rawPcmStream(header: Uint8Array): StreamEncoder {

@@ -1,4 +1,4 @@
-import { ascii } from "./audio-inspect.test-helpers.js";
+import { ascii } from "./audio-inspect.js";
 
 export interface Mp3Info {
   /** "1", "2" or "2.5" (MPEG version). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { parseOggPages } from "./ogg-opus-inspect.test-helpers.js";
+import { parseOggPages } from "../../../test-support/audio/ogg-opus-inspect.js";
 import { PAGE_FLAGS, oggCrc32, segmentCount, writeOggPage } from "./ogg-page.writer.js";
 
 describe("Ogg page writer", () => {

@@ -1,7 +1,8 @@
-import { loadFlac } from "./flac.encoder.js";
+import { loadFlac } from "@chorus/audio";
 
 // Independent readers of what the encoders write, for tests: each parses the container by its
 // specification (not by reusing the writer's code) and, where a decoder is at hand, decodes it.
+// Here, not in @chorus/audio, so that its tests and the worker's read the audio the same way.
 
 export function ascii(bytes: Uint8Array, start: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(start, start + length));

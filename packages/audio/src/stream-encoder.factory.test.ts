@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@jest/globals";
 import { AUDIO_FORMATS } from "@chorus/contracts";
-import { decodeFlac, inspectFlac, inspectWav, pcmFromLittleEndian } from "./audio-inspect.test-helpers.js";
+import { decodeFlac, inspectFlac, inspectWav, pcmFromLittleEndian } from "../../../test-support/audio/audio-inspect.js";
+import { inspectMp3 } from "../../../test-support/audio/mp3-inspect.js";
+import { decodeOggOpus, inspectOggOpus } from "../../../test-support/audio/ogg-opus-inspect.js";
+import { voicedSignal } from "../../../test-support/audio/test-signals.js";
 import { encodeAudio } from "./encode-audio.js";
-import { inspectMp3 } from "./mp3-inspect.test-helpers.js";
-import { decodeOggOpus, inspectOggOpus } from "./ogg-opus-inspect.test-helpers.js";
-import { createStreamEncoder } from "./stream-encoder.js";
-import { voicedSignal } from "./test-signals.test-helpers.js";
+import { createStreamEncoder } from "./stream-encoder.factory.js";
 
 const RATE = 22050;
 /** Three pieces of uneven lengths (no multiple of any frame size), as sentences come. */

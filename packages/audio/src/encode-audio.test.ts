@@ -1,10 +1,16 @@
 import { describe, expect, it } from "@jest/globals";
-import { decodeFlac, inspectFlac, inspectWav, pcmFromLittleEndian, rms } from "./audio-inspect.test-helpers.js";
+import {
+  decodeFlac,
+  inspectFlac,
+  inspectWav,
+  pcmFromLittleEndian,
+  rms,
+} from "../../../test-support/audio/audio-inspect.js";
+import { inspectMp3 } from "../../../test-support/audio/mp3-inspect.js";
+import { decodeOggOpus, inspectOggOpus } from "../../../test-support/audio/ogg-opus-inspect.js";
+import { voicedSignal } from "../../../test-support/audio/test-signals.js";
 import { encodeAudio } from "./encode-audio.js";
-import { inspectMp3 } from "./mp3-inspect.test-helpers.js";
-import { decodeOggOpus, inspectOggOpus } from "./ogg-opus-inspect.test-helpers.js";
 import type { PcmAudio } from "./pcm-audio.js";
-import { voicedSignal } from "./test-signals.test-helpers.js";
 
 const RATE = 22050;
 const SECONDS = 2.5;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { rms } from "./audio-inspect.test-helpers.js";
-import { sineWave, zeroCrossingsPerSecond } from "./test-signals.test-helpers.js";
+import { rms } from "../../../test-support/audio/audio-inspect.js";
+import { sineWave, zeroCrossingsPerSecond } from "../../../test-support/audio/test-signals.js";
 import { timeStretch } from "./time-stretch.js";
 
 const RATE = 22050;

@@ -1,5 +1,5 @@
 import OpusScript from "opusscript";
-import { ascii } from "./audio-inspect.test-helpers.js";
+import { ascii } from "./audio-inspect.js";
 
 export interface OggPageInfo {
   flags: number;
