@@ -1,3 +1,4 @@
+import OpenAI from "openai";
 import request from "supertest";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
@@ -50,6 +51,46 @@ describe("CORS_ORIGINS with a list of origins", () => {
     );
     expect(res.headers["access-control-max-age"]).toBe("600");
     expect(res.headers.vary).toMatch(/Origin/);
+  });
+
+  it("when the openai SDK in a browser preflights /v1/chat/completions, then every header it sends is allowed", async () => {
+    // The headers the SDK really sends, caught before they leave (its fetch), as a browser would list them.
+    let sent: Headers | undefined;
+    const sdk = new OpenAI({
+      apiKey: "ck_test",
+      baseURL: "http://gateway.invalid/v1",
+      dangerouslyAllowBrowser: true,
+      maxRetries: 0,
+      fetch: (_url, init) => {
+        sent = new Headers(init?.headers);
+        return Promise.resolve(new Response("{}", { status: 500 }));
+      },
+    });
+    await sdk.chat.completions
+      .create({ model: "default", messages: [{ role: "user", content: "Hi" }] })
+      .catch(() => {});
+    const requested = [...(sent?.keys() ?? [])].filter((name) => !["accept", "content-length"].includes(name));
+    expect(requested).toEqual(expect.arrayContaining(["authorization", "content-type", "x-stainless-lang"]));
+    const res = await request(gw.app)
+      .options("/v1/chat/completions")
+      .set("Origin", ALLOWED)
+      .set("Access-Control-Request-Method", "POST")
+      .set("Access-Control-Request-Headers", requested.join(","));
+    expect(res.status).toBe(204);
+    const allowed = String(res.headers["access-control-allow-headers"]).toLowerCase().split(",");
+    expect(requested.filter((name) => !allowed.includes(name))).toEqual([]);
+    expect(String(res.headers["access-control-expose-headers"])).toContain("X-Should-Retry");
+  });
+
+  it("when a preflight asks for a header that is neither the API's nor the SDKs', then it is not allowed", async () => {
+    const res = await request(gw.app)
+      .options("/v1/chat/completions")
+      .set("Origin", ALLOWED)
+      .set("Access-Control-Request-Method", "POST")
+      .set("Access-Control-Request-Headers", "authorization,x-forwarded-for");
+    expect(String(res.headers["access-control-allow-headers"]).toLowerCase().split(",")).not.toContain(
+      "x-forwarded-for",
+    );
   });
 
   it("when an origin not in the list preflights or calls, then it gets no Access-Control-Allow-Origin", async () => {

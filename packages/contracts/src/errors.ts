@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  TIME_LIMIT_EXCEEDED: 504,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -37,6 +38,11 @@ export class ApiError extends Error {
     readonly details?: ErrorDetails,
     /** Sent as Retry-After (seconds) with a 429 or 503; not part of the body. */
     readonly retryAfterSeconds?: number,
+    /**
+     * False for a failure that would repeat (the same request fails the same way): sent as
+     * `x-should-retry: false`, which the official OpenAI SDKs obey instead of retrying a 5xx or 409.
+     */
+    readonly shouldRetry?: boolean,
   ) {
     super(message);
     this.name = "ApiError";

@@ -4,6 +4,22 @@ import type { RequestHandler } from "express";
 /** Request headers a browser client may send: the API's own, and Last-Event-ID for a resumed stream. */
 const ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Prefer", "Last-Event-ID", "Accept"];
 
+/**
+ * Headers the OpenAI SDKs send from a browser (`dangerouslyAllowBrowser`): their `X-Stainless-*`
+ * telemetry, whose names grow with each release (so by prefix), OpenAI's account headers, and the
+ * User-Agent it sets (which some browsers let a script send).
+ */
+const SDK_HEADERS = /^(x-stainless-[a-z0-9-]+|openai-organization|openai-project|openai-beta|user-agent)$/;
+
+/** The headers a preflight asks for that may be sent: the API's own, and the SDKs'. */
+function allowedHeadersOf(requested: string | undefined): string[] {
+  const sdk = (requested ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => SDK_HEADERS.test(name));
+  return [...ALLOWED_HEADERS, ...sdk];
+}
+
 /** Response headers the gateway sends that a browser client may read (Content-Type is always readable). */
 const EXPOSED_HEADERS = [
   "X-RateLimit-Limit",
@@ -15,6 +31,7 @@ const EXPOSED_HEADERS = [
   "X-Request-Id",
   "X-Audio-Duration",
   "X-Sample-Rate",
+  "X-Should-Retry",
 ];
 
 /** A browser may cache a preflight answer this long (seconds). */
@@ -35,11 +52,13 @@ export function parseCorsOrigins(setting: string | undefined): string[] {
  */
 export function corsPolicy(origins: string[]): RequestHandler | null {
   if (origins.length === 0) return null;
-  return cors({
+  const options = {
     origin: origins.includes("*") ? "*" : origins,
     methods: ["GET", "HEAD", "POST", "DELETE"],
-    allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE,
-  }) as RequestHandler;
+  };
+  return cors((req, callback) =>
+    callback(null, { ...options, allowedHeaders: allowedHeadersOf(req.headers["access-control-request-headers"]) }),
+  ) as RequestHandler;
 }

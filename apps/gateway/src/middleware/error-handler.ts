@@ -85,13 +85,17 @@ export function errorHandler(connections: RedisClient[]): ErrorRequestHandler {
       res.end();
       return;
     }
-    setRetryAfter(res, apiError);
+    setRetryHeaders(res, apiError);
     res.status(apiError.httpStatus).json(apiError.toEnvelope());
   };
 }
 
-/** A 429 of a rate limiter carries the limiter's own Retry-After; a cap's 429, and a 503, say theirs here. */
-export function setRetryAfter(res: Response, apiError: ApiError): void {
+/**
+ * A 429 of a rate limiter carries the limiter's own Retry-After; a cap's 429, and a 503, say theirs
+ * here. A failure that would repeat says `x-should-retry: false` (the OpenAI SDKs' own header).
+ */
+export function setRetryHeaders(res: Response, apiError: ApiError): void {
   if (apiError.code === "SERVICE_UNAVAILABLE" || apiError.retryAfterSeconds !== undefined)
     res.setHeader("Retry-After", String(apiError.retryAfterSeconds ?? 1));
+  if (apiError.shouldRetry !== undefined) res.setHeader("x-should-retry", String(apiError.shouldRetry));
 }

@@ -1,7 +1,7 @@
 import { ApiError, toOpenAiError } from "@chorus/contracts";
 import type { RedisClient } from "@chorus/platform";
 import type { Express, ErrorRequestHandler, RequestHandler } from "express";
-import { setRetryAfter, toApiError } from "../middleware/error-handler.js";
+import { setRetryHeaders, toApiError } from "../middleware/error-handler.js";
 import { methodNotAllowed } from "../middleware/method-not-allowed.js";
 
 /** Whether a path belongs to the OpenAI-compatible front door, whose errors take OpenAI's envelope. */
@@ -29,7 +29,7 @@ function openAiErrorHandler(connections: RedisClient[]): ErrorRequestHandler {
     if (!isOpenAiPath(req.path)) return next(error);
     const apiError = toApiError(error, req, connections);
     if (res.headersSent) return void res.end();
-    setRetryAfter(res, apiError);
+    setRetryHeaders(res, apiError);
     res.status(apiError.httpStatus).json(toOpenAiError(apiError));
   };
 }

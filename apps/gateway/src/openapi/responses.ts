@@ -117,6 +117,10 @@ const ERRORS: Record<ErrorCode, { when: string; message: string }> = {
     when: "a bug (with a reference also logged), or a speech synthesis that failed",
     message: "internal error (reference 9b2f…)",
   },
+  TIME_LIMIT_EXCEEDED: {
+    when: "`/v1` only: the generation ran past the worker's time limit (`JOB_TIME_LIMIT_MS`); with `x-should-retry: false`, as the same request would fail the same way",
+    message: "the completion failed: generation failed: generation exceeded the time limit of 300 s",
+  },
   SERVICE_UNAVAILABLE: {
     when: "Redis unreachable, the text queue at capacity, the gateway at its cap of open streams and waits, speech off or not synthesized in time: retry with backoff after `Retry-After`",
     message: "the service is temporarily unavailable; retry with exponential backoff",

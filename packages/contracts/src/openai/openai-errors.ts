@@ -18,6 +18,7 @@ const TYPES: Record<ErrorCode, string> = {
   RATE_LIMITED: "rate_limit_error",
   INTERNAL_ERROR: "server_error",
   SERVICE_UNAVAILABLE: "server_error",
+  TIME_LIMIT_EXCEEDED: "server_error",
 };
 
 /** OpenAI's own codes where it has one clients look for; else the native code, lower case. */
