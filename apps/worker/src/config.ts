@@ -173,9 +173,10 @@ export const WORKER_ENV = {
   },
   JOB_LOCK_MS: {
     type: "integer",
-    default: 30000,
+    default: 10000,
     minimum: 5000,
-    description: "BullMQ lock duration; a crashed worker's job is retried after it",
+    description:
+      "BullMQ lock duration, renewed every quarter of it; a killed worker's job runs again on another worker within this plus a quarter (the stalled check's interval)",
   },
   WEBHOOK_TIMEOUT_MS: {
     type: "integer",
