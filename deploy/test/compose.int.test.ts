@@ -251,6 +251,14 @@ const copies = (s: Stage) =>
       const paths = words.filter((w) => !w.startsWith("--"));
       return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
     });
+/** The stages BuildKit builds for `name`: those it is built FROM and copies from, and theirs. */
+function needs(name: string, seen = new Set<string>()): Stage[] {
+  const s = stage(name);
+  if (!s || seen.has(name)) return [];
+  seen.add(name);
+  const sources = [s.from, ...copies(s).flatMap((c) => (c.from ? [c.from] : []))];
+  return [s, ...sources.flatMap((source) => needs(source, seen))];
+}
 const targets = Object.fromEntries(APP_SERVICES.map((name) => [name, services[name]!.build?.target]));
 
 describe("Dockerfile", () => {
@@ -259,6 +267,20 @@ describe("Dockerfile", () => {
     const names = stages.map((s) => s.name);
     for (const target of Object.values(targets)) expect(names).toContain(target);
     for (const s of stages) for (const copy of copies(s)) if (copy.from) expect(names).toContain(copy.from);
+  });
+
+  it("when the gateway target is built alone, then neither builder compiles llama.cpp for it (the worker's build does)", () => {
+    const compiles = (s: Stage) => s.lines.some((l) => /^RUN\s.*\bcmake\b/.test(l));
+    const gatewayAt = stages.findIndex((s) => s.name === targets.gateway);
+    // The legacy builder (docker-compose 1.x, DOCKER_BUILDKIT=0) builds every stage above the target.
+    expect(stages.slice(0, gatewayAt + 1).filter(compiles)).toEqual([]);
+    // BuildKit builds the stages the target is built FROM or copies from.
+    expect(needs(targets.gateway!).filter(compiles)).toEqual([]);
+    expect(
+      needs(targets.worker!)
+        .filter(compiles)
+        .map((s) => s.name),
+    ).toEqual(["llama-server"]);
   });
 
   it("when the base image is chosen, then it is Node 20 on Debian slim (glibc for llama.cpp), not Alpine", () => {
