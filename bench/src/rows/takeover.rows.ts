@@ -139,9 +139,9 @@ async function commandCost(run: Run, windowMs: number): Promise<{ idle: number; 
   const worker = await startWorker(run);
   try {
     const perSecond = (seen: { calls: number; inner: number }) => ((seen.calls + seen.inner) * 1000) / windowMs;
-    const idle = perSecond(await countTakeOverCommands(run.ctx.stack.redis, windowMs));
+    const idle = perSecond(await countTakeOverCommands(run.ctx.stack.redisUrl, windowMs));
     const held = await holdSlots(run, `cost${run.lock.JOB_LOCK_MS ?? "default"}`);
-    const busy = perSecond(await countTakeOverCommands(run.ctx.stack.redis, windowMs));
+    const busy = perSecond(await countTakeOverCommands(run.ctx.stack.redisUrl, windowMs));
     await release(run, held);
     return { idle: round(idle, 2), perJob: round((busy - idle) / SLOTS, 2) };
   } finally {
