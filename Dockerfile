@@ -1,6 +1,8 @@
 # One Dockerfile, one target per app (the dependency and build stages are shared):
 #   docker build --target gateway -t chorus-gateway .
 #   docker build --target worker  -t chorus-worker  .
+# Stage order matters: the legacy builder (docker-compose 1.x, DOCKER_BUILDKIT=0) builds every stage
+# above the target, so what only the worker needs (llama.cpp's compile) comes after the gateway.
 # Debian slim, not Alpine: node-llama-cpp's prebuilt linux-x64 llama.cpp binaries need glibc.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -37,31 +39,12 @@ COPY bench/ bench/
 COPY examples/typescript/ examples/typescript/
 RUN npm run build
 
-# llama.cpp's own llama-server, the worker's llama.cpp engine (docs/engines.md), built from the
-# source node-llama-cpp ships (its git bundle: offline, the same commit as the in-process engine).
-# An image moves between CPUs, so not for this one (GGML_NATIVE off: an x86-64-v3 baseline, AVX2 and
-# FMA, on x86); one static binary, which needs only libgomp at run time.
-FROM base AS llama-server
-RUN apt-get update && apt-get install -y --no-install-recommends cmake make g++ git ca-certificates \
-    && rm -rf /var/lib/apt/lists/*
-COPY --from=deps /app/node_modules/node-llama-cpp/llama/gitRelease.bundle /tmp/llama.cpp.bundle
-RUN git clone -q /tmp/llama.cpp.bundle /tmp/llama.cpp \
-    && cmake -S /tmp/llama.cpp -B /tmp/build -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
-       -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
-       -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
-    && cmake --build /tmp/build --target llama-server -j"$(nproc)" \
-    && cp /tmp/build/bin/llama-server /usr/local/bin/llama-server \
-    && rm -rf /tmp/llama.cpp /tmp/build /tmp/llama.cpp.bundle
-
 # Production dependencies per app (npm workspaces filter): the gateway does not carry llama.cpp.
 # node-llama-cpp's postinstall only probes its binaries (or compiles llama.cpp when no prebuilt
 # one fits); the prebuilt @node-llama-cpp/linux-x64 is loaded at run time either way, so it is
 # skipped: the build stays deterministic and needs no compiler.
 FROM manifests AS gateway-deps
 RUN NODE_LLAMA_CPP_POSTINSTALL=skip npm ci --omit=dev --workspace=apps/gateway --workspace=apps/cli --no-audit --no-fund
-
-FROM manifests AS worker-deps
-RUN NODE_LLAMA_CPP_POSTINSTALL=skip npm ci --omit=dev --workspace=apps/worker --no-audit --no-fund
 
 # What both app images share. Files copied below stay owned by root, so the app cannot modify
 # itself; only what is compiled (dist/) and the production node_modules go in, never sources.
@@ -85,6 +68,27 @@ ENV PORT=3000 HOST=0.0.0.0
 EXPOSE 3000
 # Node flags as in packages/local-runtime/src/app-command.ts (deploy/test keeps the two in step).
 CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/main.js"]
+
+# Only the worker's stages from here on: `--target gateway` never reaches them, with either builder.
+# llama.cpp's own llama-server, the worker's llama.cpp engine (docs/engines.md), built from the
+# source node-llama-cpp ships (its git bundle: offline, the same commit as the in-process engine).
+# An image moves between CPUs, so not for this one (GGML_NATIVE off: an x86-64-v3 baseline, AVX2 and
+# FMA, on x86); one static binary, which needs only libgomp at run time.
+FROM base AS llama-server
+RUN apt-get update && apt-get install -y --no-install-recommends cmake make g++ git ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=deps /app/node_modules/node-llama-cpp/llama/gitRelease.bundle /tmp/llama.cpp.bundle
+RUN git clone -q /tmp/llama.cpp.bundle /tmp/llama.cpp \
+    && cmake -S /tmp/llama.cpp -B /tmp/build -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
+       -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+       -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+    && cmake --build /tmp/build --target llama-server -j"$(nproc)" \
+    && cp /tmp/build/bin/llama-server /usr/local/bin/llama-server \
+    && rm -rf /tmp/llama.cpp /tmp/build /tmp/llama.cpp.bundle
+
+# The worker's production dependencies, installed as the gateway's are above.
+FROM manifests AS worker-deps
+RUN NODE_LLAMA_CPP_POSTINSTALL=skip npm ci --omit=dev --workspace=apps/worker --no-audit --no-fund
 
 FROM runtime AS worker
 USER root

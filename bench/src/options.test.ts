@@ -99,6 +99,7 @@ describe("parseBenchOptions", () => {
       "inference",
       "openai",
       "routing",
+      "takeover",
     ]);
     expect(parseBenchOptions(["--rows", "status-steps,status"], "/repo").rowGroups).toEqual(["status", "status-steps"]);
     expect(parseBenchOptions(["--rows", "status, submit"], "/repo").rowGroups).toEqual(["submit", "status"]);

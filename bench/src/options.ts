@@ -55,6 +55,7 @@ export const ROW_GROUP_NAMES = [
   "inference",
   "openai",
   "routing",
+  "takeover",
 ] as const;
 export type RowGroupName = (typeof ROW_GROUP_NAMES)[number];
 

@@ -27,6 +27,7 @@ const GROUPS = [
   "inference",
   "openai",
   "routing",
+  "takeover",
 ];
 
 interface RunResult {
@@ -142,6 +143,8 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "openai")).toHaveLength(2);
     // --quick: 4 chats' cached share and latency (the rows against llama-servers need the anchor), throughput.
     expect(groups.filter((g) => g === "routing")).toHaveLength(3);
+    // The kill of a worker holding jobs (restart time) and what its locks cost Redis.
+    expect(groups.filter((g) => g === "takeover")).toHaveLength(2);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
@@ -182,6 +185,7 @@ describe("npm run bench -- --quick", () => {
       "routing",
       "routing",
       "routing",
+      "takeover",
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -25,7 +25,7 @@ interface ComposeService {
   volumes?: (string | Mount)[];
   ports?: (string | number)[];
   healthcheck?: { test?: string[] };
-  deploy?: { replicas?: number };
+  deploy?: { replicas?: number; resources?: { limits?: { memory?: string } } };
   depends_on?: Record<string, { condition?: string }>;
   build?: { context?: string; target?: string };
   container_name?: string;
@@ -86,6 +86,20 @@ const withoutDotEnv = interpolate(RAW_COMPOSE, {}) as Compose;
 const services = compose.services;
 const APP_SERVICES: AppName[] = ["gateway", "worker"];
 
+/** Docker's memory sizes ("512m", "2g": powers of 1024); NaN for anything else, or nothing. */
+function dockerBytes(size: string | undefined): number {
+  const match = /^(\d+)([bkmg]?)b?$/i.exec(size ?? "");
+  const units: Record<string, number> = { "": 1, b: 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 };
+  return match ? Number(match[1]) * units[match[2]!.toLowerCase()]! : Number.NaN;
+}
+
+/** Redis' memory sizes: "768mb" is 768 x 1024^2, "768m" 768 x 1000^2. */
+function redisBytes(size: string): number {
+  const match = /^(\d+)(k|kb|m|mb|g|gb)?$/i.exec(size);
+  const units: Record<string, number> = { "": 1, k: 1e3, kb: 2 ** 10, m: 1e6, mb: 2 ** 20, g: 1e9, gb: 2 ** 30 };
+  return match ? Number(match[1]) * units[(match[2] ?? "").toLowerCase()]! : Number.NaN;
+}
+
 /** "1m30s" -> 90 (compose durations). */
 function seconds(duration: string): number {
   const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6 };
@@ -141,7 +155,7 @@ describe("docker-compose.yml", () => {
   it("when nginx fronts the gateways, then it publishes exactly one port, mounts its config and waits for a healthy gateway", () => {
     const nginx = services.nginx!;
     expect(nginx.ports).toHaveLength(1);
-    expect(String(nginx.ports?.[0])).toMatch(/^(\d+):80$/);
+    expect(String(nginx.ports?.[0])).toMatch(/^[\d.]+:(\d+):80$/);
     expect(nginx.depends_on).toEqual({ gateway: { condition: "service_healthy" } });
     expect(nginx.volumes).toContain("./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro");
     const published = Object.entries(services)
@@ -163,6 +177,47 @@ describe("docker-compose.yml", () => {
   it("when nginx is the only proxy, then the gateway trusts exactly that one hop, with or without a .env", () => {
     expect(envOf(services.gateway!).TRUST_PROXY).toBe("1");
     expect(envOf(withoutDotEnv.services.gateway!).TRUST_PROXY).toBe("1");
+  });
+
+  it("when no setting opens it, then nginx publishes on loopback only, and CHORUS_HTTP_BIND alone opens it", () => {
+    const published = (c: Compose) => String(c.services.nginx!.ports?.[0]);
+    expect(published(compose)).toBe("127.0.0.1:8080:80");
+    expect(published(withoutDotEnv)).toBe("127.0.0.1:8080:80");
+    const opened = interpolate(RAW_COMPOSE, { ...ENV_EXAMPLE, CHORUS_HTTP_BIND: "0.0.0.0" }) as Compose;
+    expect(published(opened)).toBe("0.0.0.0:8080:80");
+  });
+
+  it("when any service runs, then it has a memory limit, with or without a .env", () => {
+    for (const c of [compose, withoutDotEnv]) {
+      const limits = Object.entries(c.services).map(([name, s]) => [
+        name,
+        dockerBytes(s.deploy?.resources?.limits?.memory),
+      ]);
+      expect(limits).toEqual(Object.keys(c.services).map((name) => [name, expect.any(Number)]));
+    }
+    expect(dockerBytes(services.worker!.deploy?.resources?.limits?.memory)).toBeGreaterThanOrEqual(2 * 2 ** 30);
+  });
+
+  it("when Redis fills up, then it refuses writes (maxmemory) well below its container's limit instead of being killed", () => {
+    for (const c of [compose, withoutDotEnv]) {
+      const redis = c.services.redis!;
+      const args = redis.command as string[];
+      const maxmemory = redisBytes(args[args.indexOf("--maxmemory") + 1]!);
+      expect(maxmemory).toBeLessThanOrEqual(0.8 * dockerBytes(redis.deploy?.resources?.limits?.memory));
+    }
+  });
+
+  it("when LLM_MODEL is a file of the host, then every worker sees CHORUS_LOCAL_MODELS read-only at /home/node/local-models", () => {
+    for (const c of [compose, withoutDotEnv]) {
+      const mount = (c.services.worker!.volumes ?? []).find(
+        (v) => typeof v === "string" && v.includes(":/home/node/local-models"),
+      );
+      expect(mount).toBe("./fixtures/models:/home/node/local-models:ro");
+    }
+    // The offline block of docs/operations.md names a model that this default mount holds.
+    const offline = /LLM_MODEL=\/home\/node\/local-models\/(\S+\.gguf)/.exec(read("docs/operations.md"));
+    expect(offline).not.toBeNull();
+    expect(existsSync(join(ROOT, "fixtures/models", offline![1]!))).toBe(true);
   });
 
   it("when workers are deployed, then at least 2 replicas share the model-cache volume at MODELS_DIR", () => {
@@ -251,6 +306,14 @@ const copies = (s: Stage) =>
       const paths = words.filter((w) => !w.startsWith("--"));
       return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
     });
+/** The stages BuildKit builds for `name`: those it is built FROM and copies from, and theirs. */
+function needs(name: string, seen = new Set<string>()): Stage[] {
+  const s = stage(name);
+  if (!s || seen.has(name)) return [];
+  seen.add(name);
+  const sources = [s.from, ...copies(s).flatMap((c) => (c.from ? [c.from] : []))];
+  return [s, ...sources.flatMap((source) => needs(source, seen))];
+}
 const targets = Object.fromEntries(APP_SERVICES.map((name) => [name, services[name]!.build?.target]));
 
 describe("Dockerfile", () => {
@@ -259,6 +322,20 @@ describe("Dockerfile", () => {
     const names = stages.map((s) => s.name);
     for (const target of Object.values(targets)) expect(names).toContain(target);
     for (const s of stages) for (const copy of copies(s)) if (copy.from) expect(names).toContain(copy.from);
+  });
+
+  it("when the gateway target is built alone, then neither builder compiles llama.cpp for it (the worker's build does)", () => {
+    const compiles = (s: Stage) => s.lines.some((l) => /^RUN\s.*\bcmake\b/.test(l));
+    const gatewayAt = stages.findIndex((s) => s.name === targets.gateway);
+    // The legacy builder (docker-compose 1.x, DOCKER_BUILDKIT=0) builds every stage above the target.
+    expect(stages.slice(0, gatewayAt + 1).filter(compiles)).toEqual([]);
+    // BuildKit builds the stages the target is built FROM or copies from.
+    expect(needs(targets.gateway!).filter(compiles)).toEqual([]);
+    expect(
+      needs(targets.worker!)
+        .filter(compiles)
+        .map((s) => s.name),
+    ).toEqual(["llama-server"]);
   });
 
   it("when the base image is chosen, then it is Node 20 on Debian slim (glibc for llama.cpp), not Alpine", () => {

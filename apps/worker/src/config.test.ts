@@ -1,6 +1,6 @@
 import { ConfigError } from "@chorus/platform";
 import { describe, expect, it } from "@jest/globals";
-import { defaultPromptCacheMiB, loadWorkerConfig, spokenReplyTtlSeconds } from "./config.js";
+import { loadWorkerConfig, spokenReplyTtlSeconds } from "./config.js";
 
 describe("worker configuration errors", () => {
   it.each([
@@ -51,13 +51,6 @@ describe("SPOKEN_REPLY_TTL_SECONDS", () => {
 });
 
 describe("LLM_CACHE_RAM_MB", () => {
-  const GiB = 2 ** 30;
-
-  it("when it is not set, then llama-server keeps its own 8192 MiB on a large machine and a quarter of the memory on a small one", () => {
-    expect(defaultPromptCacheMiB(64 * GiB)).toBe(8192);
-    expect(defaultPromptCacheMiB(4 * GiB)).toBe(1024);
-  });
-
   it("when it is set, then that is the size, and 0 switches the cache off", () => {
     expect(loadWorkerConfig({ LLM_CACHE_RAM_MB: "256" }).LLM_CACHE_RAM_MB).toBe(256);
     expect(loadWorkerConfig({ LLM_CACHE_RAM_MB: "0" }).LLM_CACHE_RAM_MB).toBe(0);

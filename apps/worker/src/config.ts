@@ -1,4 +1,4 @@
-import { homedir, totalmem } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import {
   COMMON_ENV,
@@ -12,11 +12,7 @@ import {
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
 import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";
-
-/** llama-server's own default (8192 MiB), but never more than a quarter of this machine's memory. */
-export function defaultPromptCacheMiB(totalBytes = totalmem()): number {
-  return Math.min(8192, Math.floor(totalBytes / 4 / 2 ** 20));
-}
+import { defaultPromptCacheMiB, memoryBudget } from "./memory-budget.js";
 
 export const WORKER_ENV = {
   ...COMMON_ENV,
@@ -82,10 +78,10 @@ export const WORKER_ENV = {
   },
   LLM_CACHE_RAM_MB: {
     type: "integer",
-    default: defaultPromptCacheMiB(),
+    default: defaultPromptCacheMiB(memoryBudget().bytes),
     minimum: 0,
     description:
-      "llama-server: host memory (MiB) for prompts kept beyond the slots (its --cache-ram), so a conversation whose slot was taken still skips its prompt; 0: off (default: llama-server's own 8192, or a quarter of this machine's memory if less)",
+      "llama-server: host memory (MiB) for prompts kept beyond the slots (its --cache-ram), so a conversation whose slot was taken still skips its prompt; 0: off (default: llama-server's own 8192, or a quarter of the worker's memory if less: its container's cgroup limit, else this machine's)",
   },
   WORKER_CONCURRENCY: {
     type: "integer",
@@ -177,9 +173,10 @@ export const WORKER_ENV = {
   },
   JOB_LOCK_MS: {
     type: "integer",
-    default: 30000,
+    default: 10000,
     minimum: 5000,
-    description: "BullMQ lock duration; a crashed worker's job is retried after it",
+    description:
+      "BullMQ lock duration, renewed every quarter of it; a killed worker's job runs again on another worker within this plus a quarter (the stalled check's interval)",
   },
   WEBHOOK_TIMEOUT_MS: {
     type: "integer",

@@ -24,6 +24,7 @@ import { LostJobSweeper } from "./records/lost-job.sweeper.js";
 import { QUEUES } from "@chorus/contracts";
 import { createWorkers } from "./worker.js";
 import { createCacheRouting } from "./routing/create-cache-routing.js";
+import { describeMemoryBudget, memoryBudget } from "./memory-budget.js";
 
 parseCommandLine(
   `usage: npm run worker   (node apps/worker/dist/main.js)\n\nThe text and speech worker. It takes no options; it is configured by the environment:\n${environmentUsage(WORKER_ENV)}`,
@@ -82,6 +83,9 @@ try {
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
     workerId,
+    // What LLM_CACHE_RAM_MB's default follows (a quarter of it, at most 8192 MiB).
+    memory: describeMemoryBudget(memoryBudget()),
+    promptCacheMiB: config.LLM_CACHE_RAM_MB,
     cacheRouting:
       config.ROUTE_MAX_WAIT_MS > 0
         ? `on (waits at most ${config.ROUTE_MAX_WAIT_MS} ms for the preferred worker)`

@@ -14,6 +14,7 @@ import { generateTextProcessor, type GenerateTextDeps } from "./processors/gener
 import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
 import { createWebhookWorker, type WebhookWorkerDeps } from "./webhooks/webhook-worker.js";
 import type { CacheRouting } from "./routing/cache-routing.js";
+import { takeOverTiming } from "./take-over.js";
 
 export interface WorkerDeps extends GenerateTextDeps {
   connection: RedisClient;
@@ -21,7 +22,7 @@ export interface WorkerDeps extends GenerateTextDeps {
   statuses: StatusStore;
   logger: Logger;
   concurrency: number;
-  /** How long a job's lock lasts without renewal; a dead worker's job is taken over after it. */
+  /** JOB_LOCK_MS: how long a job's lock lasts unrenewed; a dead worker's job runs again soon after (take-over.ts). */
   lockDurationMs: number;
   /** Null where this worker does no speech. */
   speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
@@ -46,6 +47,7 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
       connection: deps.connection,
       prefix: deps.keys.bullPrefix(QUEUES.speech),
       concurrency: deps.speech.concurrency,
+      ...takeOverTiming(deps.lockDurationMs),
     },
   );
   worker.on("error", (error) => deps.logger.error("speech worker error", { error: error.message }));
@@ -116,10 +118,9 @@ function createTextWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
     connection: deps.connection,
     prefix: deps.keys.bullPrefix(queue),
     concurrency: deps.concurrency,
-    lockDuration: deps.lockDurationMs,
+    ...takeOverTiming(deps.lockDurationMs),
     // A job whose worker died is moved back to the queue when its lock lapses; allow it to
     // survive two such crashes before it is failed (and its record says so).
-    stalledInterval: deps.lockDurationMs,
     maxStalledCount: 2,
   });
   const text = new Worker<GenerateTextJob>(
