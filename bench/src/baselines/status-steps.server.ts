@@ -116,7 +116,8 @@ async function answerRead(req: Request, res: Response): Promise<void> {
   res.setHeader("Cache-Control", "no-store");
   sendJson(res, 200, stored.record);
 }
-if (step === "count-in-read") app.get("/api/v2/status/:id", ...guards, countInReadRoute(redis, keys, windowMs, limit));
+if (step === "count-in-read")
+  app.get("/api/v2/status/:id", ...guards, countInReadRoute(redis, keys, statuses, windowMs, limit));
 else app.get("/api/v2/status/:id", ...guards, startRead, ...(await statusLimiter()), answerRead);
 
 serveBaseline(app, env.port, () => redis.disconnect());
