@@ -7,7 +7,9 @@ import {
   LIMITED_OPERATIONS,
   type KeyLimits,
 } from "@chorus/contracts";
-import { ApiKeyError, ApiKeyStore, parseCommandLine, redisKeys } from "@chorus/platform";
+import { ApiKeyError, ApiKeyStore } from "@chorus/platform/api-keys";
+import { parseCommandLine } from "@chorus/platform/process";
+import { redisKeys } from "@chorus/platform/redis";
 import { runOnRedis } from "./command-redis.js";
 
 const USAGE = `usage: npm run keys -- COMMAND

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AUDIO_FORMATS, QUEUES, type AudioFormat } from "@chorus/contracts";
-import { ApiKeyUsage } from "@chorus/platform";
+import { ApiKeyUsage } from "@chorus/platform/api-keys";
 import { Queue } from "bullmq";
 import { ascii, inspectFlac, inspectWav, pcmFromLittleEndian, rms } from "../src/audio/audio-inspect.test-helpers.js";
 import { inspectMp3 } from "../src/audio/mp3-inspect.test-helpers.js";

@@ -1,4 +1,5 @@
-import type { RedisClient, RedisKeys, StatusStore } from "@chorus/platform";
+import type { RedisClient, RedisKeys } from "@chorus/platform/redis";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey, sendJson } from "@chorus/gateway/middleware";
 import { setLimitHeaders } from "./limit-headers.js";

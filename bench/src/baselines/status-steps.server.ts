@@ -1,14 +1,8 @@
-import {
-  ApiKeyStore,
-  CachedApiKeys,
-  createGatewayRedis,
-  createLogger,
-  createMetrics,
-  redisKeys,
-  StatusStore,
-  waitUntilReady,
-  type StoredStatus,
-} from "@chorus/platform";
+import { ApiKeyStore, CachedApiKeys } from "@chorus/platform/api-keys";
+import { createLogger } from "@chorus/platform/logger";
+import { createMetrics } from "@chorus/platform/metrics";
+import { createGatewayRedis, redisKeys, waitUntilReady } from "@chorus/platform/redis";
+import { StatusStore, type StoredStatus } from "@chorus/platform/scheduler";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { rateLimit } from "express-rate-limit";
 import { RedisStore } from "rate-limit-redis";

@@ -8,7 +8,7 @@ import {
   type MappedChatRequest,
   type ModelId,
 } from "@chorus/contracts";
-import type { StoredStatus } from "@chorus/platform";
+import type { StoredStatus } from "@chorus/platform/scheduler";
 import type { Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { spendTextBudgetOf } from "../middleware/rate-limit.js";

@@ -10,7 +10,7 @@ import {
   type ModelId,
   type SubmitResponse,
 } from "@chorus/contracts";
-import type { StatusStore } from "@chorus/platform";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "@chorus/contracts";
-import type { Logger, RedisClient, RedisKeys } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { RedisClient, RedisKeys } from "@chorus/platform/redis";
 
 /**
  * KEYS the key's open-streams set; ARGV now (ms), entry's lifetime (ms), entry, cap. Takes one

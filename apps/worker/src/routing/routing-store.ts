@@ -1,4 +1,5 @@
-import { isExpiredWorkerSlotsEntry, type RedisClient, type RedisKeys } from "@chorus/platform";
+import { type RedisClient, type RedisKeys } from "@chorus/platform/redis";
+import { isExpiredWorkerSlotsEntry } from "@chorus/platform/scheduler";
 
 /**
  * What cache-aware routing keeps in Redis (issue 26): which worker holds which conversation prefix,

@@ -1,0 +1,4 @@
+export { LAST_TURN, type QueueJoin } from "./fair-turns.js";
+export { isExpiredWorkerSlotsEntry, JobTimeStats, liveWorkerCount, workerSlotsEntry } from "./queue-stats.js";
+export { RequestIndex, type IndexPosition, type IndexSlice } from "./request-index.js";
+export { StatusStore, type Completion, type FinalRecordHook, type StoredStatus } from "./status-store.js";
