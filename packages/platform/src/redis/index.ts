@@ -18,3 +18,4 @@ export {
 } from "./key-layout.js";
 export { redisKeys, type RedisKeys } from "./redis-keys.js";
 export { DEFAULT_REDIS_URL, redisTargetOf, type RedisSettings, type RedisTarget } from "./redis-target.js";
+export { defineLuaScripts, type LuaCommand } from "./lua-scripts.js";

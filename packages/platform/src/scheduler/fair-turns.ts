@@ -1,8 +1,6 @@
-import { AVG_JOB_SECONDS, liveSlotsLua } from "./queue-stats.js";
-
 /**
  * Fair turns between API keys: the text queue's side of a request's life (join, start, leave) and
- * its place in line, in one module.
+ * its place in line (the scripts join-queue-8, start-turn-3, leave-queue-5 and queue-place-3 in src/lua/).
  *
  * Each request gets a turn when it joins: one after its key's previous request, and never earlier
  * than the turn the workers are serving now (start-time fair queueing with one unit per request).
@@ -36,74 +34,6 @@ import { AVG_JOB_SECONDS, liveSlotsLua } from "./queue-stats.js";
 export const LAST_TURN = 2 ** 21 - 1;
 /** Past this turn the count starts over whenever no request waits. */
 export const RESTART_TURNS_AFTER = 2 ** 20;
-
-/**
- * KEYS tickets, waiting, unfinished, turns, in-flight, owners, job stats, backlog; ARGV createdAt (ms),
- * request id, key id, in-flight cap (0: none), last turn. Returns {ticket, turn}, or {0, held,
- * average job seconds} when the key already holds its cap (nothing written).
- */
-export const JOIN_QUEUE = `
-local cap = tonumber(ARGV[4])
-if cap > 0 then
-  local held = tonumber(redis.call('HGET', KEYS[5], ARGV[3]) or '0')
-  if held >= cap then return {0, held, redis.call('HGET', KEYS[7], '${AVG_JOB_SECONDS}') or ''} end
-end
-local ticket = redis.call('INCR', KEYS[1])
-local serving = tonumber(redis.call('HGET', KEYS[4], 'serving') or '0')
-local latest = tonumber(redis.call('HGET', KEYS[4], ARGV[3]) or '0')
-local turn = math.min(math.max(serving, latest) + 1, tonumber(ARGV[5]))
-redis.call('HSET', KEYS[4], ARGV[3], turn)
-if redis.call('ZADD', KEYS[2], turn * 4294967296 + ticket % 4294967296, ARGV[2]) == 1 then redis.call('LPUSH', KEYS[8], 1) end
-redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
-if redis.call('HSETNX', KEYS[6], ARGV[2], ARGV[3]) == 1 then redis.call('HINCRBY', KEYS[5], ARGV[3], 1) end
-return {ticket, turn}
-`;
-
-/**
- * KEYS waiting, turns, backlog; ARGV request id, restart-after turn. A job that starts leaves the waiting set
- * and moves the turn being served up to its own (a retry, no longer waiting, changes nothing).
- */
-export const START_TURN = `
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not score then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('RPOP', KEYS[3])
-local turn = math.floor(tonumber(score) / 4294967296)
-local serving = tonumber(redis.call('HGET', KEYS[2], 'serving') or '0')
-if redis.call('ZCARD', KEYS[1]) == 0 and math.max(turn, serving) >= tonumber(ARGV[2]) then
-  redis.call('DEL', KEYS[2])
-elseif turn > serving then
-  redis.call('HSET', KEYS[2], 'serving', turn)
-end
-return 1
-`;
-
-/**
- * KEYS waiting, unfinished, in-flight, owners, backlog; ARGV request id. The queue's side of a final record: the id
- * leaves it all.
- */
-export const LEAVE_QUEUE = `
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then redis.call('RPOP', KEYS[5]) end
-redis.call('ZREM', KEYS[2], ARGV[1])
-local owner = redis.call('HGET', KEYS[4], ARGV[1])
-if owner then
-  redis.call('HDEL', KEYS[4], ARGV[1])
-  if redis.call('HINCRBY', KEYS[3], owner, -1) <= 0 then redis.call('HDEL', KEYS[3], owner) end
-end
-`;
-
-/**
- * KEYS waiting set, text stats, worker slots; ARGV now (ms), request id. A waiting job's place, read
- * beside its record: {} when the job is not waiting, else jobs ahead, average job seconds, live
- * worker slots.
- */
-export const QUEUE_PLACE = `
-local ahead = redis.call('ZRANK', KEYS[1], ARGV[2])
-if not ahead then return {} end
-local average = redis.call('HGET', KEYS[2], '${AVG_JOB_SECONDS}') or ''
-${liveSlotsLua(3, 1)}
-return {ahead, average, slots}
-`;
 
 /** A join: the request's ticket and turn (its job's priority), or the key's cap reached. */
 export type QueueJoin =

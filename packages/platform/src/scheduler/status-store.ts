@@ -1,29 +1,17 @@
-import type { JobState, ModelId, StatusRecord } from "@chorus/contracts";
+import type { ModelId } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
+import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
+import { LAST_TURN, parseQueueJoin, RESTART_TURNS_AFTER, type QueueJoin } from "./fair-turns.js";
 import {
-  JOIN_QUEUE,
-  LAST_TURN,
-  LEAVE_QUEUE,
-  parseQueueJoin,
-  QUEUE_PLACE,
-  RESTART_TURNS_AFTER,
-  START_TURN,
-  type QueueJoin,
-} from "./fair-turns.js";
-import { CREATE, FINISH, INDEX, MARK_STARTED, UPDATE_PROGRESS } from "./status-scripts.js";
-import { READ_STATUS, SUBMIT, SUBMIT_PARTS } from "./one-redis-scripts.js";
-
-/** A status record with the fields only the service sees (never sent to clients). */
-export interface StoredStatus {
-  owner: string;
-  /** The model the request was sent to, and when it was accepted (ms): what a listing shows. */
-  model: string;
-  createdAt: number;
-  record: StatusRecord;
-  /** Counts every write to the record (0 for a record written before there was a count): the SSE event id. */
-  rev: number;
-}
+  hashOfFlatReply,
+  isWaiting,
+  queuePlaceKeys,
+  round,
+  storedStatusOf,
+  type QueuePlaceReply,
+  type StoredStatus,
+} from "./stored-status.js";
 
 export interface Completion {
   reply: string;
@@ -43,135 +31,36 @@ export interface FinalRecordHook {
   finished(requestId: string, webhook: string): Promise<void>;
 }
 
-const NUMERIC_FIELDS = [
-  "tokens",
-  "promptTokens",
-  "cachedTokens",
-  "progress",
-  "estimatedTimeRemaining",
-  "processingTime",
-  "droppedMessages",
-] as const;
-
-/**
- * The expected time to a waiting job's own completion (s), from measured job times; undefined while
- * nothing is measured or no worker is live. A job waits only while every slot is busy. With each
- * running job a uniformly random part of a job time from its end, the k-th slot to free itself does
- * so k / (slots + 1) of a job time from now on average, and every later job frees its slot one job
- * time after it started. So the job `ahead` places back starts in round floor(ahead / slots) on the
- * (ahead mod slots + 1)-th slot to free, then runs one job time itself. (Whole rounds of job times,
- * ceil((ahead + 1) / slots), left out the jobs running now: the next job in line could show less time
- * left than the job it waited for.)
- */
-export function queuedEtaSeconds(ahead: number, averageSeconds: number, slots: number): number | undefined {
-  if (!(averageSeconds > 0) || !(slots > 0)) return undefined;
-  const rounds = Math.floor(ahead / slots) + ((ahead % slots) + 1) / (slots + 1);
-  return round(averageSeconds * (1 + rounds), 1);
-}
-
-function addQueueEstimate(record: StatusRecord, ahead: number, averageSeconds: number, slots: number): void {
-  record.queuePosition = ahead;
-  const eta = queuedEtaSeconds(ahead, averageSeconds, slots);
-  if (eta !== undefined) record.estimatedTimeRemaining = eta;
-}
-
-function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
-  if (!hash.status || !hash.owner) return null;
-  const record: StatusRecord = { status: hash.status as JobState };
-  if (hash.reply !== undefined) record.reply = hash.reply;
-  if (hash.error !== undefined) record.error = hash.error;
-  if (hash.audioUrl !== undefined) record.audioUrl = hash.audioUrl;
-  if (hash.audioTruncated === "1") record.audioTruncated = true;
-  if (hash.audioError !== undefined) record.audioError = hash.audioError;
-  if (hash.partialReply !== undefined) record.partialReply = hash.partialReply;
-  for (const field of NUMERIC_FIELDS) {
-    if (hash[field] !== undefined) record[field] = Number(hash[field]);
-  }
-  return {
-    owner: hash.owner,
-    model: hash.model ?? "",
-    createdAt: Number(hash.createdAt ?? 0),
-    record,
-    rev: Number(hash.rev ?? 0),
-  };
-}
-
-/** What QUEUE_PLACE returns: nothing for a job not waiting, else jobs ahead, average job seconds, live slots. */
-export type QueuePlaceReply = [] | [number, string, number];
-
-/** The keys of the QUEUE_PLACE script, in its order: the waiting set, then what a waiting job's estimate reads. */
-export function queuePlaceKeys(keys: RedisKeys): string[] {
-  return [keys.textJobsWaiting(), keys.textJobStats(), keys.workerSlots()];
-}
-
-/**
- * A record still waiting for a worker: only such a record has a queue place (one started or final a moment before the
- * queue's side was told keeps none). READ_STATUS (one-redis-scripts.ts) applies the same rule in Lua.
- */
-function isWaiting(hash: Record<string, string>): boolean {
-  return hash.status === "processing" && hash.startedAt === undefined;
-}
-
-/** A hash from HGETALL's flat reply, as a script returns it. */
-export function hashOfFlatReply(flat: string[]): Record<string, string> {
-  const hash: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
-  return hash;
-}
-
-/** The stored status behind a record's fields (null for no record), with a waiting job's place and ETA. */
-export function storedStatusOf(
-  hash: Record<string, string>,
-  [ahead, average, slots]: QueuePlaceReply,
-): StoredStatus | null {
-  const fresh = toStoredStatus(hash);
-  if (fresh && isWaiting(hash) && ahead !== undefined)
-    addQueueEstimate(fresh.record, ahead, Number(average || 0), slots ?? 0);
-  return fresh;
-}
-
-type Script = (...args: (string | number)[]) => Promise<unknown>;
-interface StatusScripts {
-  chorusStatusCreate: Script;
-  chorusStatusIndex: Script;
-  chorusStatusStarted: Script;
-  chorusStatusProgress: Script;
-  chorusStatusFinish: Script;
-  chorusQueueJoin: Script;
-  chorusQueuePlace: Script;
-  chorusQueueLeave: Script;
-  chorusQueueStart: Script;
-  chorusSubmit: Script;
-  chorusStatusRead: Script;
-}
-
 type JoinReply = Parameters<typeof parseQueueJoin>[0];
 
-/** Registers the scripts once per connection: ioredis then sends EVALSHA, not the whole script text. */
-function statusScripts(redis: RedisClient): StatusScripts {
-  const scripts = redis as unknown as StatusScripts;
-  if (typeof scripts.chorusStatusRead === "function") return scripts;
-  redis.defineCommand("chorusStatusCreate", { numberOfKeys: 1, lua: CREATE });
-  redis.defineCommand("chorusStatusIndex", { numberOfKeys: 1, lua: INDEX });
-  redis.defineCommand("chorusStatusStarted", { numberOfKeys: 1, lua: MARK_STARTED });
-  redis.defineCommand("chorusStatusProgress", { numberOfKeys: 1, lua: UPDATE_PROGRESS });
-  redis.defineCommand("chorusStatusFinish", { numberOfKeys: 1, lua: FINISH });
-  redis.defineCommand("chorusQueueJoin", { numberOfKeys: 8, lua: JOIN_QUEUE });
-  redis.defineCommand("chorusQueuePlace", { numberOfKeys: 3, lua: QUEUE_PLACE });
-  redis.defineCommand("chorusQueueStart", { numberOfKeys: 3, lua: START_TURN });
-  redis.defineCommand("chorusQueueLeave", { numberOfKeys: 5, lua: LEAVE_QUEUE });
-  const { join, create, index } = SUBMIT_PARTS;
-  redis.defineCommand("chorusSubmit", { numberOfKeys: join.keys + create.keys + index.keys, lua: SUBMIT });
-  redis.defineCommand("chorusStatusRead", { numberOfKeys: 4, lua: READ_STATUS });
-  return scripts;
-}
+/** On one Redis a submit and a read are one script each; a cluster sends their parts (the others) apart. */
+const SCRIPTS = {
+  submit: "submit-request-10.lua",
+  read: "read-status-4.lua",
+  join: "join-queue-8.lua",
+  create: "create-status-1.lua",
+  index: "index-request-1.lua",
+  place: "queue-place-3.lua",
+  started: "mark-started-1.lua",
+  progress: "update-progress-1.lua",
+  finish: "finish-status-1.lua",
+  startTurn: "start-turn-3.lua",
+  leave: "leave-queue-5.lua",
+} as const;
 
 /**
- * Status records live in one Redis hash per request; the queue's sets beside them sit in another
- * cluster slot, so a step that changes both sends the record's script and the queue's together.
+ * Status records live in one Redis hash per request, each transition an atomic, one-way script
+ * (src/lua/). The text queue's side follows them in sets kept by membership (a step counted twice
+ * changes nothing): the waiting set holds the ids of jobs accepted and not yet started, in the order
+ * they will start (a job's queue position is its rank); the unfinished set those of requests not yet
+ * final, by acceptance time, for the sweep that finds records whose job vanished. A record leaves both
+ * when it turns final, whoever writes that. Records and sets sit in different cluster slots, so a step
+ * that changes both sends the record's script and the queue's together; between the two a set may
+ * briefly disagree with a record, which readers tolerate (the lost-job sweep takes out an id whose
+ * record is gone or final).
  */
 export class StatusStore {
-  private readonly scripts: StatusScripts;
+  private readonly scripts: Record<keyof typeof SCRIPTS, LuaCommand>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -180,7 +69,7 @@ export class StatusStore {
     /** Told of every record this store turns final that carries a webhook (absent: nobody is). */
     private readonly onFinal?: FinalRecordHook,
   ) {
-    this.scripts = statusScripts(redis);
+    this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), SCRIPTS);
   }
 
   /**
@@ -214,7 +103,7 @@ export class StatusStore {
     const createArgs = [this.ttlSeconds, owner, model, now, webhook];
     const indexArgs = [this.ttlSeconds, now, requestId];
     if (!this.redis.isCluster) {
-      const reply = await this.scripts.chorusSubmit(
+      const reply = await this.scripts.submit(
         ...queueKeys,
         k.status(requestId),
         k.textRequestsOfApiKey(owner),
@@ -224,11 +113,11 @@ export class StatusStore {
       );
       return parseQueueJoin(reply as JoinReply);
     }
-    const joined = parseQueueJoin((await this.scripts.chorusQueueJoin(...queueKeys, ...joinArgs)) as JoinReply);
+    const joined = parseQueueJoin((await this.scripts.join(...queueKeys, ...joinArgs)) as JoinReply);
     if (!joined.joined) return joined;
     await Promise.all([
-      this.scripts.chorusStatusCreate(k.status(requestId), ...createArgs),
-      this.scripts.chorusStatusIndex(k.textRequestsOfApiKey(owner), ...indexArgs),
+      this.scripts.create(k.status(requestId), ...createArgs),
+      this.scripts.index(k.textRequestsOfApiKey(owner), ...indexArgs),
     ]);
     return joined;
   }
@@ -242,7 +131,7 @@ export class StatusStore {
    */
   async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
     if (!this.redis.isCluster) {
-      const [flat, place = []] = (await this.scripts.chorusStatusRead(
+      const [flat, place = []] = (await this.scripts.read(
         this.keys.status(requestId),
         ...queuePlaceKeys(this.keys),
         now,
@@ -255,7 +144,7 @@ export class StatusStore {
     // A place that cannot be read (the queue's node failing over) leaves the record without one, not the poll without
     // an answer.
     const place = await (
-      this.scripts.chorusQueuePlace(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>
+      this.scripts.place(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>
     ).catch((): QueuePlaceReply => []);
     return storedStatusOf(hash, place);
   }
@@ -264,13 +153,11 @@ export class StatusStore {
   async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
     const k = this.keys;
     const [status] = await Promise.all([
-      this.scripts.chorusStatusStarted(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<
-        string | null
-      >,
+      this.scripts.started(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<string | null>,
       // The record says `startedAt`, so no reader counts it as waiting; the id leaves the set for good when it turns
       // final.
       this.scripts
-        .chorusQueueStart(k.textJobsWaiting(), k.textQueueTurns(), k.textJobsBacklog(), requestId, RESTART_TURNS_AFTER)
+        .startTurn(k.textJobsWaiting(), k.textQueueTurns(), k.textJobsBacklog(), requestId, RESTART_TURNS_AFTER)
         .catch(() => 0),
     ]);
     return status;
@@ -293,7 +180,7 @@ export class StatusStore {
   ): Promise<boolean> {
     const reply = partialReply === undefined ? [] : [partialReply];
     const k = this.keys;
-    const written = await this.scripts.chorusStatusProgress(
+    const written = await this.scripts.progress(
       k.status(requestId),
       round(progress, 4),
       round(etaSeconds, 1),
@@ -332,7 +219,7 @@ export class StatusStore {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
     const [written] = await Promise.all([
-      this.scripts.chorusStatusFinish(
+      this.scripts.finish(
         k.status(requestId),
         this.ttlSeconds,
         requestId,
@@ -341,7 +228,7 @@ export class StatusStore {
         ...args,
       ),
       this.scripts
-        .chorusQueueLeave(
+        .leave(
           k.textJobsWaiting(),
           k.textRequestsUnfinished(),
           k.textRequestsInFlight(),
@@ -355,9 +242,4 @@ export class StatusStore {
     if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);
     return written !== 0;
   }
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
