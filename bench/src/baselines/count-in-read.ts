@@ -1,4 +1,4 @@
-import type { RedisClient, RedisKeys } from "@chorus/platform/redis";
+import { defineLuaScripts, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { authenticatedKey, sendJson } from "@chorus/gateway/middleware";
@@ -6,24 +6,12 @@ import { setLimitHeaders } from "./limit-headers.js";
 
 /**
  * The status-steps prototype of the alternative to express-rate-limit + rate-limit-redis on the
- * status path: the per-key count taken by a minimal script of the bench's own, by rate-limit-redis'
- * rule (a new window starts at 1 with the window's expiry, else INCR), sent in the same round trip
- * as the gateway's status read (StatusStore.get: the record, and a waiting one's place), so a poll
- * is two Redis commands in one round trip and one route with no library.
- * KEYS: rate-limit key; ARGV: window ms. Returns {hits, ttl ms}.
+ * status path: the per-key count taken by a minimal script of the bench's own (count-in-window-1.lua,
+ * rate-limit-redis' rule), sent in the same round trip as the gateway's status read (StatusStore.get:
+ * the record, and a waiting one's place), so a poll is two Redis commands in one round trip and one
+ * route with no library. The whole status route of that step: count, read, headers, 429 over the
+ * limit, the record to its owner.
  */
-const COUNT = `
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl <= 0 then
-  redis.call('SET', KEYS[1], 1, 'PX', ARGV[1])
-  return {1, tonumber(ARGV[1])}
-end
-return {redis.call('INCR', KEYS[1]), ttl}
-`;
-
-type Count = (...args: (string | number)[]) => Promise<[number, number]>;
-
-/** The whole status route of that step: count, read, headers, 429 over the limit, the record to its owner. */
 export function countInReadRoute(
   redis: RedisClient,
   keys: RedisKeys,
@@ -31,12 +19,11 @@ export function countInReadRoute(
   windowMs: number,
   limit: number,
 ): RequestHandler {
-  redis.defineCommand("benchCount", { numberOfKeys: 1, lua: COUNT });
-  const scripts = redis as unknown as { benchCount: Count };
+  const scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), { count: "count-in-window-1.lua" });
   return (req: Request, res: Response, next: NextFunction) => {
     const keyId = authenticatedKey(req).id;
     Promise.all([
-      scripts.benchCount(`${keys.rateLimit("count-in-read")}${keyId}`, windowMs),
+      scripts.count(`${keys.rateLimit("count-in-read")}${keyId}`, windowMs) as Promise<[number, number]>,
       statuses.get(String(req.params.id)),
     ]).then(([[hits, ttl], stored]) => {
       setLimitHeaders(res, limit, hits, Date.now() + ttl);
