@@ -48,6 +48,7 @@ export default defineConfig(
   ...dependencyRules(),
   ...workspaceBoundaries(),
   lineWidth(),
+  luaInFiles(),
   {
     // No import cycles: a module that needs a helper of the module that imports it gets the helper
     // moved out. Relative imports are written with .js and resolved to the .ts beside them.
@@ -143,4 +144,24 @@ function lineWidth() {
     ignoreUrls: true,
   };
   return { plugins: { "@stylistic": stylistic }, rules: { "@stylistic/max-len": ["error", options] } };
+}
+
+/**
+ * Lua lives in files (each workspace's src/lua/, defined with defineLuaScripts of @chorus/platform/redis),
+ * never in a string or template literal, where it has no header of its KEYS and ARGV, no includes and
+ * no Lua syntax for its reader.
+ */
+function luaInFiles() {
+  const message = "Lua in a string: write the script as a file in this workspace's src/lua/ (defineLuaScripts).";
+  const lua = "/redis\\.p?call\\s*\\(/";
+  return {
+    files: ["**/*.{ts,js,cjs,mjs}"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: `Literal[value=${lua}]`, message },
+        { selector: `TemplateElement[value.raw=${lua}]`, message },
+      ],
+    },
+  };
 }

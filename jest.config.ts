@@ -14,7 +14,8 @@ const shared = {
   moduleNameMapper: {
     "^(\\.{1,2}/.*)\\.js$": "$1",
     // Workspace packages by name, to their sources (each package.json's `exports`, with src/ for dist/).
-    "^@chorus/(contracts|platform|client|local-runtime|audio)$": "<rootDir>/packages/$1/src/index.ts",
+    "^@chorus/(contracts|client|local-runtime|audio)$": "<rootDir>/packages/$1/src/index.ts",
+    "^@chorus/platform/([a-z-]+)$": "<rootDir>/packages/platform/src/$1/index.ts",
     "^@chorus/(gateway|worker)$": "<rootDir>/apps/$1/src/index.ts",
     "^@chorus/(gateway|worker)/(llm|speech|middleware)$": "<rootDir>/apps/$1/src/exports/$2.ts",
   },

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Response } from "superagent";
-import type { Completion } from "@chorus/platform";
+import type { Completion } from "@chorus/platform/scheduler";
 
 /** The fixture model is in the repository (fixtures/models, MIT: see its README). */
 export const FIXTURE_MODEL = fileURLToPath(new URL("../fixtures/models/stories260K-chatml.gguf", import.meta.url));

@@ -1,5 +1,6 @@
 import type { KeyLimits } from "@chorus/contracts";
-import { waitUntilReady, type Logger } from "@chorus/platform";
+import { type Logger } from "@chorus/platform/logger";
+import { waitUntilReady } from "@chorus/platform/redis";
 import type { Express } from "express";
 import {
   buildApp,

@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from "@chorus/platform";
+import { createLogger, type Logger } from "@chorus/platform/logger";
 
 /** Tests keep their output clean; set TEST_LOGS=1 to see the service's logs. */
 export function testLogger(service: string): Logger {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { redisTargetOf, type RedisTarget } from "@chorus/platform";
+import { redisTargetOf, type RedisTarget } from "@chorus/platform/redis";
 import { Redis } from "ioredis";
 
 /** Integration tests use this Redis (the machine's own by default) under a unique key prefix. */

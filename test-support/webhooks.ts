@@ -2,14 +2,9 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import type { Queue } from "bullmq";
-import {
-  createWebhookQueue,
-  createWorkerRedis,
-  redisKeys,
-  StatusStore,
-  WebhookOutbox,
-  type RedisTarget,
-} from "@chorus/platform";
+import { createWorkerRedis, redisKeys, type RedisTarget } from "@chorus/platform/redis";
+import { StatusStore } from "@chorus/platform/scheduler";
+import { createWebhookQueue, WebhookOutbox } from "@chorus/platform/webhooks";
 import { WebhookSender, type WorkerDeps } from "@chorus/worker";
 import { waitFor } from "./wait-for.js";
 import { testLogger } from "./logger.js";

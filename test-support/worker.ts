@@ -1,13 +1,8 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import {
-  ApiKeyUsage,
-  createWorkerRedis,
-  JobTimeStats,
-  redisKeys,
-  SpeechAudioStore,
-  StatusStore,
-  type RedisTarget,
-} from "@chorus/platform";
+import { ApiKeyUsage } from "@chorus/platform/api-keys";
+import { createWorkerRedis, redisKeys, type RedisTarget } from "@chorus/platform/redis";
+import { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
+import { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { Worker } from "bullmq";
 import {
   findLlamaServer,

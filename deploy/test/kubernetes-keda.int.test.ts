@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { JOB_NAMES, QUEUES, type GenerateTextJob } from "@chorus/contracts";
-import { createTextQueue, createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
+import { createTextQueue } from "@chorus/platform/queues";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
+import { StatusStore } from "@chorus/platform/scheduler";
 import { ScaledObject, TriggerAuthentication } from "@kubernetes-models/keda/keda.sh/v1alpha1";
 import { QueueKeys, Worker } from "bullmq";
 import { Deployment } from "kubernetes-models/apps/v1";

@@ -1,12 +1,12 @@
+import { COMMON_ENV } from "@chorus/platform/config";
+import { loadOrExit } from "@chorus/platform/process";
 import {
-  COMMON_ENV,
   createWorkerRedis,
   DEFAULT_REDIS_URL,
-  loadOrExit,
   redisTargetOf,
   type RedisClient,
   type RedisTarget,
-} from "@chorus/platform";
+} from "@chorus/platform/redis";
 import { runningLocalRedis } from "./local/local-state.js";
 import { describeRedisFailure } from "./redis-failure.js";
 

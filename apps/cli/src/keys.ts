@@ -8,7 +8,9 @@ import {
   type KeyLimits,
   type KeyUpdate,
 } from "@chorus/contracts";
-import { ApiKeyError, ApiKeyStore, parseCommandLine, redisKeys } from "@chorus/platform";
+import { ApiKeyError, ApiKeyStore } from "@chorus/platform/api-keys";
+import { parseCommandLine } from "@chorus/platform/process";
+import { redisKeys } from "@chorus/platform/redis";
 import { runOnRedis } from "./command-redis.js";
 
 const USAGE = `usage: npm run keys -- COMMAND

@@ -1,12 +1,6 @@
 import { parseArgs } from "node:util";
-import {
-  jobsLeftBehind,
-  KEY_LAYOUT,
-  migrateKeyLayout,
-  parseCommandLine,
-  readKeyLayout,
-  type RedisClient,
-} from "@chorus/platform";
+import { parseCommandLine } from "@chorus/platform/process";
+import { jobsLeftBehind, KEY_LAYOUT, migrateKeyLayout, readKeyLayout, type RedisClient } from "@chorus/platform/redis";
 import { runOnRedis } from "./command-redis.js";
 
 const USAGE = `usage: npm run migrate [-- --check]

@@ -1,4 +1,4 @@
-import { describeRedisTarget, type RedisTarget } from "@chorus/platform";
+import { describeRedisTarget, type RedisTarget } from "@chorus/platform/redis";
 
 /**
  * What failed, for the person running a command against Redis: the URL without its password, and

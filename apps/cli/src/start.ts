@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { redactRedisUrl } from "@chorus/platform";
+import { redactRedisUrl } from "@chorus/platform/redis";
 import { migrateBeforeStart } from "./local/key-layout.js";
 import {
   buildLlamaServerFirst,

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { ApiKeyStore } from "@chorus/platform/api-keys";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
 import { freePort, startChild, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest, describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 import { START_SCRIPT } from "../../../test-support/local-service.js";

@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiKeyStore, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { ApiKeyStore } from "@chorus/platform/api-keys";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
 import { freePort, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 import { runInOwnGroup, START_SCRIPT, waitForText, type RunningChild } from "../../../test-support/local-service.js";

@@ -1,4 +1,5 @@
-import { createWorkerRedis, redisKeys, workerSlotsEntry } from "@chorus/platform";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
+import { workerSlotsEntry } from "@chorus/platform/scheduler";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiKeyStore, createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform";
+import { ApiKeyStore } from "@chorus/platform/api-keys";
+import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
 import { freePort } from "@chorus/local-runtime";
 import { quickServiceEnv, runInOwnGroup, START_SCRIPT, waitForText } from "../../../test-support/local-service.js";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";

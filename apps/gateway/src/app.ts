@@ -1,16 +1,10 @@
 import { ApiError, type ModelId } from "@chorus/contracts";
-import {
-  RequestIndex,
-  type ApiKeyLookup,
-  type ApiKeyStore,
-  type ApiKeyUsage,
-  type GatewayMetrics,
-  type Logger,
-  type RedisKeys,
-  type SpeechAudioStore,
-  type StatusStore,
-  type RedisClient,
-} from "@chorus/platform";
+import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage } from "@chorus/platform/api-keys";
+import { type Logger } from "@chorus/platform/logger";
+import { type GatewayMetrics } from "@chorus/platform/metrics";
+import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
+import { RequestIndex, type StatusStore } from "@chorus/platform/scheduler";
+import { type SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { Queue } from "bullmq";
 import express, { type Express, type Request, type Response } from "express";
 import { addAdminRoutes } from "./admin/admin-routes.js";

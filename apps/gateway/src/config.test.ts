@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { ConfigError } from "@chorus/platform";
+import { ConfigError } from "@chorus/platform/config";
 import { loadGatewayConfig } from "./config.js";
 
 /** The message start-up prints (loadOrExit writes it to stderr as it is). */

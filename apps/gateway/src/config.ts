@@ -4,10 +4,10 @@ import {
   ConfigError,
   GATEWAY_LISTEN_ENV,
   loadConfig,
-  redisTargetOf,
   type ConfigOf,
   type EnvSchema,
-} from "@chorus/platform";
+} from "@chorus/platform/config";
+import { redisTargetOf } from "@chorus/platform/redis";
 
 export const GATEWAY_ENV = {
   ...COMMON_ENV,

@@ -1,24 +1,19 @@
+import { ApiKeyStore, ApiKeyUsage, CachedApiKeys } from "@chorus/platform/api-keys";
+import { type Logger } from "@chorus/platform/logger";
+import { createMetrics, readQueueDepths } from "@chorus/platform/metrics";
+import { createSpeechQueue, createTextQueue } from "@chorus/platform/queues";
 import {
-  ApiKeyStore,
-  ApiKeyUsage,
-  CachedApiKeys,
   createGatewayRedis,
-  createSpeechQueue,
-  createTextQueue,
-  createWebhookQueue,
-  createMetrics,
   createWorkerRedis,
-  readQueueDepths,
   redisKeys,
   redisTargetOf,
-  SpeechAudioStore,
-  StatusStore,
-  WebhookOutbox,
-  type Logger,
   type RedisKeys,
   type RedisTarget,
   type RedisClient,
-} from "@chorus/platform";
+} from "@chorus/platform/redis";
+import { StatusStore } from "@chorus/platform/scheduler";
+import { SpeechAudioStore } from "@chorus/platform/speech-audio";
+import { createWebhookQueue, WebhookOutbox } from "@chorus/platform/webhooks";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";

@@ -1,18 +1,15 @@
 import { parseArgs } from "node:util";
+import { createLogger } from "@chorus/platform/logger";
 import {
-  createLogger,
   environmentUsage,
   loadOrExit,
   onShutdownSignal,
   parseCommandLine,
   stopWhenLauncherExits,
   describeListening,
-  describeRedisTarget,
   listenOn,
-  redisTargetOf,
-  requireCurrentKeyLayout,
-  waitUntilReady,
-} from "@chorus/platform";
+} from "@chorus/platform/process";
+import { describeRedisTarget, redisTargetOf, requireCurrentKeyLayout, waitUntilReady } from "@chorus/platform/redis";
 import { buildApp, redisConnections } from "./app.js";
 import { GATEWAY_ENV, loadGatewayConfig } from "./config.js";
 import { createGatewayDeps } from "./dependencies.js";

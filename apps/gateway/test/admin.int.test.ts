@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { MAX_API_KEY_NAME_CHARS, type ErrorEnvelope } from "@chorus/contracts";
-import type { ApiKeyRecord, DailyUsage } from "@chorus/platform";
+import type { ApiKeyRecord, DailyUsage } from "@chorus/platform/api-keys";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { ErrorEnvelope } from "@chorus/contracts";
-import { CachedApiKeys } from "@chorus/platform";
+import { CachedApiKeys } from "@chorus/platform/api-keys";
 import request from "supertest";
 import { buildApp } from "../src/app.js";
 import { defaultRequest } from "../../../test-support/fixtures.js";

@@ -1,5 +1,5 @@
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { createWorkerRedis } from "@chorus/platform";
+import { createWorkerRedis } from "@chorus/platform/redis";
 import { Worker } from "bullmq";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";

@@ -1,5 +1,7 @@
 import type { StatusRecord } from "@chorus/contracts";
-import { createTextQueue, createWorkerRedis, LAST_TURN, StatusStore, type RedisClient } from "@chorus/platform";
+import { createTextQueue } from "@chorus/platform/queues";
+import { createWorkerRedis, type RedisClient } from "@chorus/platform/redis";
+import { LAST_TURN, StatusStore } from "@chorus/platform/scheduler";
 import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";

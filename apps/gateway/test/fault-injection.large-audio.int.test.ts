@@ -1,7 +1,8 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { ApiKeyUsage, createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform";
+import { ApiKeyUsage } from "@chorus/platform/api-keys";
+import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
 import { Queue, Worker } from "bullmq";
 import request from "supertest";
 import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";

@@ -1,6 +1,6 @@
 import { jest } from "@jest/globals";
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { createWorkerRedis } from "@chorus/platform";
+import { createWorkerRedis } from "@chorus/platform/redis";
 import { Queue, Worker } from "bullmq";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";

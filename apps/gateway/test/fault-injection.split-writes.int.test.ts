@@ -1,5 +1,5 @@
 import type { ModelId } from "@chorus/contracts";
-import { RequestIndex, StatusStore, type FinalRecordHook } from "@chorus/platform";
+import { RequestIndex, StatusStore, type FinalRecordHook } from "@chorus/platform/scheduler";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";

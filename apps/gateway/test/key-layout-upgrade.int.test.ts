@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import type { RequestsListPage, StatusRecord } from "@chorus/contracts";
-import { KEY_LAYOUT, readKeyLayout, requireCurrentKeyLayout } from "@chorus/platform";
+import { KEY_LAYOUT, readKeyLayout, requireCurrentKeyLayout } from "@chorus/platform/redis";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";

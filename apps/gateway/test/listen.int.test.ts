@@ -1,4 +1,4 @@
-import { INSTANCE_HEADER } from "@chorus/platform";
+import { INSTANCE_HEADER } from "@chorus/platform/process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RunningChild } from "@chorus/local-runtime";

@@ -1,5 +1,6 @@
 import type { ErrorEnvelope } from "@chorus/contracts";
-import { createMetrics, createTextQueue, readQueueDepths, type GatewayMetrics } from "@chorus/platform";
+import { createMetrics, readQueueDepths, type GatewayMetrics } from "@chorus/platform/metrics";
+import { createTextQueue } from "@chorus/platform/queues";
 import type { Queue } from "bullmq";
 import express, { type Express } from "express";
 import request from "supertest";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { QUEUES, type ReplyDelta, type RequestsListPage, type StatusRecord } from "@chorus/contracts";
-import { createWorkerRedis, type RedisClient } from "@chorus/platform";
+import { createWorkerRedis, type RedisClient } from "@chorus/platform/redis";
 import OpenAI from "openai";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";

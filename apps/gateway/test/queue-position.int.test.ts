@@ -1,5 +1,5 @@
 import type { StatusRecord } from "@chorus/contracts";
-import { JobTimeStats, workerSlotsEntry } from "@chorus/platform";
+import { JobTimeStats, workerSlotsEntry } from "@chorus/platform/scheduler";
 import request from "supertest";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";

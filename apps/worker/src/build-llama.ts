@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { parseCommandLine } from "@chorus/platform";
+import { parseCommandLine } from "@chorus/platform/process";
 import { ensureLlamaBuild } from "./engines/llm/llama-build.js";
 import { ensureLlamaServerBuild, findLlamaServer } from "./engines/llm/llama-server.build.js";
 

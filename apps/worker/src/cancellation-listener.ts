@@ -1,5 +1,6 @@
 import { CANCELLED_ERROR } from "@chorus/contracts";
-import type { Logger, RedisClient } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { RedisClient } from "@chorus/platform/redis";
 import type { Worker } from "bullmq";
 
 /**

@@ -1,4 +1,4 @@
-import { ConfigError } from "@chorus/platform";
+import { ConfigError } from "@chorus/platform/config";
 import { describe, expect, it } from "@jest/globals";
 import { loadWorkerConfig, spokenReplyTtlSeconds } from "./config.js";
 

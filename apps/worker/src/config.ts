@@ -4,11 +4,11 @@ import {
   COMMON_ENV,
   ConfigError,
   loadConfig,
-  redisTargetOf,
   WORKER_LAUNCH_ENV,
   type ConfigOf,
   type EnvSchema,
-} from "@chorus/platform";
+} from "@chorus/platform/config";
+import { redisTargetOf } from "@chorus/platform/redis";
 import { DEFAULT_LLAMA_BUILD_CACHE } from "./engines/llm/llama-server.build.js";
 import { LLAMA_RUNTIMES } from "./engines/llm/llama-engine.factory.js";
 import { DEFAULT_MODEL_URI } from "./engines/llm/model-resolver.js";

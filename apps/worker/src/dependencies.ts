@@ -1,16 +1,10 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import {
-  ApiKeyUsage,
-  createWebhookQueue,
-  createWorkerRedis,
-  JobTimeStats,
-  redisKeys,
-  redisTargetOf,
-  SpeechAudioStore,
-  StatusStore,
-  WebhookOutbox,
-  type Logger,
-} from "@chorus/platform";
+import { ApiKeyUsage } from "@chorus/platform/api-keys";
+import { type Logger } from "@chorus/platform/logger";
+import { createWorkerRedis, redisKeys, redisTargetOf } from "@chorus/platform/redis";
+import { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
+import { SpeechAudioStore } from "@chorus/platform/speech-audio";
+import { createWebhookQueue, WebhookOutbox } from "@chorus/platform/webhooks";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import { spokenReplyTtlSeconds, type WorkerConfig } from "./config.js";

@@ -1,15 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { ApiError } from "@chorus/contracts";
-import {
-  describeListening,
-  INSTANCE_HEADER,
-  ListenError,
-  listenOn,
-  metricsRequestAllowed,
-  type Logger,
-  type WorkerMetrics,
-  type RedisClient,
-} from "@chorus/platform";
+import { type Logger } from "@chorus/platform/logger";
+import { metricsRequestAllowed, type WorkerMetrics } from "@chorus/platform/metrics";
+import { describeListening, INSTANCE_HEADER, ListenError, listenOn } from "@chorus/platform/process";
+import { type RedisClient } from "@chorus/platform/redis";
 import type { Worker } from "bullmq";
 
 export interface HealthServerOptions {

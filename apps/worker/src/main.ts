@@ -1,19 +1,12 @@
-import {
-  createLogger,
-  createMetrics,
-  createSpeechQueue,
-  createTextQueue,
-  createWebhookQueue,
-  loadOrExit,
-  requireCurrentKeyLayout,
-  onShutdownSignal,
-  readQueueDepths,
-  describeRedisTarget,
-  redisTargetOf,
-} from "@chorus/platform";
+import { createLogger } from "@chorus/platform/logger";
+import { createMetrics, readQueueDepths } from "@chorus/platform/metrics";
+import { loadOrExit, onShutdownSignal } from "@chorus/platform/process";
+import { createSpeechQueue, createTextQueue } from "@chorus/platform/queues";
+import { requireCurrentKeyLayout, describeRedisTarget, redisTargetOf } from "@chorus/platform/redis";
+import { createWebhookQueue } from "@chorus/platform/webhooks";
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { environmentUsage, parseCommandLine, stopWhenLauncherExits } from "@chorus/platform";
+import { environmentUsage, parseCommandLine, stopWhenLauncherExits } from "@chorus/platform/process";
 import { loadWorkerConfig, WORKER_ENV } from "./config.js";
 import { createWorkerDeps } from "./dependencies.js";
 import { createHealthServer } from "./health-server.js";

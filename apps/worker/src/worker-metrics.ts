@@ -1,5 +1,5 @@
 import { CANCELLED_ERROR, QUEUES } from "@chorus/contracts";
-import type { JobOutcome, WorkerMetrics } from "@chorus/platform";
+import type { JobOutcome, WorkerMetrics } from "@chorus/platform/metrics";
 import type { Job, Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
 import { failedWebhookOutcome, type WebhookOutcome } from "./webhooks/deliver-webhook.processor.js";

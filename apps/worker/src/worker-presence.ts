@@ -1,4 +1,5 @@
-import { isExpiredWorkerSlotsEntry, workerSlotsEntry, type RedisClient } from "@chorus/platform";
+import { type RedisClient } from "@chorus/platform/redis";
+import { isExpiredWorkerSlotsEntry, workerSlotsEntry } from "@chorus/platform/scheduler";
 import { randomUUID } from "node:crypto";
 
 const REFRESH_MS = 10_000;

@@ -5,7 +5,9 @@ import {
   type GenerateTextJob,
   type SynthesizeSpeechJob,
 } from "@chorus/contracts";
-import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import { Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
 import { failureMessage } from "./records/failure-message.js";

@@ -1,5 +1,5 @@
 import type { StatusRecord } from "@chorus/contracts";
-import type { DailyUsage } from "@chorus/platform";
+import type { DailyUsage } from "@chorus/platform/api-keys";
 import request from "supertest";
 import { characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";

@@ -1,6 +1,8 @@
 import { jest } from "@jest/globals";
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { createMetrics, createWorkerRedis, StatusStore, type RedisClient, type WorkerMetrics } from "@chorus/platform";
+import { createMetrics, type WorkerMetrics } from "@chorus/platform/metrics";
+import { createWorkerRedis, type RedisClient } from "@chorus/platform/redis";
+import { StatusStore } from "@chorus/platform/scheduler";
 import { Queue, UnrecoverableError, Worker } from "bullmq";
 import request from "supertest";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";

@@ -1,14 +1,8 @@
 import { QUEUES } from "@chorus/contracts";
-import {
-  createMetrics,
-  createTextQueue,
-  INSTANCE_HEADER,
-  createWorkerRedis,
-  readQueueDepths,
-  redisKeys,
-  waitUntilReady,
-  type RedisClient,
-} from "@chorus/platform";
+import { createMetrics, readQueueDepths } from "@chorus/platform/metrics";
+import { INSTANCE_HEADER } from "@chorus/platform/process";
+import { createTextQueue } from "@chorus/platform/queues";
+import { createWorkerRedis, redisKeys, waitUntilReady, type RedisClient } from "@chorus/platform/redis";
 import { Worker, type Queue } from "bullmq";
 import { testLogger } from "../../../test-support/logger.js";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";

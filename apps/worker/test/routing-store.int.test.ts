@@ -1,4 +1,5 @@
-import { createWorkerRedis, redisKeys, workerSlotsEntry, type RedisClient } from "@chorus/platform";
+import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
+import { workerSlotsEntry } from "@chorus/platform/scheduler";
 import { deleteKeysWithPrefix, TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { RoutingStore } from "../src/routing/routing-store.js";
 

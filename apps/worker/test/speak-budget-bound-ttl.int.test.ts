@@ -1,5 +1,6 @@
 import { defaultVoiceFor, type StatusRecord } from "@chorus/contracts";
-import { createWorkerRedis, redisKeys, SpeechAudioStore, type RedisClient } from "@chorus/platform";
+import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
+import { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import request from "supertest";
 import { EspeakSpeechEngine } from "../src/engines/tts/espeak.speech-engine.js";
 import type { LlmEngine } from "../src/engines/llm/llm-engine.js";

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AUDIO_FORMATS, QUEUES, type AudioFormat } from "@chorus/contracts";
-import { ApiKeyUsage } from "@chorus/platform";
+import { ApiKeyUsage } from "@chorus/platform/api-keys";
 import { Queue } from "bullmq";
 import { measureAudio } from "../src/engines/tts/measure-audio.test-helpers.js";
 import type { SpeechEngine, SynthesizedAudio } from "../src/engines/tts/speech-engine.js";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { QUEUES } from "@chorus/contracts";
-import { createMetrics, createWorkerRedis, redisKeys } from "@chorus/platform";
+import { createMetrics } from "@chorus/platform/metrics";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
 import { Queue } from "bullmq";
 import { createWebhookWorker } from "../src/webhooks/webhook-worker.js";
 import { WebhookSender, WebhookTimeoutError } from "../src/webhooks/webhook-sender.js";

@@ -1,5 +1,6 @@
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { createMetrics, createWorkerRedis, type WorkerMetrics } from "@chorus/platform";
+import { createMetrics, type WorkerMetrics } from "@chorus/platform/metrics";
+import { createWorkerRedis } from "@chorus/platform/redis";
 import { Queue } from "bullmq";
 import { Webhook } from "standardwebhooks";
 import request from "supertest";

@@ -1,5 +1,5 @@
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { createWorkerRedis, type RedisClient, type RedisKeys } from "@chorus/platform";
+import { createWorkerRedis, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";

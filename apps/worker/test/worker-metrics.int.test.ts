@@ -1,12 +1,6 @@
 import { QUEUES } from "@chorus/contracts";
-import {
-  createMetrics,
-  createWorkerRedis,
-  redisKeys,
-  waitUntilReady,
-  type WorkerMetrics,
-  type RedisClient,
-} from "@chorus/platform";
+import { createMetrics, type WorkerMetrics } from "@chorus/platform/metrics";
+import { createWorkerRedis, redisKeys, waitUntilReady, type RedisClient } from "@chorus/platform/redis";
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { instrumentWorkers } from "../src/worker-metrics.js";

@@ -1,5 +1,5 @@
 import { sentSamplingParams, validateGenerationRequest, type GenerateTextJob } from "@chorus/contracts";
-import { createLogger } from "@chorus/platform";
+import { createLogger } from "@chorus/platform/logger";
 import { nowMs } from "../metrics/clock.js";
 import {
   buildChatTurns,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { JOB_NAMES, type GenerateTextJob, type GenerationRequest } from "@chorus/contracts";
-import { createTextQueue, redisKeys } from "@chorus/platform";
+import { createTextQueue } from "@chorus/platform/queues";
+import { redisKeys } from "@chorus/platform/redis";
 import express from "express";
 import { Redis } from "ioredis";
 import { baselineEnv, serveBaseline } from "./baseline-process.js";

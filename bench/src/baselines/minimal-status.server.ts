@@ -1,4 +1,4 @@
-import { redisKeys } from "@chorus/platform";
+import { redisKeys } from "@chorus/platform/redis";
 import express from "express";
 import { Redis } from "ioredis";
 import { baselineEnv, serveBaseline } from "./baseline-process.js";

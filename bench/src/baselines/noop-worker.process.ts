@@ -1,5 +1,6 @@
 import { QUEUES, type GenerateTextJob } from "@chorus/contracts";
-import { createWorkerRedis, redisKeys, StatusStore } from "@chorus/platform";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
+import { StatusStore } from "@chorus/platform/scheduler";
 import { Worker, type Job } from "bullmq";
 import { nowMs, sleep } from "../metrics/clock.js";
 import { exitWhenAsked } from "./baseline-process.js";

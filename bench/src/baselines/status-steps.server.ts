@@ -1,14 +1,8 @@
-import {
-  ApiKeyStore,
-  CachedApiKeys,
-  createGatewayRedis,
-  createLogger,
-  createMetrics,
-  redisKeys,
-  StatusStore,
-  waitUntilReady,
-  type StoredStatus,
-} from "@chorus/platform";
+import { ApiKeyStore, CachedApiKeys } from "@chorus/platform/api-keys";
+import { createLogger } from "@chorus/platform/logger";
+import { createMetrics } from "@chorus/platform/metrics";
+import { createGatewayRedis, redisKeys, waitUntilReady } from "@chorus/platform/redis";
+import { StatusStore, type StoredStatus } from "@chorus/platform/scheduler";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { rateLimit } from "express-rate-limit";
 import { RedisStore } from "rate-limit-redis";
@@ -117,7 +111,8 @@ async function answerRead(req: Request, res: Response): Promise<void> {
   res.setHeader("Cache-Control", "no-store");
   sendJson(res, 200, stored.record);
 }
-if (step === "count-in-read") app.get("/api/v2/status/:id", ...guards, countInReadRoute(redis, keys, windowMs, limit));
+if (step === "count-in-read")
+  app.get("/api/v2/status/:id", ...guards, countInReadRoute(redis, keys, statuses, windowMs, limit));
 else app.get("/api/v2/status/:id", ...guards, startRead, ...(await statusLimiter()), answerRead);
 
 serveBaseline(app, env.port, () => redis.disconnect());

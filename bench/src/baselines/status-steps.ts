@@ -7,9 +7,9 @@
  * - limit-memory: + express-rate-limit counting in its own in-process store (no Redis)
  * - limit-script: + rate-limit-redis' counting script, one more Redis command per poll, without express-rate-limit
  * - gateway-limiter: + the gateway's status limiter (express-rate-limit + rate-limit-redis)
- * - count-in-read: + the limit counted by the READ script itself (rate-limit-redis' rule, one
- *   command per poll, same headers), without either library: not what the gateway does, but what
- *   it would cost if the architecture allowed it (bench/src/baselines/count-in-read.ts)
+ * - count-in-read: + the limit counted by a minimal script sent with the READ script in one round trip
+ *   (rate-limit-redis' rule, same headers), without either library: not what the gateway does, but
+ *   what it would cost if the architecture allowed it (bench/src/baselines/count-in-read.ts)
  */
 export const STATUS_STEPS = [
   "read",
@@ -29,5 +29,5 @@ export const STATUS_STEP_LABELS: Record<StatusStep, string> = {
   "limit-memory": "context + express-rate-limit, in-process store (no Redis)",
   "limit-script": "context + rate-limit-redis script as a 2nd command (no express-rate-limit)",
   "gateway-limiter": "context + express-rate-limit + rate-limit-redis (the gateway's limiter)",
-  "count-in-read": "context + limit counted inside the READ script (one command; not in the product)",
+  "count-in-read": "context + limit counted by a script beside the READ script (no library; not in the product)",
 };

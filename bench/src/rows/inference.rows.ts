@@ -1,5 +1,5 @@
 import { QUEUES } from "@chorus/contracts";
-import { redisKeys } from "@chorus/platform";
+import { redisKeys } from "@chorus/platform/redis";
 import { Queue } from "bullmq";
 import { basename } from "node:path";
 import type { GenerationCall, GenerationTiming } from "../baselines/direct-engine-messages.js";

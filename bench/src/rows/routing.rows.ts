@@ -1,4 +1,4 @@
-import { redisKeys } from "@chorus/platform";
+import { redisKeys } from "@chorus/platform/redis";
 import { basename } from "node:path";
 import { median, percentile, round } from "../metrics/stats.js";
 import { LARGER_MODEL_LABEL, writeLargerModel } from "../models/larger-model.js";

@@ -1,4 +1,5 @@
-import { ApiKeyStore, redisKeys } from "@chorus/platform";
+import { ApiKeyStore } from "@chorus/platform/api-keys";
+import { redisKeys } from "@chorus/platform/redis";
 import { Redis } from "ioredis";
 import { APP_NODE_FLAGS, appEntryPoint } from "@chorus/local-runtime";
 import { benchScript } from "../paths.js";

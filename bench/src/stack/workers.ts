@@ -1,5 +1,5 @@
 import { QUEUES } from "@chorus/contracts";
-import { redisKeys } from "@chorus/platform";
+import { redisKeys } from "@chorus/platform/redis";
 import { Queue } from "bullmq";
 import { isProbeMessage, type ProbeMessage } from "../baselines/probe-messages.js";
 import { sleep } from "../metrics/clock.js";

@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { startChild, startNodeScript, whileAlive, type RunningChild } from "./child-process.js";
 import { freePort } from "./ports.js";
 
-export { DEFAULT_REDIS_URL } from "@chorus/platform";
+export { DEFAULT_REDIS_URL } from "@chorus/platform/redis";
 
 /** True when a Redis answers PING at `url` within `timeoutMs`. */
 export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {

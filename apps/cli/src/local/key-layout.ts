@@ -1,4 +1,4 @@
-import { createWorkerRedis, jobsLeftBehind, migrateKeyLayout } from "@chorus/platform";
+import { createWorkerRedis, jobsLeftBehind, migrateKeyLayout } from "@chorus/platform/redis";
 
 /**
  * `npm start` takes the upgrade step itself (`npm run migrate`, docs/operations.md: Upgrading) on

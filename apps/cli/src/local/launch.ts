@@ -1,4 +1,4 @@
-import { INSTANCE_HEADER } from "@chorus/platform";
+import { INSTANCE_HEADER } from "@chorus/platform/process";
 import { startApp, type AppName, type RunningChild } from "@chorus/local-runtime";
 
 /**

@@ -1,4 +1,5 @@
-import { createWorkerRedis, liveWorkerCount, redactRedisUrl, redisKeys } from "@chorus/platform";
+import { createWorkerRedis, redactRedisUrl, redisKeys } from "@chorus/platform/redis";
+import { liveWorkerCount } from "@chorus/platform/scheduler";
 
 /**
  * Workers already announcing themselves on this Redis under this prefix (asked before this

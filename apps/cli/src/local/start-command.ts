@@ -4,11 +4,11 @@ import {
   ConfigError,
   GATEWAY_LISTEN_ENV,
   loadConfig,
-  parseCommandLine,
   WORKER_LAUNCH_ENV,
   type ConfigOf,
   type EnvSchema,
-} from "@chorus/platform";
+} from "@chorus/platform/config";
+import { parseCommandLine } from "@chorus/platform/process";
 import { defaultRedisDataDir } from "./redis-choice.js";
 
 export const USAGE = `usage: npm start [-- [--gateways N] [--workers M] [--redis-data DIR|none] [--private-redis] [--share-prefix]]

@@ -1,5 +1,5 @@
 import { ApiError } from "@chorus/contracts";
-import { bearerToken, sameSecret } from "@chorus/platform";
+import { bearerToken, sameSecret } from "@chorus/platform/auth";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
 /** The password of `Authorization: Basic base64(user:password)` (any user name), or null. */

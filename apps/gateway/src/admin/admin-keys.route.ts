@@ -7,7 +7,7 @@ import {
   type ApiKeyRecord,
   type ApiKeyStore,
   type ApiKeyUsage,
-} from "@chorus/platform";
+} from "@chorus/platform/api-keys";
 import type { IRouter, Request, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";

@@ -1,5 +1,5 @@
 import { ApiError, checkWebhookUrl, grants, type GenerationRequest } from "@chorus/contracts";
-import type { ApiKeyRecord } from "@chorus/platform";
+import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 
 export interface WebhookPolicy {
   /** WEBHOOK_SECRET is set: without it nothing could be signed, so `webhook` is refused. */

@@ -1,5 +1,5 @@
 import type { HoldingCaps, KeyLimits, OperationLimits } from "@chorus/contracts";
-import type { ApiKeyRecord } from "@chorus/platform";
+import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 
 /** Every limit a key is held to: per-minute budgets and what it may hold at once. Each has a value. */
 export type EffectiveLimits = Required<KeyLimits>;

@@ -1,5 +1,5 @@
 import { ApiError, grants, isModelId, MODEL_IDS, type ModelId } from "@chorus/contracts";
-import type { ApiKeyRecord } from "@chorus/platform";
+import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 
 /** An unknown model is 404 (naming `model`); a known one outside the key's scopes is 403. */
 export function textModelAccess(key: ApiKeyRecord, model: string): ModelId {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, type SpeechRequest } from "@chorus/contracts";
-import type { ApiKeyRecord } from "@chorus/platform";
+import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 import type { IdempotencyKeys } from "../services/idempotency.js";
 import type { SpeechJobs, SpeechJob } from "../services/speech-jobs.service.js";
 import type { Budgets } from "./budgets.js";

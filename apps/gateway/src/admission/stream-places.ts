@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from "@chorus/platform";
+import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 import type { Response } from "express";
 import type { OpenStreams } from "../services/open-streams.js";
 import type { LimitPolicy } from "./limit-policy.js";

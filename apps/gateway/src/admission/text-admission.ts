@@ -1,5 +1,5 @@
 import type { GenerationRequest, ModelId, SamplingParams } from "@chorus/contracts";
-import type { ApiKeyRecord } from "@chorus/platform";
+import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 import type { IdempotencyKeys } from "../services/idempotency.js";
 import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";

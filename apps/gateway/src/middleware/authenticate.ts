@@ -1,5 +1,6 @@
 import { ApiError } from "@chorus/contracts";
-import { bearerToken, type ApiKeyLookup, type ApiKeyRecord } from "@chorus/platform";
+import { type ApiKeyLookup, type ApiKeyRecord } from "@chorus/platform/api-keys";
+import { bearerToken } from "@chorus/platform/auth";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
 const KEY_PROPERTY = Symbol("apiKey");

@@ -1,4 +1,4 @@
-import type { UsageOperation } from "@chorus/platform";
+import type { UsageOperation } from "@chorus/platform/api-keys";
 import type { RequestHandler } from "express";
 import type { RequestCounts } from "../services/request-counts.js";
 import { authenticatedKey } from "./authenticate.js";

@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import { describe, expect, it } from "@jest/globals";
 import { ApiError, REQUEST_LIMITS, type ErrorEnvelope } from "@chorus/contracts";
 import type { NextFunction, Request, Response } from "express";

@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import { randomUUID } from "node:crypto";
 import { ApiError, REQUEST_LIMITS } from "@chorus/contracts";
 import type { ErrorRequestHandler, Request, Response } from "express";

@@ -1,5 +1,7 @@
 import { ApiError, type ModelId, type OperationLimits } from "@chorus/contracts";
-import type { GatewayMetrics, Logger, RedisKeys, RedisClient } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { GatewayMetrics } from "@chorus/platform/metrics";
+import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 import type { Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator, rateLimit, type RateLimitInfo } from "express-rate-limit";
 import type { Cluster } from "ioredis";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { GatewayMetrics, Logger } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { GatewayMetrics } from "@chorus/platform/metrics";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { routeLabel } from "./route-label.js";
 

@@ -6,7 +6,7 @@ import {
   type CompletionIdentity,
   type MappedChatRequest,
 } from "@chorus/contracts";
-import type { StoredStatus } from "@chorus/platform";
+import type { StoredStatus } from "@chorus/platform/scheduler";
 import type { Request, Response } from "express";
 import type { TextAdmission } from "../admission/text-admission.js";
 import type { Budgets } from "../admission/budgets.js";

@@ -11,7 +11,7 @@ import {
   type ReplyDelta,
   type StatusRecord,
 } from "@chorus/contracts";
-import type { StatusStore } from "@chorus/platform";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import type { Response } from "express";
 import type { ReplyDeltas } from "../services/reply-deltas.js";
 import type { StatusChanges } from "../services/status-changes.js";

@@ -1,5 +1,5 @@
 import { ApiError, toOpenAiError } from "@chorus/contracts";
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import type { Express, ErrorRequestHandler, RequestHandler } from "express";
 import { setRetryHeaders, toApiError } from "../middleware/error-handler.js";
 import { methodNotAllowed } from "../middleware/method-not-allowed.js";

@@ -1,5 +1,5 @@
 import { openAiModelList } from "@chorus/contracts";
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import type { Express, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import type { SpeechRouteDeps } from "../routes/speech.route.js";

@@ -1,5 +1,5 @@
 import { type BatchStatusItem, validateBatchStatusQuery } from "@chorus/contracts";
-import type { StatusStore } from "@chorus/platform";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import type { IRouter, Request, RequestHandler, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { notFound, ownedBy } from "../services/owned-status.js";

@@ -1,4 +1,5 @@
-import { INSTANCE_HEADER, type RedisClient } from "@chorus/platform";
+import { INSTANCE_HEADER } from "@chorus/platform/process";
+import { type RedisClient } from "@chorus/platform/redis";
 import type { IRouter } from "express";
 
 /**

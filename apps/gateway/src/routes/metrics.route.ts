@@ -1,5 +1,5 @@
 import { ApiError } from "@chorus/contracts";
-import { metricsRequestAllowed, type GatewayMetrics } from "@chorus/platform";
+import { metricsRequestAllowed, type GatewayMetrics } from "@chorus/platform/metrics";
 import type { IRouter } from "express";
 
 /** Exactly `/metrics`: a RegExp route is case-sensitive and strict whatever the app's settings. */

@@ -1,5 +1,6 @@
 import { ApiError, isRequestId } from "@chorus/contracts";
-import type { SpeechAudioStore, StatusStore } from "@chorus/platform";
+import type { StatusStore } from "@chorus/platform/scheduler";
+import type { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { IRouter, NextFunction, Request, Response } from "express";
 import { speechAccess } from "../admission/model-access.js";
 import { authenticatedKey } from "../middleware/authenticate.js";

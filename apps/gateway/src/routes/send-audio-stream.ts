@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import { ApiError, type SpeechJobResult } from "@chorus/contracts";
-import type { AudioStreamEntry, Logger } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { AudioStreamEntry } from "@chorus/platform/speech-audio";
 import type { Response } from "express";
 import type { SpeechJobs, SpeechJob } from "../services/speech-jobs.service.js";
 import { markCutShort } from "../middleware/request-context.js";

@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ApiError } from "@chorus/contracts";
-import type { Logger, SpeechAudioStore } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { Response } from "express";
 import type { SynthesizedSpeech } from "../services/speech-jobs.service.js";
 

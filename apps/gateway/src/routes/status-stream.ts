@@ -1,4 +1,4 @@
-import type { StatusStore, StoredStatus } from "@chorus/platform";
+import type { StatusStore, StoredStatus } from "@chorus/platform/scheduler";
 import type { Request, Response } from "express";
 import type { StatusChanges } from "../services/status-changes.js";
 

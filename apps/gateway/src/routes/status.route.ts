@@ -1,5 +1,5 @@
 import { ApiError, isRequestId, type StatusRecord } from "@chorus/contracts";
-import type { StatusStore, StoredStatus } from "@chorus/platform";
+import type { StatusStore, StoredStatus } from "@chorus/platform/scheduler";
 import type { IRouter, Request, Response } from "express";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";

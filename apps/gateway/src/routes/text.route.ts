@@ -1,5 +1,5 @@
 import { sentSamplingParams, validateGenerationRequest, type ModelId, type SubmitResponse } from "@chorus/contracts";
-import type { StatusStore } from "@chorus/platform";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import type { IRouter, Request, RequestHandler, Response } from "express";
 import type { Budgets } from "../admission/budgets.js";
 import type { TextAdmission } from "../admission/text-admission.js";

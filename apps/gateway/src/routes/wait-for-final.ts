@@ -1,4 +1,4 @@
-import type { StatusStore, StoredStatus } from "@chorus/platform";
+import type { StatusStore, StoredStatus } from "@chorus/platform/scheduler";
 import type { Response } from "express";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 

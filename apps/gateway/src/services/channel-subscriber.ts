@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 
 /**
  * One subscriber connection on one pub/sub channel, subscribed on first use: a gateway holds one per

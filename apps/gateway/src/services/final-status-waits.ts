@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import { ChannelSubscriber } from "./channel-subscriber.js";
 
 /** A registered wait: `subscribed` once a finish can no longer be missed, `finished` when it ends. */

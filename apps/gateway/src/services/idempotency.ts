@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ApiError } from "@chorus/contracts";
-import type { RedisKeys, RedisClient } from "@chorus/platform";
+import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,28 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "@chorus/contracts";
-import type { Logger, RedisClient, RedisKeys } from "@chorus/platform";
-
-/**
- * KEYS the key's open-streams set; ARGV now (ms), entry's lifetime (ms), entry, cap. Takes one
- * place (1) unless the key holds its cap of entries still alive (0). Entries of a gateway that died
- * lapse after their lifetime; each write sets the set's own expiry one lifetime ahead, so it
- * outlives every entry (the last write is the latest).
- */
-const OPEN = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
-redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`;
-
-/** KEYS the key's open-streams set; ARGV now (ms), lifetime (ms), then the entries this gateway still holds. */
-const RENEW = `
-for i = 3, #ARGV do redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[i]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-`;
-
-type Script = (...args: (string | number)[]) => Promise<unknown>;
+import type { Logger } from "@chorus/platform/logger";
+import { defineLuaScripts, type LuaCommand, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 
 export interface OpenStreamsOptions {
   /** Most streams and waits this gateway holds open, all keys together. */
@@ -49,7 +28,7 @@ export class OpenStreams {
   private readonly lifetimeMs: number;
   private readonly now: () => number;
   private readonly timer: NodeJS.Timeout;
-  private readonly scripts: { chorusStreamOpen: Script; chorusStreamRenew: Script };
+  private readonly scripts: Record<"open" | "renew", LuaCommand>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -59,9 +38,10 @@ export class OpenStreams {
   ) {
     this.lifetimeMs = options.lifetimeMs ?? 30_000;
     this.now = options.now ?? Date.now;
-    redis.defineCommand("chorusStreamOpen", { numberOfKeys: 1, lua: OPEN });
-    redis.defineCommand("chorusStreamRenew", { numberOfKeys: 1, lua: RENEW });
-    this.scripts = redis as unknown as typeof this.scripts;
+    this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), {
+      open: "open-stream-1.lua",
+      renew: "renew-streams-1.lua",
+    });
     this.timer = setInterval(() => void this.renew(), this.lifetimeMs / 3);
     this.timer.unref();
   }
@@ -87,7 +67,7 @@ export class OpenStreams {
     this.count++; // counted before the round trip, so concurrent opens cannot pass the gateway's cap together
     const entry = `${this.gatewayId}:${++this.serial}`;
     const taken = await this.scripts
-      .chorusStreamOpen(this.keys.openStreamsOfApiKey(keyId), this.now(), this.lifetimeMs, entry, cap)
+      .open(this.keys.openStreamsOfApiKey(keyId), this.now(), this.lifetimeMs, entry, cap)
       .catch((error: unknown) => {
         this.count--;
         throw error;
@@ -123,7 +103,7 @@ export class OpenStreams {
   private async renew(): Promise<void> {
     const now = this.now();
     const renewals = [...this.held].map(([keyId, entries]) =>
-      this.scripts.chorusStreamRenew(this.keys.openStreamsOfApiKey(keyId), now, this.lifetimeMs, ...entries),
+      this.scripts.renew(this.keys.openStreamsOfApiKey(keyId), now, this.lifetimeMs, ...entries),
     );
     const failed = (await Promise.allSettled(renewals)).filter((result) => result.status === "rejected").length;
     if (failed > 0) this.logger?.warn("could not renew open streams", { keys: failed });

@@ -1,5 +1,5 @@
 import { ApiError } from "@chorus/contracts";
-import type { StoredStatus } from "@chorus/platform";
+import type { StoredStatus } from "@chorus/platform/scheduler";
 
 /**
  * The record if `keyId` owns it. An unknown id, an expired id and another key's id all get the

@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import { ApiError } from "@chorus/contracts";
 
 /**

@@ -1,5 +1,5 @@
 import type { ReplyDelta } from "@chorus/contracts";
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import { ChannelSubscriber } from "./channel-subscriber.js";
 import { ListenersById } from "./listeners-by-id.js";
 

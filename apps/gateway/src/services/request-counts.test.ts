@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import type { UsageOperation } from "@chorus/platform";
+import type { UsageOperation } from "@chorus/platform/api-keys";
 import winston from "winston";
 import Transport from "winston-transport";
 import { RequestCounts } from "./request-counts.js";

@@ -1,4 +1,5 @@
-import { utcDay, type ApiKeyUsage, type Logger, type UsageOperation } from "@chorus/platform";
+import { utcDay, type ApiKeyUsage, type UsageOperation } from "@chorus/platform/api-keys";
+import { type Logger } from "@chorus/platform/logger";
 
 type Counts = Partial<Record<UsageOperation, number>>;
 

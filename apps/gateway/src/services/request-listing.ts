@@ -1,5 +1,5 @@
 import { ApiError, type JobState, type RequestListItem, type RequestsListPage } from "@chorus/contracts";
-import type { IndexPosition, RequestIndex, StatusStore, StoredStatus } from "@chorus/platform";
+import type { IndexPosition, RequestIndex, StatusStore, StoredStatus } from "@chorus/platform/scheduler";
 import { ownedBy } from "./owned-status.js";
 
 /**

@@ -8,7 +8,7 @@ import {
   type SpeechRequest,
   type SynthesizeSpeechJob,
 } from "@chorus/contracts";
-import type { SpeechAudioStore } from "@chorus/platform";
+import type { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { Queue, QueueEvents } from "bullmq";
 import type { SpeechStreamReaders } from "./speech-stream-readers.js";
 

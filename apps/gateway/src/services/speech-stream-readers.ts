@@ -1,10 +1,5 @@
-import {
-  readAudioStream,
-  waitUntilReady,
-  type AudioStreamEntry,
-  type RedisClient,
-  type RedisKeys,
-} from "@chorus/platform";
+import { waitUntilReady, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
+import { readAudioStream, type AudioStreamEntry } from "@chorus/platform/speech-audio";
 
 /** Longest a reader waits for its own connection to Redis. */
 const CONNECT_TIMEOUT_MS = 2000;

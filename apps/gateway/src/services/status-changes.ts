@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import { ChannelSubscriber } from "./channel-subscriber.js";
 import { ListenersById } from "./listeners-by-id.js";
 

@@ -8,7 +8,8 @@ import {
   type ModelId,
   type SamplingParams,
 } from "@chorus/contracts";
-import { corkForThisTick, type RedisKeys, type StatusStore, type RedisClient } from "@chorus/platform";
+import { corkForThisTick, type RedisKeys, type RedisClient } from "@chorus/platform/redis";
+import { type StatusStore } from "@chorus/platform/scheduler";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
 

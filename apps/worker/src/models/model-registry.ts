@@ -1,5 +1,5 @@
 import type { ModelId } from "@chorus/contracts";
-import type { Logger } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
 import type { Character, CharacterCatalog } from "../characters/character-catalog.js";
 import { loadLlamaEngine, type LlamaRuntime, type LoadedLlamaEngine } from "../engines/llm/llama-engine.factory.js";
 import type { LlmEngine } from "../engines/llm/llm-engine.js";

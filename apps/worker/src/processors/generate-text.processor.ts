@@ -1,5 +1,7 @@
 import { CANCELLED_ERROR, REPLY_DELTA_INTERVAL_MS, type GenerateTextJob, type ModelId } from "@chorus/contracts";
-import type { ApiKeyUsage, JobTimeStats, Logger, StatusStore } from "@chorus/platform";
+import type { ApiKeyUsage } from "@chorus/platform/api-keys";
+import type { Logger } from "@chorus/platform/logger";
+import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
 import { buildChatTurns } from "../prompt/build-chat-turns.js";

@@ -5,7 +5,8 @@ import {
   type SpeakOptions,
   type SpeechJobResult,
 } from "@chorus/contracts";
-import type { Logger, SpeechAudioStore } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import { SpeechEngineError, type SpeechEngine } from "../engines/tts/speech-engine.js";
 import { spokenPart } from "./spoken-part.js";
 

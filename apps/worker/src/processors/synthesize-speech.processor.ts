@@ -1,12 +1,8 @@
 import { SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SynthesizeSpeechJob } from "@chorus/contracts";
-import {
-  SpeechAudioStore,
-  SpeechAudioStreamWriter,
-  type ApiKeyUsage,
-  type Logger,
-  type RedisKeys,
-  type RedisClient,
-} from "@chorus/platform";
+import { type ApiKeyUsage } from "@chorus/platform/api-keys";
+import { type Logger } from "@chorus/platform/logger";
+import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
+import { SpeechAudioStore, SpeechAudioStreamWriter } from "@chorus/platform/speech-audio";
 import { UnrecoverableError, type Job } from "bullmq";
 import {
   SpeechEngineError,

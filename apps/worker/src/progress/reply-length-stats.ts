@@ -1,4 +1,4 @@
-import type { RedisClient } from "@chorus/platform";
+import type { RedisClient } from "@chorus/platform/redis";
 import type { ModelId } from "@chorus/contracts";
 
 /** Weight of the newest reply in the running average. */

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { QUEUES } from "@chorus/contracts";
-import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import { failureMessage } from "./failure-message.js";
 
 /** The `error` of a record whose job left BullMQ without its answer being written. */

@@ -1,5 +1,7 @@
 import { handoverQueueName, type GenerateTextJob } from "@chorus/contracts";
-import { createHandoverQueue, createTextQueue, type Logger, type RedisClient, type RedisKeys } from "@chorus/platform";
+import { type Logger } from "@chorus/platform/logger";
+import { createHandoverQueue, createTextQueue } from "@chorus/platform/queues";
+import { type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 import { DelayedError, type Job, type Queue } from "bullmq";
 import type { GenerationResult } from "../processors/generate-text.processor.js";
 import { conversationPrefixes, prefixesAfterReply } from "./conversation-prefixes.js";

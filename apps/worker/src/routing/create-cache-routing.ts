@@ -1,4 +1,5 @@
-import type { Logger, RedisClient, RedisKeys } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { RedisClient, RedisKeys } from "@chorus/platform/redis";
 import { CacheRouting, type RoutingDecision } from "./cache-routing.js";
 import { RoutingStore } from "./routing-store.js";
 

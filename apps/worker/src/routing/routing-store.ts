@@ -1,7 +1,8 @@
-import { isExpiredWorkerSlotsEntry, type RedisClient, type RedisKeys } from "@chorus/platform";
+import { defineLuaScripts, type LuaCommand, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
+import { isExpiredWorkerSlotsEntry } from "@chorus/platform/scheduler";
 
 /**
- * What cache-aware routing keeps in Redis (issue 26): which worker holds which conversation prefix,
+ * What cache-aware routing keeps in Redis: which worker holds which conversation prefix,
  * which workers are alive, and who runs each routed job. All of it shares one hash tag
  * (`{routing}`, redis-keys.ts), so one script reads a prefix's holder and that holder's heartbeat on
  * a Redis Cluster as well.
@@ -15,7 +16,7 @@ import { isExpiredWorkerSlotsEntry, type RedisClient, type RedisKeys } from "@ch
  */
 
 /**
- * What the shared queue's copy of a job may do, as its claim says (CLAIM_SHARED): run (never routed,
+ * What the shared queue's copy of a job may do, as its claim says (claim-shared-1.lua): run (never routed,
  * or run here before), take it from the worker it waited for, watch the worker running it, or fail
  * this attempt as that worker's copy failed.
  */
@@ -30,69 +31,13 @@ export interface PrefixHolder {
   matched: number;
 }
 
-/** KEYS prefix keys, longest first; ARGV heartbeat key prefix. Returns {worker, slots, index} of the first live one. */
-const HOLDER_OF = `
-for i, key in ipairs(KEYS) do
-  local worker = redis.call('GET', key)
-  if worker then
-    local slots = redis.call('GET', ARGV[1] .. worker)
-    if slots then return {worker, tonumber(slots), i} end
-  end
-end
-return {}
-`;
-
-/**
- * KEYS claim; ARGV this worker, ttl ms. Returns {kind, detail}: `running` with the owner (the shared
- * copy watches it), `failed` with the reason the owner's copy gave back (the claim is cleared, so the
- * retry starts afresh), else the shared copy runs here and the claim says so.
- */
-const CLAIM_SHARED = `
-local claim = redis.call('GET', KEYS[1])
-if not claim then return {'free', ''} end
-local kind, detail = string.match(claim, '^(%a+):(.*)$')
-if kind == 'buffer' then return {'running', detail} end
-if kind == 'failed' then
-  redis.call('DEL', KEYS[1])
-  return {'failed', detail}
-end
-redis.call('SET', KEYS[1], 'shared:' .. ARGV[1], 'PX', ARGV[2])
-if kind == 'handed' then return {'stolen', ''} end
-return {'again', ''}
-`;
-
-/** KEYS claim; ARGV expected claim, new claim, ttl ms. 1 when the claim was the expected one and is now the new one. */
-const SWAP_CLAIM = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-`;
-
-/** KEYS claim; ARGV this worker, ttl ms. 1 when this worker's hand-over copy may run. */
-const CLAIM_BUFFER = `
-local claim = redis.call('GET', KEYS[1])
-if claim ~= 'handed:' .. ARGV[1] and claim ~= 'buffer:' .. ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], 'buffer:' .. ARGV[1], 'PX', ARGV[2])
-return 1
-`;
-
-type Script = (...args: Array<string | number>) => Promise<unknown>;
-interface RoutingScripts {
-  chorusRouteHolderOf: Script;
-  chorusRouteClaimShared: Script;
-  chorusRouteClaimBuffer: Script;
-  chorusRouteSwapClaim: Script;
-}
-
-function routingScripts(redis: RedisClient): RoutingScripts {
-  const scripts = redis as unknown as RoutingScripts;
-  if (typeof scripts.chorusRouteHolderOf === "function") return scripts;
-  redis.defineCommand("chorusRouteHolderOf", { lua: HOLDER_OF });
-  redis.defineCommand("chorusRouteClaimShared", { numberOfKeys: 1, lua: CLAIM_SHARED });
-  redis.defineCommand("chorusRouteClaimBuffer", { numberOfKeys: 1, lua: CLAIM_BUFFER });
-  redis.defineCommand("chorusRouteSwapClaim", { numberOfKeys: 1, lua: SWAP_CLAIM });
-  return scripts;
-}
+/** The holder lookup (holders and heartbeats in one read) and the claim moves (each a compare-and-set). */
+const SCRIPTS = {
+  holderOf: "find-prefix-holder.lua",
+  claimShared: "claim-shared-1.lua",
+  claimBuffer: "claim-buffer-1.lua",
+  swapClaim: "swap-claim-1.lua",
+} as const;
 
 export interface RoutingStoreOptions {
   /** How long a published prefix names its worker (the engine may drop it sooner: then it is only a miss). */
@@ -104,7 +49,7 @@ export interface RoutingStoreOptions {
 }
 
 export class RoutingStore {
-  private readonly scripts: RoutingScripts;
+  private readonly scripts: Record<keyof typeof SCRIPTS, LuaCommand>;
   private readonly alivePrefix: string;
 
   constructor(
@@ -112,7 +57,7 @@ export class RoutingStore {
     private readonly keys: RedisKeys,
     private readonly options: RoutingStoreOptions,
   ) {
-    this.scripts = routingScripts(redis);
+    this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), SCRIPTS);
     this.alivePrefix = keys.routingWorkerAlive("");
   }
 
@@ -120,7 +65,7 @@ export class RoutingStore {
   async holderOf(prefixes: readonly string[]): Promise<PrefixHolder | null> {
     if (prefixes.length === 0) return null;
     const keys = prefixes.map((hash) => this.keys.routingPrefix(hash)).reverse();
-    const reply = (await this.scripts.chorusRouteHolderOf(keys.length, ...keys, this.alivePrefix)) as
+    const reply = (await this.scripts.holderOf(keys.length, ...keys, this.alivePrefix)) as
       [string, number, number] | [];
     if (reply.length === 0) return null;
     const [workerId, slots, index] = reply;
@@ -162,10 +107,7 @@ export class RoutingStore {
   /** The shared copy of a job was taken: may it run here, is it running elsewhere, or did its copy fail? */
   async claimShared(requestId: string, workerId: string): Promise<SharedClaim> {
     const key = this.keys.routingClaim(requestId);
-    const [kind, detail] = (await this.scripts.chorusRouteClaimShared(key, workerId, this.options.claimTtlMs)) as [
-      string,
-      string,
-    ];
+    const [kind, detail] = (await this.scripts.claimShared(key, workerId, this.options.claimTtlMs)) as [string, string];
     if (kind === "running") return { kind, owner: detail };
     if (kind === "failed") return { kind, reason: detail };
     return { kind: kind as "free" | "again" | "stolen" };
@@ -183,7 +125,7 @@ export class RoutingStore {
 
   private async swap(requestId: string, expected: string, next: string): Promise<boolean> {
     const key = this.keys.routingClaim(requestId);
-    return (await this.scripts.chorusRouteSwapClaim(key, expected, next, this.options.claimTtlMs)) === 1;
+    return (await this.scripts.swapClaim(key, expected, next, this.options.claimTtlMs)) === 1;
   }
 
   /** The job goes to `workerId`'s hand-over queue; false when another worker routed it first. */
@@ -201,7 +143,7 @@ export class RoutingStore {
   /** A hand-over copy has a slot on its worker: true when it is the copy to run. */
   async claimBuffer(requestId: string, workerId: string): Promise<boolean> {
     const key = this.keys.routingClaim(requestId);
-    return (await this.scripts.chorusRouteClaimBuffer(key, workerId, this.options.claimTtlMs)) === 1;
+    return (await this.scripts.claimBuffer(key, workerId, this.options.claimTtlMs)) === 1;
   }
 
   /** The job's record is final: its claim is of no more use. */

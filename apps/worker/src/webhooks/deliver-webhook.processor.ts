@@ -1,5 +1,6 @@
 import type { DeliverWebhookJob } from "@chorus/contracts";
-import type { Logger, StatusStore } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
 import { ADDRESS_REFUSED } from "./checked-lookup.js";
 import type { WebhookSender } from "./webhook-sender.js";

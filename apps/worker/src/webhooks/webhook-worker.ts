@@ -1,5 +1,7 @@
 import { QUEUES, type DeliverWebhookJob } from "@chorus/contracts";
-import type { Logger, RedisKeys, StatusStore, RedisClient } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
+import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
+import type { StatusStore } from "@chorus/platform/scheduler";
 import { Worker } from "bullmq";
 import { isFinalFailure } from "../processors/final-failure.js";
 import { deliverWebhookProcessor, failedWebhookOutcome } from "./deliver-webhook.processor.js";

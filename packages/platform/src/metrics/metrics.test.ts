@@ -1,4 +1,6 @@
-import { createMetrics, metricsRequestAllowed, readQueueDepths, type QueueDepthState } from "./metrics.js";
+import { createMetrics } from "./metrics.js";
+import { metricsRequestAllowed } from "./metrics-token.js";
+import { readQueueDepths, type QueueDepthState } from "./queue-depth.js";
 
 /** The value of one sample line, e.g. `jobs_total{queue="text",outcome="failed"}`. */
 function sample(text: string, series: string): number | undefined {

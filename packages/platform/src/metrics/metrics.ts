@@ -1,16 +1,6 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 import { registerQueueDepth, type QueueDepthReader } from "./queue-depth.js";
 
-export {
-  QUEUE_DEPTH_STATES,
-  readQueueDepths,
-  type CountableQueue,
-  type QueueDepthReader,
-  type QueueDepths,
-  type QueueDepthState,
-} from "./queue-depth.js";
-export { metricsRequestAllowed } from "./metrics-token.js";
-
 export type ServiceName = "gateway" | "worker";
 /**
  * `retried`: an attempt failed and BullMQ will try the job again; `lost`: the lost-job sweep found a

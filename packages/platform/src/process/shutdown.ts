@@ -1,4 +1,4 @@
-import type { Logger } from "../logger.js";
+import type { Logger } from "../logger/logger.js";
 
 /**
  * On SIGTERM/SIGINT runs `stop` once (stop intake, finish or hand back work, close connections)

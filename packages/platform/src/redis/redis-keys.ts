@@ -77,10 +77,11 @@ export interface RedisKeys {
   lostJobSweepLock(): string;
   /** BullMQ's hash of one job (its layout: `<bullPrefix(queue)>:<queue>:<jobId>`), for the sweep to check it exists. */
   bullJob(queue: string, jobId: string): string;
-  /** Hash: the average text job time (AVG_JOB_SECONDS, status/queue-stats.ts), learned by the workers. */
+  /** Hash: the average text job time (avgJobSeconds: scheduler/queue-stats.ts), learned by the workers. */
   textJobStats(): string;
   /**
-   * Hash: worker id -> its slots and expiry (workerSlotsEntry, status/queue-stats.ts), refreshed by each live worker.
+   * Hash: worker id -> its slots and expiry (workerSlotsEntry, scheduler/queue-stats.ts), refreshed by each live
+   * worker.
    */
   workerSlots(): string;
   /** A speech job's encoded audio, one string read piece by piece (deleted after delivery, TTL as backstop). */

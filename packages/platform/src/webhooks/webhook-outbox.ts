@@ -1,9 +1,9 @@
 import { JOB_NAMES, QUEUES, type DeliverWebhookJob } from "@chorus/contracts";
 import { Queue } from "bullmq";
 import type { RedisClient } from "../redis/connection.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../logger/logger.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
-import type { FinalRecordHook } from "../status/status-store.js";
+import type { FinalRecordHook } from "../scheduler/status-store.js";
 
 export interface WebhookRetries {
   /** Attempts in all, the first included. */

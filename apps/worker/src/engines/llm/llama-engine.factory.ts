@@ -1,4 +1,4 @@
-import type { Logger } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
 import { LlamaLlmEngine } from "./llama.llm-engine.js";
 import { LlamaServerLlmEngine } from "./llama-server.llm-engine.js";
 import type { LlmEngine } from "./llm-engine.js";

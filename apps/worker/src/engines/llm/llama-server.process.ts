@@ -2,7 +2,7 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Logger } from "@chorus/platform";
+import type { Logger } from "@chorus/platform/logger";
 
 export interface LlamaServerSettings {
   binary: string;

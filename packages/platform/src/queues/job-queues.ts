@@ -1,7 +1,7 @@
 import { handoverQueueName, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
 import { Queue, type DefaultJobOptions } from "bullmq";
-import type { RedisClient } from "./redis/connection.js";
-import type { RedisKeys } from "./redis/redis-keys.js";
+import type { RedisClient } from "../redis/connection.js";
+import type { RedisKeys } from "../redis/redis-keys.js";
 
 /**
  * A job that fails for a reason that may pass (engine hiccup, lost worker) is retried with backoff;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { Rng } from "../../../../test-support/rng.js";
-import { queuedEtaSeconds } from "./status-store.js";
+import { queuedEtaSeconds } from "./stored-status.js";
 
 /**
  * The mean time to completion of a job with `ahead` jobs ahead of it while `slots` jobs run, each

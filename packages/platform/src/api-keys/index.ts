@@ -1,0 +1,3 @@
+export { ApiKeyError, ApiKeyRevoked, ApiKeyStore, type ApiKeyRecord, type NewApiKey } from "./api-key-store.js";
+export { ApiKeyUsage, sumUsage, utcDay, type DailyUsage, type UsageOperation } from "./api-key-usage.js";
+export { CachedApiKeys, type ApiKeyLookup } from "./cached-api-keys.js";

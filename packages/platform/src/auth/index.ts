@@ -1,0 +1,1 @@
+export { bearerToken, sameSecret } from "./secret-token.js";

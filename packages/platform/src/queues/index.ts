@@ -1,0 +1,1 @@
+export { createHandoverQueue, createSpeechQueue, createTextQueue } from "./job-queues.js";

@@ -1,0 +1,252 @@
+import { CANCELLED_ERROR, type FinishReason, type ModelId } from "@chorus/contracts";
+import type { RedisClient } from "../redis/connection.js";
+import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
+import type { RedisKeys } from "../redis/redis-keys.js";
+import { LAST_TURN, parseQueueJoin, RESTART_TURNS_AFTER, type QueueJoin } from "./fair-turns.js";
+import {
+  hashOfFlatReply,
+  isWaiting,
+  queuePlaceKeys,
+  round,
+  storedStatusOf,
+  type QueuePlaceReply,
+  type StoredStatus,
+} from "./stored-status.js";
+
+export interface Completion {
+  reply: string;
+  tokens: number;
+  promptTokens: number;
+  cachedTokens: number;
+  processingTime: number;
+  droppedMessages: number;
+  /** Why generation ended, and the token limit it ran with: what the worker used, for every door to read. */
+  finishReason: "stop" | "length";
+  maxTokens: number;
+  /** Only when `speak` was asked for: where the spoken reply is, or why there is none. */
+  audioUrl?: string;
+  audioTruncated?: true;
+  audioError?: string;
+}
+
+/** Takes the delivery of a record that has just turned final and has a webhook (see webhooks/). */
+export interface FinalRecordHook {
+  finished(requestId: string, webhook: string): Promise<void>;
+}
+
+type JoinReply = Parameters<typeof parseQueueJoin>[0];
+
+/** On one Redis a submit and a read are one script each; a cluster sends their parts (the others) apart. */
+const SCRIPTS = {
+  submit: "submit-request-10.lua",
+  read: "read-status-4.lua",
+  join: "join-queue-8.lua",
+  create: "create-status-1.lua",
+  index: "index-request-1.lua",
+  place: "queue-place-3.lua",
+  started: "mark-started-1.lua",
+  progress: "update-progress-1.lua",
+  finish: "finish-status-1.lua",
+  startTurn: "start-turn-3.lua",
+  leave: "leave-queue-5.lua",
+} as const;
+
+/**
+ * Status records live in one Redis hash per request, each transition an atomic, one-way script
+ * (src/lua/). The text queue's side follows them in sets kept by membership (a step counted twice
+ * changes nothing): the waiting set holds the ids of jobs accepted and not yet started, in the order
+ * they will start (a job's queue position is its rank); the unfinished set those of requests not yet
+ * final, by acceptance time, for the sweep that finds records whose job vanished. A record leaves both
+ * when it turns final, whoever writes that. Records and sets sit in different cluster slots, so a step
+ * that changes both sends the record's script and the queue's together; between the two a set may
+ * briefly disagree with a record, which readers tolerate (the lost-job sweep takes out an id whose
+ * record is gone or final).
+ */
+export class StatusStore {
+  private readonly scripts: Record<keyof typeof SCRIPTS, LuaCommand>;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly ttlSeconds: number,
+    /** Told of every record this store turns final that carries a webhook (absent: nobody is). */
+    private readonly onFinal?: FinalRecordHook,
+  ) {
+    this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), SCRIPTS);
+  }
+
+  /**
+   * A new request: it joins the queue (fair-turns.ts: its ticket and turn, counted in its key's
+   * requests in flight, or refused with nothing written when the key already holds `inFlightCap`;
+   * null: no cap), then gets its `processing` record and its place in its owner's index. On one Redis
+   * that is one script. On a cluster the three sit in different slots: the queue's side goes
+   * first, so a record is only ever written once its id is in the unfinished set, where the sweep
+   * finds it whatever fails after. Either way the record is written when this resolves.
+   */
+  async create(
+    requestId: string,
+    owner: string,
+    model: ModelId,
+    now = Date.now(),
+    webhook = "",
+    inFlightCap: number | null = null,
+  ): Promise<QueueJoin> {
+    const k = this.keys;
+    const queueKeys = [
+      k.textJobTickets(),
+      k.textJobsWaiting(),
+      k.textRequestsUnfinished(),
+      k.textQueueTurns(),
+      k.textRequestsInFlight(),
+      k.textRequestOwners(),
+      k.textJobStats(),
+      k.textJobsBacklog(),
+    ];
+    const joinArgs = [now, requestId, owner, inFlightCap ?? 0, LAST_TURN];
+    const createArgs = [this.ttlSeconds, owner, model, now, webhook];
+    const indexArgs = [this.ttlSeconds, now, requestId];
+    if (!this.redis.isCluster) {
+      const reply = await this.scripts.submit(
+        ...queueKeys,
+        k.status(requestId),
+        k.textRequestsOfApiKey(owner),
+        ...joinArgs,
+        ...createArgs,
+        ...indexArgs,
+      );
+      return parseQueueJoin(reply as JoinReply);
+    }
+    const joined = parseQueueJoin((await this.scripts.join(...queueKeys, ...joinArgs)) as JoinReply);
+    if (!joined.joined) return joined;
+    await Promise.all([
+      this.scripts.create(k.status(requestId), ...createArgs),
+      this.scripts.index(k.textRequestsOfApiKey(owner), ...indexArgs),
+    ]);
+    return joined;
+  }
+
+  /**
+   * The record, and for a job still waiting in the queue its position and ETA: the hot path of
+   * every poll. On one Redis that is one script (its failure fails the poll, as Redis is down). On a
+   * Redis Cluster the queue is asked only for a record that says it waits (a second round trip for
+   * those alone), so polls of running and finished requests touch only their record's node, not the
+   * one node that holds the text queue; a place that cannot be read leaves the record without one.
+   */
+  async get(requestId: string, now = Date.now()): Promise<StoredStatus | null> {
+    if (!this.redis.isCluster) {
+      const [flat, place = []] = (await this.scripts.read(
+        this.keys.status(requestId),
+        ...queuePlaceKeys(this.keys),
+        now,
+        requestId,
+      )) as [string[], QueuePlaceReply?];
+      return storedStatusOf(hashOfFlatReply(flat), place);
+    }
+    const hash = await this.redis.hgetall(this.keys.status(requestId));
+    if (!isWaiting(hash)) return storedStatusOf(hash, []);
+    // A place that cannot be read (the queue's node failing over) leaves the record without one, not the poll without
+    // an answer.
+    const place = await (
+      this.scripts.place(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>
+    ).catch((): QueuePlaceReply => []);
+    return storedStatusOf(hash, place);
+  }
+
+  /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
+  async markStarted(requestId: string, now = Date.now()): Promise<string | null> {
+    const k = this.keys;
+    const [status] = await Promise.all([
+      this.scripts.started(k.status(requestId), now, requestId, k.statusChangedChannel()) as Promise<string | null>,
+      // The record says `startedAt`, so no reader counts it as waiting; the id leaves the set for good when it turns
+      // final.
+      this.scripts
+        .startTurn(k.textJobsWaiting(), k.textQueueTurns(), k.textJobsBacklog(), requestId, RESTART_TURNS_AFTER)
+        .catch(() => 0),
+    ]);
+    return status;
+  }
+
+  /**
+   * A page of the ids of requests not yet final accepted at or before `acceptedBefore` (ms), oldest
+   * first. Also holds ids whose record has expired; finishing a record takes it out.
+   */
+  async unfinished(acceptedBefore: number, offset: number, count: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.textRequestsUnfinished(), "-inf", acceptedBefore, "LIMIT", offset, count);
+  }
+
+  /** Progress and ETA, and the reply so far when the engine can tell it (left as it was when not). */
+  async updateProgress(
+    requestId: string,
+    progress: number,
+    etaSeconds: number,
+    partialReply?: string,
+  ): Promise<boolean> {
+    const reply = partialReply === undefined ? [] : [partialReply];
+    const k = this.keys;
+    const written = await this.scripts.progress(
+      k.status(requestId),
+      round(progress, 4),
+      round(etaSeconds, 1),
+      requestId,
+      k.statusChangedChannel(),
+      ...reply,
+    );
+    return written === 1;
+  }
+
+  async complete(requestId: string, c: Completion): Promise<boolean> {
+    return this.finish(requestId, {
+      status: "completed",
+      reply: c.reply,
+      tokens: c.tokens,
+      promptTokens: c.promptTokens,
+      cachedTokens: c.cachedTokens,
+      processingTime: round(c.processingTime, 3),
+      droppedMessages: c.droppedMessages,
+      finishReason: c.finishReason,
+      maxTokens: c.maxTokens,
+      ...(c.audioUrl !== undefined && { audioUrl: c.audioUrl }),
+      ...(c.audioTruncated && { audioTruncated: 1 }),
+      ...(c.audioError !== undefined && { audioError: c.audioError }),
+    });
+  }
+
+  async fail(requestId: string, error: string): Promise<boolean> {
+    const fields: Record<string, string> = { status: "error", error };
+    if (error === CANCELLED_ERROR) fields.finishReason = "cancelled" satisfies FinishReason;
+    return this.finish(requestId, fields);
+  }
+
+  /**
+   * Whatever the record says (already final, expired), the id leaves the queue's sets. Only the
+   * record's write decides the outcome: should the queue's side fail (its node failing over), the
+   * id stays in the unfinished set, where the lost-job sweep finds the record final and takes it out.
+   */
+  private async finish(requestId: string, fields: Record<string, string | number>): Promise<boolean> {
+    const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
+    const k = this.keys;
+    const [written] = await Promise.all([
+      this.scripts.finish(
+        k.status(requestId),
+        this.ttlSeconds,
+        requestId,
+        k.statusFinalChannel(),
+        k.statusChangedChannel(),
+        ...args,
+      ),
+      this.scripts
+        .leave(
+          k.textJobsWaiting(),
+          k.textRequestsUnfinished(),
+          k.textRequestsInFlight(),
+          k.textRequestOwners(),
+          k.textJobsBacklog(),
+          requestId,
+        )
+        .catch(() => 0),
+    ]);
+    // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
+    if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);
+    return written !== 0;
+  }
+}

@@ -1,0 +1,1 @@
+export { createWebhookQueue, WebhookOutbox, type WebhookRetries } from "./webhook-outbox.js";
