@@ -5,6 +5,7 @@ import globals from "globals";
 import importX from "eslint-plugin-import-x";
 import stylistic from "@stylistic/eslint-plugin";
 import tseslint from "typescript-eslint";
+import house from "./tools/eslint/house-rules.js";
 
 /** The npm workspaces (package.json), each with its own dependencies. */
 const WORKSPACES = [
@@ -60,6 +61,12 @@ export default defineConfig(
       "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
     },
     rules: { "import-x/no-cycle": "error" },
+  },
+  {
+    // History belongs in git and the CHANGELOG: no issue numbers in the source's comments or strings.
+    files: ["**/*.{ts,js,cjs,mjs}"],
+    plugins: { house },
+    rules: { "house/no-issue-references": "error" },
   },
   {
     // The playground's ES modules, which the gateway serves to browsers as they are.

@@ -8,7 +8,7 @@ import { quickServiceEnv, runInOwnGroup, START_SCRIPT, waitForText } from "../..
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 
 /**
- * Two deployments on one Redis and one key prefix share queues and API keys (issue 25): npm start
+ * Two deployments on one Redis and one key prefix share queues and API keys: npm start
  * says which Redis and prefix it uses, and refuses to join workers that are already there unless
  * told to (--share-prefix).
  */

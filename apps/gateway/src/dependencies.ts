@@ -110,7 +110,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     openStreams,
     audioKeepSeconds: config.AUDIO_TTL_SECONDS,
     speechJobs: speech?.jobs ?? null,
-    // Spoken replies (issue 16) are read like speech audio, on its connection where there is one.
+    // Spoken replies are read like speech audio, on its connection where there is one.
     replyAudio: new SpeechAudioStore(speech?.audioRedis ?? queueRedis, keys),
     webhooks: { enabled: config.WEBHOOK_SECRET !== undefined, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     limits: new LimitPolicy({

@@ -11,7 +11,7 @@ import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../te
 import { finalRecord } from "../../../test-support/records.js";
 
 /**
- * Fair turns between API keys (issue 23): workers take text requests in turns across keys, not in
+ * Fair turns between API keys: workers take text requests in turns across keys, not in
  * arrival order; a waiting request's queue position is the number of requests that start before it.
  * The real worker on the fixture model; its StatusStore notes the order in which jobs really start.
  */

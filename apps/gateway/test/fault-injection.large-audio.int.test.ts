@@ -14,7 +14,7 @@ import { testLogger } from "../../../test-support/logger.js";
 import { startThrottledProxy, type ThrottledProxy } from "../../../test-support/throttled-proxy.js";
 
 /**
- * Fault injection for large audio (issue 13, item 6): the gateway reaches a private Redis over a
+ * Fault injection for large audio: the gateway reaches a private Redis over a
  * slow link (8 MiB/s per connection), so ~37 MB of WAV takes seconds to read. The worker writes
  * directly. Assertions are about what arrives and what is answered, never how fast.
  */

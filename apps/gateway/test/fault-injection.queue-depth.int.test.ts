@@ -9,7 +9,7 @@ import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
 
 /**
- * Fault injection for the queue figures (issue 13, item 2): cancels of waiting jobs and of a job
+ * Fault injection for the queue figures: cancels of waiting jobs and of a job
  * waiting for its retry, and an enqueue the queue refuses. Every step compares the depth used for
  * backpressure with BullMQ's own count, and the test ends with the state of every accepted request.
  */

@@ -12,7 +12,7 @@ import { OpenStreams } from "../src/services/open-streams.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
 /**
- * What one key may hold at once (issue 23): text requests in flight, and open status streams and
+ * What one key may hold at once: text requests in flight, and open status streams and
  * `Prefer: wait` holds, each capped per key (its own limit, else the deployment's), streams also per
  * gateway. No worker runs here: submitted requests stay waiting, so streams on them stay open.
  */

@@ -7,7 +7,7 @@ import { deleteKeysWithPrefix, TEST_REDIS_ENV, TEST_REDIS_URL, uniquePrefix } fr
 
 /**
  * A gateway that cannot bind must stop and say what to change; one that binds must log the address
- * it really holds (issue 25: a taken port was reported as "listening" on an address not bound).
+ * it really holds (a taken port was reported as "listening" on an address not bound).
  */
 const prefix = uniquePrefix("listen");
 let gateway: RunningChild | undefined;

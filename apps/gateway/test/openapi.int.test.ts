@@ -28,7 +28,6 @@ const UNDOCUMENTED: Record<string, string> = {
 };
 // Not routes of the app, so not listed: the reference page's assets and bull-board's queues dashboard
 // (/admin/queues, its page and its own JSON API, for people) are mounted as sub-apps (app.use).
-/** Documented as designed in issue 15, not yet registered on this branch: empty this once they are. */
 let gw: TestGateway;
 let served: OpenAPIObject;
 beforeAll(async () => {

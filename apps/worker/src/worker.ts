@@ -30,7 +30,7 @@ export interface WorkerDeps extends GenerateTextDeps {
   speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
   /** Null or absent where this worker delivers no webhooks (no WEBHOOK_SECRET). */
   webhooks?: Pick<WebhookWorkerDeps, "sender" | "concurrency"> | null;
-  /** Cache-aware routing between workers (issue 26); null or absent: every job runs where it is taken. */
+  /** Cache-aware routing between workers; null or absent: every job runs where it is taken. */
   routing?: CacheRouting | null;
 }
 

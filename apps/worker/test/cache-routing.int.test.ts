@@ -11,7 +11,7 @@ import { waitFor } from "../../../test-support/wait-for.js";
 import { ROUTING_LOG } from "../src/routing/cache-routing.js";
 
 /**
- * Cache-aware routing (issue 26) between real worker processes, each with one llama.cpp slot, on
+ * Cache-aware routing between real worker processes, each with one llama.cpp slot, on
  * real Redis: a conversation's next turn runs where its last one did, read from that engine's cache.
  */
 

@@ -16,7 +16,7 @@ import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker
 import { waitFor } from "../../../test-support/wait-for.js";
 
 /**
- * Fault injection for records that could never change (issue 13, item 5): jobs removed or
+ * Fault injection for records that could never change: jobs removed or
  * obliterated under their records, a failure no worker wrote, final writes that fail once. Each
  * test ends with the state of every accepted request: completed or error, never `processing`.
  */

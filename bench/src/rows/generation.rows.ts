@@ -17,7 +17,7 @@ import {
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
- * Issue 4: tokens per second of a generation job through the whole system next to the same model
+ * Tokens per second of a generation job through the whole system next to the same model
  * generating directly, same threads. Subject: jobs submitted one at a time to the gateway, the
  * status polled until `completed`; tokens / (submit → completed seen), and the worker's own
  * tokens / processingTime from the record. Baseline: the worker's llama.cpp engine alone in a

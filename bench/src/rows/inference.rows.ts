@@ -35,7 +35,7 @@ import {
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
- * Issue 12: the worker as an inference server, next to llama.cpp's own server (same GGUF, threads,
+ * The worker as an inference server, next to llama.cpp's own server (same GGUF, threads,
  * slots and context per slot, built from the same llama.cpp source) and to its engine alone:
  * aggregate decode rate at 1, 2 and 4 jobs at once, time to first token of a conversation's next
  * turn (prompt cache), and a burst of short jobs (no failed attempt). Where a conversation's next turn

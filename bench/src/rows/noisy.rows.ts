@@ -15,7 +15,7 @@ import {
 import type { RowGroup } from "./row-group.js";
 
 /**
- * Issue 23, the noisy neighbour: one key floods the queue, then another key submits one request;
+ * The noisy neighbour: one key floods the queue, then another key submits one request;
  * the figure is the quiet key's wait (its POST to its job starting, as the no-op worker stamps it)
  * in job-times. Subject: the gateway, where each request's turn across keys is its job's priority
  * (fair-turns.ts). Baseline: the minimal enqueue server's plain `Queue.add`, arrival order, as the

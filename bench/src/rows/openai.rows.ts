@@ -20,7 +20,7 @@ import { apiBody, conversation, rotate, SAMPLING, viaService, type InferenceRequ
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
- * Issue 24: the OpenAI-compatible front door against what it stands on. Streamed chat: time to the
+ * The OpenAI-compatible front door against what it stands on. Streamed chat: time to the
  * first content delta through the service against llama-server's own `stream: true` (same binary
  * and model), and the decode rate while streaming against the same request not streamed; a whole
  * `/v1/chat/completions` against the native submit + `Prefer: wait` of the same job.

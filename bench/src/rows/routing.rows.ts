@@ -21,7 +21,7 @@ import {
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
- * Issue 26: cache-aware routing. Chats of several turns on two workers of two slots each, routing
+ * Cache-aware routing. Chats of several turns on two workers of two slots each, routing
  * on and off, against one worker with the same four slots and against two llama-servers of two
  * slots behind a round-robin balancer (what a user would build without Chorus): the share of later
  * turns' prompt tokens served from cache and their latency; and what routing costs one-turn jobs.

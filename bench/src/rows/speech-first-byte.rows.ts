@@ -9,7 +9,7 @@ import type { RowGroup } from "./row-group.js";
 import { SPEECH_TEXT, SPEECH_TEXT_WORDS } from "./speech-text.js";
 
 /**
- * Issue 24: streamed speech. For the speech rows' 200-word text in each format, POST /api/audio/full
+ * Streamed speech. For the speech rows' 200-word text in each format, POST /api/audio/full
  * through the real gateway, BullMQ, the real worker and Redis, streamed (the default): the time from
  * sending the request to the body's first byte (subject) against the time to its last byte (baseline),
  * the same requests. Target: the first byte within 0.35× of the last. The notes add the whole file's

@@ -10,7 +10,7 @@ import type { RowGroup } from "./row-group.js";
 import { SPEECH_TEXT, SPEECH_TEXT_WORDS } from "./speech-text.js";
 
 /**
- * Issue 3: time from request to last byte of a 200-word text in each format, whole (`Prefer: stream=false`), next to
+ * Time from request to last byte of a 200-word text in each format, whole (`Prefer: stream=false`), next to
  * the engine's own synthesis time measured in the same run. Subject: POST /api/audio/full through the real gateway,
  * BullMQ and the real worker (eSpeak in its thread, audio parked in Redis, GETDEL, the response streamed), timed by the
  * bench from sending the request to the body's last byte. Baseline: the worker's EspeakSpeechEngine alone in a process,

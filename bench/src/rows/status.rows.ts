@@ -32,7 +32,7 @@ export const statusRows: RowGroup = {
         name: "status GET /api/v2/status/{id}",
         subjectLabel: "full gateway (auth, rate limit, status read script, ownership check, logging)",
         baselineLabel: "Express 5 + one HGETALL of the same record",
-        // Issue 23's target with fair turns in place (express-rate-limit stays on the path by decision;
+        // The target with fair turns in place (express-rate-limit stays on the path by decision;
         // docs/performance.md has the runs and their spread: it is the median of several runs, so a
         // single run on a noisy host can fall below it), not the old 0.8 goal.
         minRatio: 0.7,

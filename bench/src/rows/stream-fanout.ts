@@ -7,7 +7,7 @@ import { makeRow, type BenchRow, type Figure } from "../report/bench-row.js";
 import type { BenchStack } from "../stack/bench-stack.js";
 
 /**
- * Issue 15: what open status streams (SSE) cost a gateway. Requests are submitted with no worker
+ * What open status streams (SSE) cost a gateway. Requests are submitted with no worker
  * running, so every record stays queued: the costliest kind of stream, which the gateway re-reads
  * once a second for its queue position. `streams` clients open a stream each (its own connection)
  * and hold it once its first snapshot came; the gateway's resident memory is read before and while

@@ -22,7 +22,7 @@ export const submitRows: RowGroup = {
         name: "submit POST /api/text/default",
         subjectLabel: "full gateway (auth, rate limit, validation, status record, Queue.add, logging)",
         baselineLabel: "Express 5 + JSON body + Queue.add (same Redis, same queue options)",
-        // Issue 23's target with fair turns in place (express-rate-limit stays on the path by decision;
+        // The target with fair turns in place (express-rate-limit stays on the path by decision;
         // docs/performance.md has the runs and their spread: it is the median of several runs, so a
         // single run on a noisy host can fall below it), not the old 0.8 goal.
         minRatio: 0.75,

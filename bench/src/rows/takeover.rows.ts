@@ -11,7 +11,7 @@ import { apiBody, conversation } from "./inference-jobs.js";
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
- * Issue 40: a killed worker's jobs back on another worker. A worker whose slots hold jobs (long
+ * A killed worker's jobs back on another worker. A worker whose slots hold jobs (long
  * replies from a slow upstream, so the engine costs no CPU and the kill always finds them running)
  * is killed with SIGKILL while an idle worker stands by; each job's time from the kill to its
  * engine call on the other worker. The standby then holds the next round's jobs, and a fresh worker

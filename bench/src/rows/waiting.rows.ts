@@ -8,7 +8,7 @@ import { submitToGateway } from "../load/load-specs.js";
 import { streamFanOutRows } from "./stream-fanout.js";
 
 /**
- * Issue 15: how many status requests a client makes per completed job when it waits with
+ * How many status requests a client makes per completed job when it waits with
  * `Prefer: wait=30` against polling every second, as the contract suggests. Every job is the same
  * size (the no-op worker holds each HOLD_MS, its own concurrency runs them side by side); one
  * client per job, all at once. The figure is status GETs per job, averaged over the jobs. Then

@@ -10,12 +10,12 @@ import type { GenerationRequest, SamplingParams } from "./text/generation-reques
 export const QUEUES = {
   text: "text-generation",
   speech: "speech-synthesis",
-  /** Issue 16: POSTs of final records to the submit's `webhook`. */
+  /** POSTs of final records to the submit's `webhook`. */
   webhooks: "webhook-delivery",
 } as const;
 
 /**
- * Issue 26: one worker's hand-over queue, where other workers put the text jobs whose conversation
+ * One worker's hand-over queue, where other workers put the text jobs whose conversation
  * this worker holds in its prompt cache (cache-aware routing). The job keeps its id and data.
  */
 export function handoverQueueName(workerId: string): string {
@@ -44,7 +44,7 @@ export interface GenerateTextJob {
    */
   clientSampling?: Partial<SamplingParams>;
   /**
-   * Issue 24: a client streams this reply (POST /v1/chat/completions with `stream`): the worker
+   * A client streams this reply (POST /v1/chat/completions with `stream`): the worker
    * publishes its growth as ReplyDelta messages on the reply-delta channel as the engine tells it.
    */
   streamReply?: boolean;

@@ -21,9 +21,9 @@ export const REQUEST_LIMITS = {
   /** Characters in identifier fields (`id`, `chatId`, `userId`) and `image`. */
   maxIdChars: 200,
   maxImageUrlChars: 2048,
-  /** Characters of a `webhook` URL (issue 16). */
+  /** Characters of a `webhook` URL. */
   maxWebhookUrlChars: 2048,
-  /** `stop` on /v1/chat/completions (issue 24): sequences, as OpenAI allows, and characters in each. */
+  /** `stop` on /v1/chat/completions: sequences, as OpenAI allows, and characters in each. */
   maxStopSequences: 4,
   maxStopChars: 100,
   /** Whole JSON body, as accepted by the gateway's parser (express/body-parser syntax). */

@@ -38,11 +38,11 @@ export interface StatusRecord {
   processingTime?: number;
   /** When `completed`: oldest messages left out because the conversation did not fit the model's context. */
   droppedMessages?: number;
-  /** When `completed` and `speak` was asked for: where the owner GETs the spoken reply (issue 16). */
+  /** When `completed` and `speak` was asked for: where the owner GETs the spoken reply. */
   audioUrl?: string;
-  /** With `audioUrl`, when the reply was longer than the speech bound: the audio speaks only its start (issue 23). */
+  /** With `audioUrl`, when the reply was longer than the speech bound: the audio speaks only its start. */
   audioTruncated?: true;
-  /** When `completed` and `speak` was asked for but the reply could not be spoken: why (issue 16). */
+  /** When `completed` and `speak` was asked for but the reply could not be spoken: why. */
   audioError?: string;
 }
 

@@ -142,7 +142,7 @@ const voiceMap = Object.entries(OPENAI_VOICE_MAP)
   .map(([name, voice]) => `\`${name}\` → \`${voice}\``)
   .join(", ");
 
-/** The OpenAI-compatible front door (issue 24). */
+/** The OpenAI-compatible front door. */
 export function openAiPaths(): Paths {
   const tags = ["OpenAI-compatible"];
   return {

@@ -83,7 +83,7 @@ function replyAudio(operationId: string): Operation {
   };
 }
 
-/** The spoken reply beside each status path (issue 16). */
+/** The spoken reply beside each status path. */
 export function replyAudioPaths(): Paths {
   return {
     "/api/v2/status/{id}/audio": {

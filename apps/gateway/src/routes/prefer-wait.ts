@@ -1,6 +1,6 @@
 import type { Response } from "express";
 
-/** The longest wait a client may ask for (issue 15): beyond it the request is answered as for 60. */
+/** The longest wait a client may ask for: beyond it the request is answered as for 60. */
 export const MAX_WAIT_SECONDS = 60;
 
 /**

@@ -36,7 +36,7 @@ export interface ReplyToSpeak {
 }
 
 /**
- * Speaks a finished reply (issue 16) and stores the audio under the request's id, before the record
+ * Speaks a finished reply and stores the audio under the request's id, before the record
  * is completed, so a completed record's `audioUrl` always has its audio. A failure to speak does not
  * fail the request: the text is there, and `audioError` says why there is no voice. A cancel does.
  */

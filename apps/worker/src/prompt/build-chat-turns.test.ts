@@ -26,7 +26,7 @@ function request(overrides: Partial<GenerationRequest> = {}): GenerationRequest 
 
 const closing = (botName: string) => `\nAlways answer as ${botName}, in character, replying to User's latest message.`;
 
-describe("systemPrompt of a /v1/chat/completions request (issue 24)", () => {
+describe("systemPrompt of a /v1/chat/completions request", () => {
   it("when the request names no bot, then the character's own name is used", () => {
     const { botName: _omitted, ...unnamed } = request();
     expect(systemPrompt(unnamed, witch)).toBe(

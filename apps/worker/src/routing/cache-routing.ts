@@ -49,7 +49,7 @@ export interface CacheRoutingDeps {
 }
 
 /**
- * Cache-aware routing (issue 26): a text job goes to the worker whose engine holds the longest
+ * Cache-aware routing: a text job goes to the worker whose engine holds the longest
  * prefix of its conversation when that worker can take it soon, else it runs where it was taken.
  *
  * Every worker takes jobs from the shared queue in fair-turn order, as without routing. The worker

@@ -3,7 +3,7 @@ import type { GenerateTextJob, Message } from "@chorus/contracts";
 
 /**
  * A conversation's prefixes, named by hashes: what a worker publishes of the prompts its engine holds
- * and what routing looks up (issue 26). Each hash covers what shapes the prompt up to one message
+ * and what routing looks up. Each hash covers what shapes the prompt up to one message
  * boundary: the model (its character), the persona, bot name and instructions, then the messages'
  * roles and texts in order. Sampling and ids do not change the prompt, so they are left out. A hash
  * is chained from the one before it, so a conversation of n messages costs n small hashes.

@@ -1,4 +1,4 @@
-// The OpenAI-compatible front door (/v1, issue 24): its wire shapes, schemas and their mapping onto the native jobs. No
+// The OpenAI-compatible front door (/v1): its wire shapes, schemas and their mapping onto the native jobs. No
 // I/O.
 export * from "./openai-shapes.js";
 export * from "./openai-models.js";

@@ -1,5 +1,5 @@
 /**
- * The wire shapes of the OpenAI-compatible front door (`/v1`, issue 24), as the official SDKs send
+ * The wire shapes of the OpenAI-compatible front door (`/v1`), as the official SDKs send
  * and read them: only the fields this service reads or writes.
  */
 

@@ -45,7 +45,7 @@ const samplingParams = {
   },
 } as const;
 
-/** Extension (issue 16): where the final record is POSTed, signed (checked further by checkWebhookUrl). */
+/** Extension: where the final record is POSTed, signed (checked further by checkWebhookUrl). */
 const webhook = {
   type: "string",
   format: "uri",
@@ -56,7 +56,7 @@ const webhook = {
 
 const { voice, format, speed } = speechRequestSchema.properties;
 /**
- * Extension (issue 16): also synthesize the reply. The speech endpoint's bounds and enums; `voice`
+ * Extension: also synthesize the reply. The speech endpoint's bounds and enums; `voice`
  * has no default here, because the worker then takes the character's own voice.
  */
 const speak = {

@@ -26,7 +26,7 @@ export interface SamplingParams {
   seed?: number;
 }
 
-/** Extension (issue 16): speak the reply. After validation `format` and `speed` are filled in. */
+/** Extension: speak the reply. After validation `format` and `speed` are filled in. */
 export interface SpeakOptions {
   /** Absent: the character's own voice (DEFAULT_VOICE for `default`), see defaultVoiceFor. */
   voice?: VoiceId;
@@ -41,19 +41,19 @@ export interface GenerationRequest {
   /** Always set by the native API; absent (from /v1/chat/completions) the character's own name is used. */
   botName?: string;
   /**
-   * Only from /v1/chat/completions (issue 24): its system and developer messages, added to the
+   * Only from /v1/chat/completions: its system and developer messages, added to the
    * system turn after the persona, which they never replace. Not a field of the native body.
    */
   instructions?: string;
   /**
-   * Only from /v1/chat/completions (issue 24): the client's stop sequences, on top of the turn
+   * Only from /v1/chat/completions: the client's stop sequences, on top of the turn
    * markers every reply stops before. The reply ends before the first of them it would contain.
    */
   stop?: string[];
   samplingParams: SamplingParams;
-  /** Extension (issue 16): where the final record is delivered, signed. */
+  /** Extension: where the final record is delivered, signed. */
   webhook?: string;
-  /** Extension (issue 16): synthesize the reply as well. */
+  /** Extension: synthesize the reply as well. */
   speak?: SpeakOptions;
 }
 

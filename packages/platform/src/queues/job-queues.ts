@@ -24,7 +24,7 @@ export function createTextQueue(connection: RedisClient, keys: RedisKeys): Queue
 }
 
 /**
- * One worker's hand-over queue (cache-aware routing, issue 26): copies of text jobs routed to it. The
+ * One worker's hand-over queue (cache-aware routing): copies of text jobs routed to it. The
  * shared queue's job stays the one that counts, so a copy is dropped as soon as it ends.
  */
 export function createHandoverQueue(

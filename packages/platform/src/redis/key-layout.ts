@@ -4,7 +4,7 @@ import type { RedisClient } from "./connection.js";
 import { redisKeys, type RedisKeys } from "./redis-keys.js";
 
 /**
- * The layout this code writes: 2 since keys carry Redis Cluster hash tags (issue 17). Kept in `<prefix>:key-layout`.
+ * The layout this code writes: 2 since keys carry Redis Cluster hash tags. Kept in `<prefix>:key-layout`.
  */
 export const KEY_LAYOUT = "2";
 

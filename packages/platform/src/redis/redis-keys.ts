@@ -43,7 +43,7 @@ export interface RedisKeys {
   statusFinalChannel(): string;
   /** Pub/sub channel on which the id of every request whose record changes (start, progress, finish) is published. */
   statusChangedChannel(): string;
-  /** Pub/sub channel on which workers publish the growth of replies a client streams (issue 24: ReplyDelta). */
+  /** Pub/sub channel on which workers publish the growth of replies a client streams (ReplyDelta). */
   replyDeltaChannel(): string;
   /** Hash: model id -> average reply length in tokens, learned by the workers. */
   replyLengthStats(): string;
