@@ -93,8 +93,18 @@ describe("queue depth and positions under cancels, retries and a refused enqueue
     expect((await status(submittedId(d))).queuePosition).toBe(1);
 
     // End state: every accepted request is final, or its job is really waiting in the queue.
-    expect(await status(a)).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
-    expect(await status(b)).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
+    expect(await status(a)).toEqual({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
+    expect(await status(b)).toEqual({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
     for (const id of [c, submittedId(d)]) {
       expect((await status(id)).status).toBe("processing");
       expect(await queue.getJobState(id)).toBe("prioritized"); // waiting for its turn (fair-turns.ts)

@@ -53,6 +53,7 @@ describe("writes split between a record and its queue, the queue's side failing"
     expect((await statuses.get("finish-1"))?.record).toEqual({
       status: "error",
       error: "cancelled",
+      errorCode: "cancelled",
       finishReason: "cancelled",
     });
     expect(finished).toEqual(["finish-1 https://hooks.example.com/x"]);

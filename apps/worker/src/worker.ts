@@ -10,7 +10,7 @@ import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
 import { Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
-import { failureMessage } from "./records/failure-message.js";
+import { failureOf } from "./records/failure-message.js";
 import { retryFinalWrite } from "./records/retry-final-write.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
 import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
@@ -72,11 +72,10 @@ function recordFinalFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps):
     if (!final) return;
     const onRetry = (e: unknown, attempt: number) =>
       deps.logger.warn("could not record failure; retrying", { jobId: job.id, attempt, error: String(e) });
-    retryFinalWrite(() => deps.statuses.fail(job.data.requestId, failureMessage(error.message)), { onRetry }).catch(
-      (e: unknown) => {
-        deps.logger.error("could not record failure; the lost-job sweep will", { jobId: job.id, error: String(e) });
-      },
-    );
+    const { error: message, code } = failureOf(error);
+    retryFinalWrite(() => deps.statuses.fail(job.data.requestId, message, code), { onRetry }).catch((e: unknown) => {
+      deps.logger.error("could not record failure; the lost-job sweep will", { jobId: job.id, error: String(e) });
+    });
   });
 }
 
@@ -99,7 +98,8 @@ function recordCopyFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps, r
     deps.logger.warn("routed generation failed", { jobId: job.id, final, error: error.message });
     void routing.copyFailed(job.data.requestId, error, final).then((recordIt) => {
       if (!recordIt) return;
-      const write = () => deps.statuses.fail(job.data.requestId, failureMessage(error.message));
+      const { error: message, code } = failureOf(error);
+      const write = () => deps.statuses.fail(job.data.requestId, message, code);
       retryFinalWrite(write, { onRetry: () => undefined }).catch((e: unknown) => {
         deps.logger.error("could not record failure; the lost-job sweep will", { jobId: job.id, error: String(e) });
       });

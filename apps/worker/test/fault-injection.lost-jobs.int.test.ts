@@ -92,7 +92,7 @@ describe("the lost-job sweep", () => {
     const [one, two] = await Promise.all([sweeper(metrics).sweepOnce(), sweeper(metrics).sweepOnce()]);
     expect([one, two].filter((r) => r === null)).toHaveLength(1);
     expect(one ?? two).toEqual({ lost: 1, failed: 1 });
-    expect(await status(removed)).toEqual({ status: "error", error: LOST_ERROR });
+    expect(await status(removed)).toEqual({ status: "error", error: LOST_ERROR, errorCode: "lost" });
     expect(await status(failed)).toEqual({ status: "error", error: "generation failed: engine exploded" });
     expect(await status(waiting)).toEqual({ status: "processing", progress: 0, queuePosition: 0 });
     expect(await lostCount(metrics)).toBe(1);
@@ -102,7 +102,8 @@ describe("the lost-job sweep", () => {
     await queue.obliterate({ force: true });
     await nextInterval();
     expect(await sweeper(metrics).sweepOnce()).toEqual({ lost: 2, failed: 0 });
-    for (const id of [waiting, later]) expect(await status(id)).toEqual({ status: "error", error: LOST_ERROR });
+    for (const id of [waiting, later])
+      expect(await status(id)).toEqual({ status: "error", error: LOST_ERROR, errorCode: "lost" });
     expect(await lostCount(metrics)).toBe(3);
 
     // Nothing left to close: a further sweep changes nothing.
@@ -131,6 +132,7 @@ describeWithModel("final status writes that fail", () => {
       expect(await status(id)).toEqual({
         status: "error",
         error: "generation failed: generation exceeded the time limit of 0.3 s",
+        errorCode: "timeout",
       });
       expect(fail.mock.calls.length).toBeGreaterThanOrEqual(2);
     } finally {

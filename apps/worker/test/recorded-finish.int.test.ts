@@ -108,6 +108,11 @@ describeWithModel("what the worker used, recorded (a models config whose default
       .send({ messages: [{ role: "You", content: "Hello", index: 0 }], samplingParams: { max_tokens: 2048 } });
     const id = (held.body as { id: string }).id;
     const cancelled = await request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" });
-    expect(cancelled.body).toMatchObject({ status: "error", error: "cancelled", finishReason: "cancelled" });
+    expect(cancelled.body).toMatchObject({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
   });
 });

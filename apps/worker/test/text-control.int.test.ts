@@ -37,7 +37,12 @@ describeWithModel("cancelling and time-limiting generations", () => {
     const id = await submit();
     const res = await cancel(id);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
+    expect(res.body).toEqual({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
     const queue = new Queue(QUEUES.text, { connection: gw.deps.redis, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
     expect(await queue.getJob(id)).toBeUndefined();
     await queue.close();
@@ -61,7 +66,12 @@ describeWithModel("cancelling and time-limiting generations", () => {
       const { id, ended } = await streamingJob(worker);
       expect((await cancel(id)).status).toBe(200);
       expect(await ended).toBe("failed: cancelled");
-      expect(await status(id)).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
+      expect(await status(id)).toEqual({
+        status: "error",
+        error: "cancelled",
+        errorCode: "cancelled",
+        finishReason: "cancelled",
+      });
 
       // The only slot is free again: a short job completes.
       const next = await submit({ ...defaultRequest(), samplingParams: { max_tokens: 20 } });
@@ -78,7 +88,12 @@ describeWithModel("cancelling and time-limiting generations", () => {
       // What DELETE does to the record, without the pub/sub message that tells the worker.
       expect(await gw.deps.statuses.fail(id, "cancelled")).toBe(true);
       expect(await ended).toBe("failed: cancelled");
-      expect(await status(id)).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
+      expect(await status(id)).toEqual({
+        status: "error",
+        error: "cancelled",
+        errorCode: "cancelled",
+        finishReason: "cancelled",
+      });
     } finally {
       await worker.close();
     }
@@ -120,6 +135,7 @@ describeWithModel("cancelling and time-limiting generations", () => {
       expect(record).toEqual({
         status: "error",
         error: "generation failed: generation exceeded the time limit of 0.3 s",
+        errorCode: "timeout",
       });
     } finally {
       await worker.close();

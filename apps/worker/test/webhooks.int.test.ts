@@ -151,6 +151,7 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
       id,
       status: "error",
       error: "cancelled",
+      errorCode: "cancelled",
       finishReason: "cancelled",
     });
   });
@@ -246,7 +247,12 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
       expect((await deliveryEnd(deliveries, id)).state).toBe("completed");
       const posts = postsOf("/lost", id);
       expect(posts).toHaveLength(1);
-      expect(verified(posts[0] as ReceivedWebhook)).toEqual({ id, status: "error", error: LOST_ERROR });
+      expect(verified(posts[0] as ReceivedWebhook)).toEqual({
+        id,
+        status: "error",
+        error: LOST_ERROR,
+        errorCode: "lost",
+      });
     } finally {
       await deliveryWorker.close();
       await Promise.all([texts.close(), deliveries.close()]);

@@ -58,6 +58,15 @@ export interface StatusRecord {
   estimatedTimeRemaining?: number;
   processingTime?: number;
   droppedMessages?: number;
+  /** When `error`: its kind (`cancelled`, `timeout`, `context_length_exceeded`, `invalid_request`, ...). */
+  errorCode?:
+    | "cancelled"
+    | "timeout"
+    | "context_length_exceeded"
+    | "invalid_request"
+    | "generation_failed"
+    | "lost"
+    | "not_queued";
   /** Why generation ended: `stop`, `length` (its `maxTokens` or the context's end), or `cancelled`. */
   finishReason?: "stop" | "length" | "cancelled";
   /** When completed: the token limit the reply was generated with. */

@@ -133,18 +133,38 @@ describeWithModel("@chorus/client against the real gateway and worker", () => {
     expect(error.status).toBeUndefined();
     expect(error.details).toEqual({
       id: expect.any(String),
-      record: { status: "error", error: "cancelled", finishReason: "cancelled" },
+      record: { status: "error", error: "cancelled", errorCode: "cancelled", finishReason: "cancelled" },
     });
-    expect(await cancelling).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
+    expect(await cancelling).toEqual({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
   });
 
   it("when a processing request is cancelled, then cancel and wait both give the cancelled record", async () => {
     const sdk = client();
     const { id } = await sdk.submit("default", story("Tell me a very long story about a castle.", 2048));
     cancelled.add(id);
-    expect(await sdk.cancel(id)).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
-    expect(await sdk.wait(id)).toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
-    await expect(sdk.cancel(id)).resolves.toEqual({ status: "error", error: "cancelled", finishReason: "cancelled" });
+    expect(await sdk.cancel(id)).toEqual({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
+    expect(await sdk.wait(id)).toEqual({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
+    await expect(sdk.cancel(id)).resolves.toEqual({
+      status: "error",
+      error: "cancelled",
+      errorCode: "cancelled",
+      finishReason: "cancelled",
+    });
   });
 
   it("when speech is asked for, then real WAV bytes come back with their content type and duration; voices lists the characters'", async () => {

@@ -1,5 +1,5 @@
 import { SPEECH_LIMITS } from "./speech/speech-request.js";
-import { FINISH_REASONS, JOB_STATES, type StatusRecord } from "./status-record.js";
+import { FAILURE_CODES, FINISH_REASONS, JOB_STATES, type StatusRecord } from "./status-record.js";
 
 const COUNT = { type: "integer", minimum: 0 } as const;
 const SECONDS = { type: "number", minimum: 0 } as const;
@@ -37,6 +37,12 @@ const recordProperties = {
     type: "string",
     description:
       "When `error`: `cancelled`, `generation failed: <reason>` or `lost: the job disappeared from the queue`.",
+  },
+  errorCode: {
+    type: "string",
+    enum: [...FAILURE_CODES],
+    description:
+      "When `error`, an extension: the kind of failure. `cancelled`; `timeout` (the worker's time limit, `JOB_TIME_LIMIT_MS`); `context_length_exceeded` and `invalid_request` (the request cannot run as sent: sending it again fails the same way); `generation_failed` (the engine failed on every attempt); `lost` (the job vanished from the queue). Absent on records written by an earlier release.",
   },
   progress: {
     type: "number",

@@ -9,6 +9,23 @@ export type JobState = (typeof JOB_STATES)[number];
 export const FINISH_REASONS = ["stop", "length", "cancelled"] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
+/**
+ * What kind of failure an `error` record is, as whoever wrote it knows: `cancelled`; `timeout` (the
+ * worker's time limit); `context_length_exceeded` and `invalid_request` (the request cannot run as
+ * sent: sending it again fails again); `generation_failed` (the engine failed on every attempt);
+ * `lost` (the job vanished from the queue); `not_queued` (its submit failed; no client holds the id).
+ */
+export const FAILURE_CODES = [
+  "cancelled",
+  "timeout",
+  "context_length_exceeded",
+  "invalid_request",
+  "generation_failed",
+  "lost",
+  "not_queued",
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
 /** What GET /api/v2/status/{id} and GET /api/status/{task_id} return. */
 export interface StatusRecord {
   status: JobState;
@@ -24,6 +41,8 @@ export interface StatusRecord {
   partialReply?: string;
   /** When `error`: what went wrong. */
   error?: string;
+  /** When `error`: what kind of failure it is (FAILURE_CODES), for clients and doors to branch on. */
+  errorCode?: FailureCode;
   /** While `processing`: 0..1, never decreasing. */
   progress?: number;
   /** While waiting in the queue: jobs ahead of this one (0: next to start). */

@@ -19,6 +19,7 @@ import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import { idempotencyKeyOf } from "../services/idempotency.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { streamCompletion, type ChatStreamDeps } from "./chat-stream.js";
+import { recordFailure } from "./record-failure.js";
 
 export interface ChatCompletionDeps extends ChatStreamDeps {
   admission: TextAdmission;
@@ -62,8 +63,7 @@ async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentit
   const stored = await finalRecord(deps, identity.requestId, res);
   if (res.closed) return;
   const record = stored?.record;
-  if (record?.status !== "completed")
-    throw new ApiError("INTERNAL_ERROR", `the completion failed: ${record?.error ?? "its record expired"}`);
+  if (record?.status !== "completed") throw recordFailure(record);
   sendJson(res, 200, chatCompletionOf(identity, record));
 }
 

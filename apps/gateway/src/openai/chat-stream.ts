@@ -15,6 +15,7 @@ import type { StatusStore } from "@chorus/platform/scheduler";
 import type { Response } from "express";
 import type { ReplyDeltas } from "../services/reply-deltas.js";
 import type { StatusChanges } from "../services/status-changes.js";
+import { recordFailure } from "./record-failure.js";
 
 /** Silence after which the stream sends a comment (proxies close idle connections) and reads the record again. */
 const KEEP_ALIVE_MS = 15_000;
@@ -84,9 +85,9 @@ class ChunkWriter {
   }
 
   /** A failure after the headers: an `error` event, which the official SDKs throw as an APIError. */
-  fail(message: string): void {
+  fail(error: ApiError): void {
     this.open = false;
-    this.event(toOpenAiError(new ApiError("INTERNAL_ERROR", message)));
+    this.event(toOpenAiError(error));
   }
 }
 
@@ -128,10 +129,8 @@ export async function streamCompletion(
     while (!res.closed && !closing) {
       const nudged = new Promise<void>((resolve) => (nudge = resolve));
       const stored = await deps.statuses.get(identity.requestId);
-      if (!stored) return writer.fail("the completion's record expired");
-      if (stored.record.status === "completed") return writer.finish(stored.record);
-      if (stored.record.status === "error")
-        return writer.fail(`the completion failed: ${stored.record.error ?? "unknown error"}`);
+      if (stored?.record.status === "completed") return writer.finish(stored.record);
+      if (!stored || stored.record.status === "error") return writer.fail(recordFailure(stored?.record));
       writer.delta(stored.record.partialReply);
       if (res.writableNeedDrain) await Promise.race([once(res, "drain").catch(() => undefined), left]);
       const quiet = new AbortController();

@@ -100,7 +100,7 @@ export class TextJobs {
    * lost-job sweep closes it.
    */
   private async closeUnqueued(requestId: string, error: unknown): Promise<never> {
-    await this.statuses.fail(requestId, NOT_QUEUED_ERROR).catch(() => undefined);
+    await this.statuses.fail(requestId, NOT_QUEUED_ERROR, "not_queued").catch(() => undefined);
     throw error;
   }
 
@@ -109,7 +109,7 @@ export class TextJobs {
    * every worker to abort it if one is running it. Returns false when the job had already finished.
    */
   async cancel(requestId: string): Promise<boolean> {
-    if (!(await this.statuses.fail(requestId, CANCELLED_ERROR))) return false;
+    if (!(await this.statuses.fail(requestId, CANCELLED_ERROR, "cancelled"))) return false;
     await this.redis.publish(this.keys.cancelChannel(), requestId);
     // An active job is locked and stays; its worker aborts it on the message above. The record left
     // the queue-position set when it turned final, whether or not this removal happens.

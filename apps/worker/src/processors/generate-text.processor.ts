@@ -11,6 +11,7 @@ import { ProgressReporter } from "../progress/progress-reporter.js";
 import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-delta-publisher.js";
 import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
+import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
 import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
 import { resolveSampling } from "./sampling.js";
@@ -48,7 +49,8 @@ class TimeLimitExceeded extends Error {}
 
 /** Why an aborted generation stopped, as a final (not retried) failure. */
 function abortFailure(signal: AbortSignal): UnrecoverableError {
-  return new UnrecoverableError(signal.reason instanceof TimeLimitExceeded ? signal.reason.message : CANCELLED_ERROR);
+  if (signal.reason instanceof TimeLimitExceeded) return new GenerationFailure("timeout", signal.reason.message);
+  return new UnrecoverableError(CANCELLED_ERROR);
 }
 
 function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; clear: () => void } {

@@ -113,18 +113,18 @@ export class LostJobSweeper {
     const { statuses, logger } = this.options;
     // Already final or expired: FINISH writes nothing and only takes the id out of the sets.
     if (seen.status !== "processing") {
-      await statuses.fail(id, LOST_ERROR);
+      await statuses.fail(id, LOST_ERROR, "lost");
       return true;
     }
     if (seen.jobExists && !seen.finishedOn) return false;
     if (seen.jobExists && seen.failedReason !== null) {
-      if (await statuses.fail(id, failureMessage(seen.failedReason))) {
+      if (await statuses.fail(id, failureMessage(seen.failedReason), "generation_failed")) {
         result.failed++;
         logger.warn("recorded a failure its worker could not write", { jobId: id });
       }
       return true;
     }
-    if (await statuses.fail(id, LOST_ERROR)) {
+    if (await statuses.fail(id, LOST_ERROR, "lost")) {
       result.lost++;
       this.options.onLost();
       logger.warn("job lost: its status record said processing but the job is gone", {

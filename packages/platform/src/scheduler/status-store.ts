@@ -1,4 +1,4 @@
-import { CANCELLED_ERROR, type FinishReason, type ModelId } from "@chorus/contracts";
+import { CANCELLED_ERROR, type FailureCode, type FinishReason, type ModelId } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
@@ -211,9 +211,12 @@ export class StatusStore {
     });
   }
 
-  async fail(requestId: string, error: string): Promise<boolean> {
+  /** An `error` record: `code` says what kind of failure it is (a cancel's is `cancelled`, whoever writes it). */
+  async fail(requestId: string, error: string, code?: FailureCode): Promise<boolean> {
     const fields: Record<string, string> = { status: "error", error };
-    if (error === CANCELLED_ERROR) fields.finishReason = "cancelled" satisfies FinishReason;
+    const kind = code ?? (error === CANCELLED_ERROR ? "cancelled" : undefined);
+    if (kind) fields.errorCode = kind;
+    if (kind === "cancelled") fields.finishReason = "cancelled" satisfies FinishReason;
     return this.finish(requestId, fields);
   }
 

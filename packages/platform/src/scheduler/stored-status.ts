@@ -1,4 +1,4 @@
-import type { FinishReason, JobState, StatusRecord } from "@chorus/contracts";
+import type { FailureCode, FinishReason, JobState, StatusRecord } from "@chorus/contracts";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
 /** A status record with the fields only the service sees (never sent to clients). */
@@ -60,6 +60,7 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   if (hash.audioError !== undefined) record.audioError = hash.audioError;
   if (hash.partialReply !== undefined) record.partialReply = hash.partialReply;
   if (hash.finishReason !== undefined) record.finishReason = hash.finishReason as FinishReason;
+  if (hash.errorCode !== undefined) record.errorCode = hash.errorCode as FailureCode;
   for (const field of NUMERIC_FIELDS) {
     if (hash[field] !== undefined) record[field] = Number(hash[field]);
   }

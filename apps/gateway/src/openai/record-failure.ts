@@ -1,0 +1,26 @@
+import { ApiError, type StatusRecord } from "@chorus/contracts";
+
+/**
+ * A failed record as /v1 answers it, from the kind of failure its writer recorded (`errorCode`):
+ * the status OpenAI's clients expect, and `x-should-retry: false` where the same request would fail
+ * the same way (the SDKs otherwise retry a 5xx or 409 twice, paying the failure three times).
+ */
+export function recordFailure(record: StatusRecord | undefined): ApiError {
+  if (!record) return new ApiError("INTERNAL_ERROR", "the completion's record expired before it was read");
+  const message = `the completion failed: ${record.error ?? "unknown error"}`;
+  switch (record.errorCode) {
+    case "timeout":
+      return new ApiError("TIME_LIMIT_EXCEEDED", message, undefined, undefined, false);
+    case "cancelled":
+      return new ApiError("CONFLICT", "the request was cancelled before it completed", undefined, undefined, false);
+    case "context_length_exceeded":
+    case "invalid_request":
+      return new ApiError("INVALID_PARAMETER", message, { parameter: "messages" }, undefined, false);
+    case "generation_failed":
+      return new ApiError("INTERNAL_ERROR", message, undefined, undefined, false);
+    case "lost":
+    case "not_queued":
+    case undefined:
+      return new ApiError("INTERNAL_ERROR", message);
+  }
+}

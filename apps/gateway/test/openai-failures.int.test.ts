@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, expect, it } from "@jest/globals";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import OpenAI from "openai";
+import { describeWithModel } from "../../../test-support/fixtures.js";
+import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
+import { loadFixtureEngine, startTestWorker, type LlmEngine, type TestWorker } from "../../../test-support/worker.js";
+
+/**
+ * Failures that would repeat, as the official openai client meets them: it must raise at once (one
+ * request), not retry them twice as it does a plain 5xx.
+ */
+describeWithModel("/v1 answers to failed generations (official openai client, stories260K-chatml)", () => {
+  let gw: TestGateway;
+  let engine: LlmEngine;
+  let worker: TestWorker;
+  let server: Server;
+  let key: string;
+  let sent = 0;
+  let openai: OpenAI;
+
+  beforeAll(async () => {
+    const prefix = uniquePrefix("openai-failures");
+    gw = await startTestGateway(prefix);
+    engine = await loadFixtureEngine();
+    // A time limit no long reply fits in: such a request fails the same way every time.
+    worker = await startTestWorker(prefix, engine, { jobTimeLimitMs: 300 });
+    server = gw.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    key = await gw.createKey();
+    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    // The SDK's own retries on (two, its default): each request it sends is counted.
+    openai = new OpenAI({ baseURL, apiKey: key, fetch: (url, init) => (sent++, fetch(url, init)) });
+  }, 120_000);
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await worker.close();
+    await engine.close();
+    await gw.close();
+  }, 60_000);
+
+  const long = { model: "default", max_tokens: 2048, temperature: 1.5 } as const;
+  const messages = [{ role: "user" as const, content: "Tell me a very long story." }];
+
+  it("when a generation runs past the worker's time limit, then it is 504 with x-should-retry false, sent once", async () => {
+    sent = 0;
+    const error = await openai.chat.completions.create({ ...long, messages }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ status: 504, code: "time_limit_exceeded" });
+    expect((error as InstanceType<typeof OpenAI.APIError>).headers?.get("x-should-retry")).toBe("false");
+    expect(sent).toBe(1);
+  });
+
+  it("when a streamed generation runs past the time limit, then the stream's error event raises in the SDK", async () => {
+    const stream = await openai.chat.completions.create({ ...long, messages, stream: true });
+    const read = (async () => {
+      for await (const chunk of stream) void chunk;
+    })();
+    await expect(read).rejects.toMatchObject({ message: expect.stringContaining("time limit") });
+  });
+});
