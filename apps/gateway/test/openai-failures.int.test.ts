@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
@@ -58,5 +58,54 @@ describeWithModel("/v1 answers to failed generations (official openai client, st
       for await (const chunk of stream) void chunk;
     })();
     await expect(read).rejects.toMatchObject({ message: expect.stringContaining("time limit") });
+  });
+});
+
+/** A stream broken off after its headers must end with an error the SDK raises, never as if whole. */
+describe("a /v1 stream cut off after its headers (no worker: the request waits in the queue)", () => {
+  let gw: TestGateway;
+  let server: Server;
+  let openai: OpenAI;
+
+  beforeEach(async () => {
+    gw = await startTestGateway(uniquePrefix("openai-cut"));
+    server = gw.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    openai = new OpenAI({ baseURL, apiKey: await gw.createKey(), maxRetries: 0 });
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await gw.close();
+  });
+
+  /** Opens a streamed completion, reads its first chunk, runs `cut`, then reads on. */
+  async function readAfter(cut: (id: string) => Promise<void> | void): Promise<unknown> {
+    const stream = await openai.chat.completions.create({
+      model: "default",
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+    });
+    return (async () => {
+      for await (const chunk of stream) if (chunk.choices[0]?.delta.role) await cut(chunk.id.replace(/^chatcmpl-/, ""));
+    })().then(
+      () => null,
+      (error: unknown) => error,
+    );
+  }
+
+  it("when the gateway shuts down, then the stream ends with an error event the SDK raises", async () => {
+    const raised = await readAfter(() => gw.deps.statusChanges.close());
+    expect(raised).toBeInstanceOf(OpenAI.APIError);
+    expect((raised as Error).message).toContain("shutting down");
+  });
+
+  it("when reading the record fails (Redis), then the stream ends with an error event the SDK raises", async () => {
+    const raised = await readAfter(async (id) => {
+      jest.spyOn(gw.deps.statuses, "get").mockRejectedValue(new Error("Connection is closed."));
+      await gw.deps.redis.publish(gw.deps.keys.statusChangedChannel(), id);
+    });
+    expect(raised).toBeInstanceOf(OpenAI.APIError);
+    expect((raised as Error).message).toContain("the stream broke off");
   });
 });

@@ -59,9 +59,9 @@ describe("status stream (SSE)", () => {
       await untilListening(1);
       await gw.deps.statuses.markStarted(id);
       await sse.untilEvents(2);
-      await gw.deps.statuses.updateProgress(id, 0.3, 4, "Once");
+      await gw.deps.statuses.updateProgress(id, 0.3, 4, { text: "Once", attempt: "a" });
       await sse.untilEvents(3);
-      await gw.deps.statuses.updateProgress(id, 0.6, 2, "Once upon");
+      await gw.deps.statuses.updateProgress(id, 0.6, 2, { text: "Once upon", attempt: "a" });
       await sse.untilEvents(4);
       await gw.deps.statuses.complete(id, completion);
       await sse.ended;
@@ -125,7 +125,7 @@ describe("status stream (SSE)", () => {
     it("when it is the current rev of a started record, then the first event is the next change", async () => {
       const id = await submit();
       await gw.deps.statuses.markStarted(id);
-      await gw.deps.statuses.updateProgress(id, 0.5, 3, "Once upon");
+      await gw.deps.statuses.updateProgress(id, 0.5, 3, { text: "Once upon", attempt: "a" });
       const rev = (await gw.deps.statuses.get(id))!.rev;
       const sse = await stream(id, { "last-event-id": String(rev) });
       await untilListening(1);

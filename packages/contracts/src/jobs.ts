@@ -48,6 +48,11 @@ export interface GenerateTextJob {
    * publishes its growth as ReplyDelta messages on the reply-delta channel as the engine tells it.
    */
   streamReply?: boolean;
+  /**
+   * The seed drawn at submit for a request that sent none: every attempt of the job samples with
+   * it, so a retry writes the reply the first attempt was writing where the engine allows.
+   */
+  seed?: number;
 }
 
 /**
@@ -57,6 +62,12 @@ export interface GenerateTextJob {
  */
 export interface ReplyDelta {
   id: string;
+  /**
+   * The attempt whose text this is (each run of the job has its own): a stream follows one attempt,
+   * and another attempt's text only while it continues what the client has. Absent from the deltas
+   * of an earlier release's workers.
+   */
+  attempt?: string;
   at: number;
   text: string;
 }

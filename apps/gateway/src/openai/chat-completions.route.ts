@@ -36,10 +36,13 @@ function modelNamedIn(body: unknown): string {
   return model;
 }
 
-/** A client that leaves before its answer is whole cancels the job (when it is still processing). */
+/**
+ * A client that leaves before its answer is whole cancels the job (when it is still processing). An
+ * answer ended here (whole, or with an error event) is not left: the client may close as it reads it.
+ */
 function cancelWhenClientLeaves(req: Request, res: Response, jobs: TextJobs, id: string): void {
   const cancel = () => {
-    if (res.writableFinished) return;
+    if (res.writableEnded) return;
     jobs.cancel(id).then(
       (cancelled) => cancelled && logHttp(req, "chat completion cancelled: the client left", { jobId: id }),
       (error: unknown) =>

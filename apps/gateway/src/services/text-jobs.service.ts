@@ -1,8 +1,9 @@
-import { randomUUID } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import {
   ApiError,
   CANCELLED_ERROR,
   JOB_NAMES,
+  SAMPLING_BOUNDS,
   type GenerateTextJob,
   type GenerationRequest,
   type ModelId,
@@ -37,6 +38,9 @@ function inFlightCapReached(cap: number, averageJobSeconds: number | null): ApiE
   const message = `this API key already has ${cap} text requests in flight (waiting or running), its cap (max in flight ${cap}); retry when one has finished`;
   return new ApiError("RATE_LIMITED", message, undefined, retryAfter);
 }
+
+/** A seed for a job whose request sent none: drawn once, so every attempt of the job samples alike. */
+const jobSeed = () => randomInt(SAMPLING_BOUNDS.seed.min, SAMPLING_BOUNDS.seed.max + 1);
 
 /** Accepting and cancelling generations. */
 export class TextJobs {
@@ -81,6 +85,7 @@ export class TextJobs {
       clientSampling,
       acceptedAt: Date.now(),
       ...(streamReply ? { streamReply } : {}),
+      ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
     };
     const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook, inFlightCap);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { CANCELLED_ERROR, REPLY_DELTA_INTERVAL_MS, type GenerateTextJob, type ModelId } from "@chorus/contracts";
 import type { ApiKeyUsage } from "@chorus/platform/api-keys";
 import type { Logger } from "@chorus/platform/logger";
@@ -39,10 +40,15 @@ export interface GenerateTextDeps {
 }
 
 /** The publisher of a job whose client streams its reply, else null. */
-function replyDeltas(job: Job<GenerateTextJob>, deps: GenerateTextDeps, stops: string[]): ReplyDeltaPublisher | null {
-  return job.data.streamReply && deps.publishReplyDelta
-    ? new ReplyDeltaPublisher(job.data.requestId, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops)
-    : null;
+function replyDeltas(
+  job: Job<GenerateTextJob>,
+  deps: GenerateTextDeps,
+  stops: string[],
+  attempt: string,
+): ReplyDeltaPublisher | null {
+  if (!job.data.streamReply || !deps.publishReplyDelta) return null;
+  const reply = { id: job.data.requestId, attempt };
+  return new ReplyDeltaPublisher(reply, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops);
 }
 
 class TimeLimitExceeded extends Error {}
@@ -106,13 +112,15 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     // stop, even if the cancel message over pub/sub never arrived.
     const recordFinal = new AbortController();
     const stops = stopSequencesFor(request.stop);
+    // This run of the job: its text so far (record and deltas) is told apart from another attempt's.
+    const attempt = randomUUID();
     const writeProgress = async (progress: number, eta: number, text?: string) => {
-      const partialReply = text === undefined ? undefined : cleanPartialReply(text, stops);
+      const partialReply = text === undefined ? undefined : { text: cleanPartialReply(text, stops), attempt };
       if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply)))
         recordFinal.abort(new Error(CANCELLED_ERROR));
     };
     const reporter = new ProgressReporter(estimator, writeProgress, deps.progressIntervalMs);
-    const deltas = replyDeltas(job, deps, stops);
+    const deltas = replyDeltas(job, deps, stops, attempt);
     const stop = timeLimit(
       deps.jobTimeLimitMs,
       signal ? AbortSignal.any([signal, recordFinal.signal]) : recordFinal.signal,

@@ -15,7 +15,7 @@ describe("ReplyDeltaPublisher", () => {
     jest.useFakeTimers();
     published = [];
     publisher = new ReplyDeltaPublisher(
-      "r1",
+      { id: "r1", attempt: "a" },
       (message) => Promise.resolve(published.push(JSON.parse(message) as ReplyDelta)),
       INTERVAL,
       STOP_SEQUENCES,
@@ -29,7 +29,7 @@ describe("ReplyDeltaPublisher", () => {
 
   it("when the first text comes, then it is published at once, cleaned as the reply will be", () => {
     publisher.onText("  Once upon");
-    expect(published).toEqual([{ id: "r1", at: 0, text: "Once upon" }]);
+    expect(published).toEqual([{ id: "r1", attempt: "a", at: 0, text: "Once upon" }]);
   });
 
   it("when texts come faster than the interval, then the latest goes out once, where the last delta ended", async () => {
@@ -41,8 +41,8 @@ describe("ReplyDeltaPublisher", () => {
     expect(published).toHaveLength(1);
     jest.advanceTimersByTime(INTERVAL);
     expect(published).toEqual([
-      { id: "r1", at: 0, text: "Once" },
-      { id: "r1", at: 4, text: " upon a time" },
+      { id: "r1", attempt: "a", at: 0, text: "Once" },
+      { id: "r1", attempt: "a", at: 4, text: " upon a time" },
     ]);
   });
 
@@ -50,7 +50,7 @@ describe("ReplyDeltaPublisher", () => {
     let release: () => void = () => undefined;
     const held: string[] = [];
     const slow = new ReplyDeltaPublisher(
-      "r2",
+      { id: "r2", attempt: "a" },
       (message) => new Promise((resolve) => ((release = () => resolve(undefined)), held.push(message))),
       INTERVAL,
       STOP_SEQUENCES,
@@ -63,8 +63,8 @@ describe("ReplyDeltaPublisher", () => {
     release();
     await settle();
     expect(held.map((m) => JSON.parse(m) as ReplyDelta)).toEqual([
-      { id: "r2", at: 0, text: "One" },
-      { id: "r2", at: 3, text: " two" },
+      { id: "r2", attempt: "a", at: 0, text: "One" },
+      { id: "r2", attempt: "a", at: 3, text: " two" },
     ]);
     slow.stop();
   });
@@ -75,14 +75,14 @@ describe("ReplyDeltaPublisher", () => {
     jest.advanceTimersByTime(INTERVAL);
     publisher.onText("Hello\nYou: and more");
     jest.advanceTimersByTime(INTERVAL);
-    expect(published).toEqual([{ id: "r1", at: 0, text: "Hello" }]);
+    expect(published).toEqual([{ id: "r1", attempt: "a", at: 0, text: "Hello" }]);
   });
 
   it("when the job has its own stop sequences, then their starts wait too, and they are never published", async () => {
     const own: ReplyDelta[] = [];
     const stops = [...STOP_SEQUENCES, "THE END"];
     const withStops = new ReplyDeltaPublisher(
-      "r3",
+      { id: "r3", attempt: "a" },
       (message) => Promise.resolve(own.push(JSON.parse(message) as ReplyDelta)),
       INTERVAL,
       stops,
@@ -93,7 +93,7 @@ describe("ReplyDeltaPublisher", () => {
     jest.advanceTimersByTime(INTERVAL);
     withStops.onText("And so THE END. More");
     jest.advanceTimersByTime(INTERVAL);
-    expect(own).toEqual([{ id: "r3", at: 0, text: "And so" }]);
+    expect(own).toEqual([{ id: "r3", attempt: "a", at: 0, text: "And so" }]);
     withStops.stop();
   });
 
@@ -103,6 +103,6 @@ describe("ReplyDeltaPublisher", () => {
     publisher.onText("One two");
     publisher.stop();
     jest.advanceTimersByTime(INTERVAL * 2);
-    expect(published).toEqual([{ id: "r1", at: 0, text: "One" }]);
+    expect(published).toEqual([{ id: "r1", attempt: "a", at: 0, text: "One" }]);
   });
 });

@@ -20,7 +20,8 @@ export class ReplyDeltaPublisher {
   private stopped = false;
 
   constructor(
-    private readonly requestId: string,
+    /** The request, and this attempt at it (each attempt publishes its own text from its start). */
+    private readonly reply: { id: string; attempt: string },
     private readonly publish: PublishReplyDelta,
     private readonly intervalMs: number,
     /** The job's stop sequences: text that may begin one is held back, as the final reply drops it. */
@@ -49,7 +50,8 @@ export class ReplyDeltaPublisher {
     const text = cleanPartialReply(this.latest, this.stops);
     if (text.length <= this.published.length || !text.startsWith(this.published)) return;
     const delta: ReplyDelta = {
-      id: this.requestId,
+      id: this.reply.id,
+      attempt: this.reply.attempt,
       at: this.published.length,
       text: text.slice(this.published.length),
     };

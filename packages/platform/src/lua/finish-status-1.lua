@@ -19,7 +19,7 @@
 --- @include "includes/publish-change"
 
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
-redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining', 'partialReply')
+redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining', 'partialReply', 'partialAttempt')
 redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('PUBLISH', ARGV[3], ARGV[2])

@@ -179,9 +179,9 @@ export class StatusStore {
     requestId: string,
     progress: number,
     etaSeconds: number,
-    partialReply?: string,
+    partialReply?: { text: string; attempt: string },
   ): Promise<boolean> {
-    const reply = partialReply === undefined ? [] : [partialReply];
+    const reply = partialReply === undefined ? [] : [partialReply.text, partialReply.attempt];
     const k = this.keys;
     const written = await this.scripts.progress(
       k.status(requestId),

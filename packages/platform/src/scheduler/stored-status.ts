@@ -10,6 +10,8 @@ export interface StoredStatus {
   record: StatusRecord;
   /** Counts every write to the record (0 for a record written before there was a count): the SSE event id. */
   rev: number;
+  /** The attempt whose text `record.partialReply` is (absent from records of an earlier release). */
+  partialAttempt?: string;
 }
 
 const NUMERIC_FIELDS = [
@@ -70,6 +72,7 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
     createdAt: Number(hash.createdAt ?? 0),
     record,
     rev: Number(hash.rev ?? 0),
+    ...(hash.partialAttempt !== undefined && { partialAttempt: hash.partialAttempt }),
   };
 }
 
