@@ -75,6 +75,7 @@ const config: Config = {
         "<rootDir>/bench/test/**/*.int.test.ts",
         "<rootDir>/examples/test/**/*.int.test.ts",
         "<rootDir>/deploy/test/**/*.int.test.ts",
+        "<rootDir>/docs/test/**/*.int.test.ts",
       ],
     },
     {
