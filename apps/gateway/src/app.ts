@@ -106,16 +106,10 @@ export function redisConnections(deps: Pick<GatewayDeps, "redis" | "queueRedis" 
 }
 
 /**
- * The whole HTTP surface; never listens (main.ts does), so tests drive it with supertest.
- * Routes sit in one flat table on the app rather than in a Router per file, and the API comes first:
- * every layer a request passes on its way to its route costs a few µs and some garbage (measured
- * with npm run bench), so status polls, the most frequent request, meet theirs after one layer.
- * Each API route authenticates in its own chain; the probes, /metrics, the API's reference (/openapi.json,
- * /docs) and the playground (/), which need no API key, come after the API; whatever matched nothing
- * is authenticated, then 405 (a known path) or 404.
- * The admin routes (ADMIN_TOKEN set) have their own token and come after the API as well.
- * With CORS_ORIGINS set, the CORS layer comes before them all (a preflight is answered there, with
- * no key and no budget); unset, there is no such layer.
+ * The whole HTTP surface; never listens (main.ts does), so tests drive it with supertest. One flat
+ * route table, the API first (each layer a request passes costs µs; polls meet theirs after one);
+ * then what needs no key (probes, /metrics, /openapi.json, /docs, the playground) and /admin; then
+ * authentication, 405 or 404. CORS, when set, comes before them all (preflights need no key).
  */
 export function buildApp(deps: GatewayDeps): Express {
   const app = express();

@@ -4,17 +4,9 @@ import { startNodeScript, type ChildOptions, type RunningChild } from "./child-p
 export type AppName = "gateway" | "worker";
 
 /**
- * The Node flags each app runs with, wherever it is started: `npm start`, `npm run gateway`
- * (package.json), the Docker image (Dockerfile CMD), the tests' processes and the bench. Tests
- * check that package.json (app-command.test.ts) and the Dockerfile (deploy/test) say the same.
- *
- * The gateway allocates tens of KB per request (Express routing, ioredis commands, the rate
- * limiter) and keeps the objects of every request in flight alive until its Redis replies arrive;
- * with V8's default young generation each scavenge copies that live set, many times a second under
- * load. A 64 MB semi-space makes scavenges several times rarer: ~12 % less gateway CPU per status
- * poll (two gateways side by side under the bench's status load, 14 interleaved rounds), for tens of
- * MB more resident memory under load (the bench's memory row). The worker's time goes to the
- * engines, not to V8's young generation.
+ * The Node flags each app runs with, wherever it is started (npm scripts, the Dockerfile's CMD, the
+ * tests, the bench; tests check they agree). The gateway's larger V8 young generation makes
+ * scavenges of its per-request garbage rarer: ~12 % less CPU per status poll (docs/performance.md).
  */
 export const APP_NODE_FLAGS: Record<AppName, readonly string[]> = {
   gateway: ["--max-semi-space-size=64"],
@@ -22,17 +14,10 @@ export const APP_NODE_FLAGS: Record<AppName, readonly string[]> = {
 };
 
 /**
- * Environment each app runs with unless the operator sets the variable: like the flags, applied by
- * every launcher (package.json's npm scripts and the Dockerfile say the same; tests check).
- *
- * The worker: node-llama-cpp runs each llama.cpp decode step on a libuv pool thread, and llama.cpp's
- * OpenMP keeps one team of compute threads per calling thread. With libuv's default four pool
- * threads, successive steps land on different callers whose teams have gone to sleep, and each step
- * pays for waking them; one pool thread made generation 1.5-2x faster on 2 cores (docs/engines.md).
- * libuv sizes its pool at first use, which for an ES module is the loading of its own source, so
- * this has to be in the environment before Node starts. The price: the worker's other pool users
- * (file reads, DNS lookups on a reconnect to Redis or a remote engine, zlib) wait behind a decode
- * step in progress, up to the length of a long prompt's evaluation; the worker makes few such calls.
+ * Environment each app runs with unless the operator sets it, applied by every launcher. The
+ * worker's one libuv pool thread keeps llama.cpp's OpenMP team warm between decode steps (1.5-2x
+ * faster on 2 cores; docs/engines.md); libuv sizes its pool before any module runs, so it must be
+ * in the environment at start.
  */
 export const APP_ENV: Record<AppName, Readonly<Record<string, string>>> = {
   gateway: {},

@@ -2,13 +2,9 @@ import { spawn } from "node:child_process";
 
 /**
  * `node run-while-parent-lives.js COMMAND [ARGS...]`: runs COMMAND until whoever started this
- * process closes its stdin, then stops COMMAND with SIGTERM and exits with its status.
- *
- * `npm start` runs its private redis-server in a process group of its own, so that a terminal's
- * Ctrl-C does not kill Redis before the gateways and workers that still write to it; the launcher
- * stops Redis itself, last. A program outside the terminal's group outlives a launcher killed with
- * `kill -9`, and redis-server has no option to follow its parent: this process is that option.
- * The kernel closes the launcher's end of the stdin pipe however the launcher ends.
+ * process closes its stdin (the kernel does, however the launcher ends, `kill -9` included), then
+ * stops it with SIGTERM. npm start's private redis-server runs in a process group of its own, out of
+ * reach of a terminal's Ctrl-C, and has no option to follow its parent: this process is that option.
  */
 const [command, ...args] = process.argv.slice(2);
 if (!command) {

@@ -3,13 +3,9 @@ import { setPriority } from "node:os";
 import { appScript, startNodeScript } from "@chorus/local-runtime";
 
 /**
- * How `npm start` gets llama.cpp's llama-server for this machine. Compiling it takes ~10 minutes on
- * 2 cores, and a first start used to wait for that before any worker ran. With LLAMA_RUNTIME=auto
- * (the default) a worker runs node-llama-cpp's prebuilt binary when there is no llama-server, so
- * the launcher starts the workers at once and builds llama-server beside them, at the lowest CPU
- * priority (generation keeps the cores); once it is built, the workers restart onto it one by one.
- * A first start is ready in about the time `npm ci` and the TypeScript build take, and a model
- * that cannot be had is reported in seconds, not after the build.
+ * How `npm start` gets llama-server for this machine without waiting ~10 min for its build: with
+ * LLAMA_RUNTIME=auto the workers start at once on node-llama-cpp's prebuilt binary while it builds
+ * beside them at the lowest CPU priority, then restart onto it one by one.
  */
 /** `npm run llama:build`: the worker package's build script. */
 const BUILD_SCRIPT = appScript("worker", "build-llama");

@@ -4,14 +4,10 @@ import { type Logger } from "@chorus/platform/logger";
 type Counts = Partial<Record<UsageOperation, number>>;
 
 /**
- * The requests each key's rate limits admitted, counted in memory and added to the keys' usage
- * every `intervalMs`: one HINCRBY per key and operation an interval. Counting each request in Redis
- * as it came cost two commands a request, ~16 % of a status poll's gateway CPU (npm run bench,
- * status row: 0.60× with, 0.69× without). Counts are kept by the UTC day of the request. A batch
- * Redis refuses (one transaction per key and day, so never half counted) is kept for the next try; a
- * gateway killed outright loses what it holds (its last interval, or more if Redis was away), a
- * stopping one adds it (close). A key's usage read on a gateway adds that gateway's own counts first;
- * other gateways' are about an interval behind.
+ * The requests each key's rate limits admitted, counted in memory and added to usage every
+ * `intervalMs` (one HINCRBY per key, operation and UTC day; two commands a request cost ~16 % of a
+ * poll's CPU). A batch Redis refuses is kept for the next try; a stopping gateway adds what it holds,
+ * one killed outright loses its last interval. Other gateways' counts are about an interval behind.
  */
 export class RequestCounts {
   /** By key id and UTC day. */

@@ -149,13 +149,10 @@ export interface KeyLayoutMigration {
 }
 
 /**
- * Moves what an earlier release wrote (layout 1, keys without hash tags) to today's names, so an
- * upgrade keeps its API keys, usage, records (and spoken replies), listings and idempotency keys:
- * one SCAN of the prefix, each page's keys moved together, then the marker. Run by `npm run migrate`
- * (and by `npm start` on the Redis it runs on). Safe to run twice or from two places at once
- * (RENAMENX; a key that has a namesake of this release already is merged into it). A `processing`
- * record is put in the unfinished set, so the sweep closes it if its job stayed in the old queue
- * (BullMQ's keys are not moved: drain before upgrading; `jobsLeft` says when jobs are left).
+ * Moves what an earlier release wrote (layout 1, keys without hash tags) to today's names, one SCAN
+ * page at a time, then writes the marker (`npm run migrate`; npm start runs it). Safe twice or from
+ * two places (RENAMENX, merging into a namesake). A `processing` record joins the unfinished set for
+ * the sweep; BullMQ's keys are not moved (drain first; `jobsLeft` says when jobs are left).
  */
 export async function migrateKeyLayout(redis: RedisClient, prefix: string): Promise<KeyLayoutMigration> {
   const before = await readKeyLayout(redis, prefix);

@@ -1,14 +1,10 @@
 import { QUEUES } from "@chorus/contracts";
 
 /**
- * The one place that builds Redis key names. Every key this service writes starts with the
- * configured prefix, so several deployments (or test runs) can share one Redis.
- *
- * Keys carry a hash tag (the part in braces) so that every script or transaction finds all its keys
- * in one slot of a Redis Cluster, while the load still spreads over the cluster's nodes: one tag per
- * queue (BullMQ's keys of that queue and the text queue's own sets), one per request (its status
- * record and audio), one per API key (its request index, usage, idempotency keys), one for the key
- * registry (created and revoked together, read through a cache). On a single Redis tags change nothing.
+ * The one place that builds Redis key names, each under the configured prefix. Hash tags (in
+ * braces) keep every script's keys in one Cluster slot while the load spreads: one tag per queue
+ * (BullMQ's keys and the text queue's sets), per request (record, audio), per API key (index,
+ * usage, idempotency), and one for the key registry. On a single Redis tags change nothing.
  */
 export interface RedisKeys {
   /**

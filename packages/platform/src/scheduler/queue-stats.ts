@@ -3,15 +3,10 @@ import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
 /**
- * What a queued job's ETA is made of: the formats the workers write and the status scripts read
- * (src/lua/includes/live-slots.lua and job-stats.lua), their writers and their readers.
- *
- * - The worker-slots hash (`keys.workerSlots()`): one field per live worker, valued
- *   `<slots>:<expiry, ms since epoch>`, since hash fields cannot expire. Each worker refreshes its
- *   own (WorkerPresence); `npm start` reads it to see whether another deployment's workers already
- *   serve a prefix.
- * - The text stats hash (`keys.textJobStats()`), field `avgJobSeconds`: how long text jobs take,
- *   a moving average over every worker's jobs (JobTimeStats, record-job-time-1.lua).
+ * What a queued job's ETA is made of (read by lua/includes/live-slots.lua and job-stats.lua):
+ * - `keys.workerSlots()`: a field per live worker, `<slots>:<expiry ms>` (hash fields cannot
+ *   expire), refreshed by WorkerPresence; `npm start` reads it to spot another deployment's workers.
+ * - `keys.textJobStats()` field `avgJobSeconds`: a moving average of text jobs' times (JobTimeStats).
  */
 export function workerSlotsEntry(slots: number, expiresAtMs: number): string {
   return `${slots}:${expiresAtMs}`;

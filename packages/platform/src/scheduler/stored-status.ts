@@ -31,14 +31,10 @@ export function round(value: number, digits: number): number {
 }
 
 /**
- * The expected time to a waiting job's own completion (s), from measured job times; undefined while
- * nothing is measured or no worker is live. A job waits only while every slot is busy. With each
- * running job a uniformly random part of a job time from its end, the k-th slot to free itself does
- * so k / (slots + 1) of a job time from now on average, and every later job frees its slot one job
- * time after it started. So the job `ahead` places back starts in round floor(ahead / slots) on the
- * (ahead mod slots + 1)-th slot to free, then runs one job time itself. (Whole rounds of job times,
- * ceil((ahead + 1) / slots), left out the jobs running now: the next job in line could show less time
- * left than the job it waited for.)
+ * The expected time (s) to a waiting job's own completion; undefined while nothing is measured or no
+ * worker is live. Every slot is busy and each running job a uniformly random part of a job time from
+ * its end, so the k-th slot frees itself k / (slots + 1) of a job time from now: the job `ahead`
+ * places back starts in round floor(ahead / slots) on the (ahead mod slots + 1)-th slot to free.
  */
 export function queuedEtaSeconds(ahead: number, averageSeconds: number, slots: number): number | undefined {
   if (!(averageSeconds > 0) || !(slots > 0)) return undefined;

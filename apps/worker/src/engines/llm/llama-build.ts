@@ -7,14 +7,10 @@ import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * llama.cpp built on this machine for this machine, through node-llama-cpp's own source build
- * from the llama.cpp source it ships (offline). Why: node-llama-cpp's prebuilt CPU binaries are
- * built without OpenMP, so every decode step starts and joins fresh threads; on 2 cores that made
- * 2 threads slower than 1 and the service 2-4x slower than llama.cpp's own server (docs/engines.md).
- * The local build uses OpenMP's persistent thread pool and this CPU's instruction set.
- *
- * A build takes ~6 min on 2 cores, so it is kept in a cache outside the checkout (keyed by the
- * node-llama-cpp version and the CPU) and copied into node_modules by every later `npm ci` clone.
+ * llama.cpp built for this machine from the source node-llama-cpp ships (offline): its prebuilt CPU
+ * binaries lack OpenMP, which made the service 2-4x slower than llama.cpp's own server on 2 cores
+ * (docs/engines.md). A build (~6 min) is kept in a cache outside the checkout, keyed by the
+ * node-llama-cpp version and the CPU, and copied into node_modules by later clones.
  */
 export type LlamaBuildOutcome = "present" | "restored" | "built" | "absent";
 

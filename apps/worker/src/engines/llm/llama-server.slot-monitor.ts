@@ -21,13 +21,10 @@ interface Watcher {
 }
 
 /**
- * Progress of the jobs running on llama-server, read from its GET /slots a few times a second:
- * one request serves every slot, and no per-token stream loads the cores llama.cpp decodes on (a
- * stream of every token cost ~15 % of the decode rate on 2 cores; these reads, nothing measurable).
- * A slot's figures are a job's only while it processes a task with that job's seed: a slot still
- * showing its previous task is never mistaken for the new one. Its `generated` text (the reply so
- * far) is passed on once it has decoded a token of this task; until this task's text is not empty,
- * the server shows the last completed task's text there (the engine knows it and drops it).
+ * Progress of the jobs on llama-server, read from GET /slots a few times a second (one request for
+ * every slot; a per-token stream cost ~15 % of the decode rate). A slot's figures are a job's only
+ * while its task carries that job's seed, and its `generated` text only once it has decoded a token
+ * of this task: until then the server shows the previous task's text there.
  */
 export class SlotMonitor {
   private readonly watchers = new Map<number, Watcher>();
