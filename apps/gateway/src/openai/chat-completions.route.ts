@@ -19,6 +19,7 @@ import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import { idempotencyKeyOf } from "../services/idempotency.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { streamCompletion, type ChatStreamDeps } from "./chat-stream.js";
+import { ChunkWriter } from "./chunk-writer.js";
 import { recordFailure } from "./record-failure.js";
 
 export interface ChatCompletionDeps extends ChatStreamDeps {
@@ -96,7 +97,7 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps) {
       cancelWhenClientLeaves(req, res, deps.jobs, id);
       const stored = await deps.statuses.get(id);
       const identity = { requestId: id, model, created: Math.floor((stored?.createdAt ?? Date.now()) / 1000) };
-      if (mapped.stream) await streamCompletion(res, deps, identity, mapped);
+      if (mapped.stream) await streamCompletion(res, deps, id, new ChunkWriter(res, identity, mapped));
       else await answerWhole(deps, identity, res);
     } finally {
       admitted.release();

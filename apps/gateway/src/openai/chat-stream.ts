@@ -1,12 +1,12 @@
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import { ApiError, type CompletionIdentity, type MappedChatRequest } from "@chorus/contracts";
+import { ApiError } from "@chorus/contracts";
 import type { StatusStore } from "@chorus/platform/scheduler";
 import type { Response } from "express";
 import type { ReplyDeltas } from "../services/reply-deltas.js";
 import type { StatusChanges } from "../services/status-changes.js";
-import { ChunkWriter } from "./chunk-writer.js";
 import { recordFailure } from "./record-failure.js";
+import type { ReplyEvents } from "./reply-events.js";
 
 /** Silence after which the stream sends a comment (proxies close idle connections) and reads the record again. */
 const KEEP_ALIVE_MS = 15_000;
@@ -19,53 +19,56 @@ export interface ChatStreamDeps {
   deltas: ReplyDeltas;
 }
 
-/**
- * Streams a completion as chat.completion.chunk events: the role, then the reply as it grows, then
- * the last chunk, usage (when asked) and [DONE]. The growth comes as the worker publishes it
- * (ReplyDelta, at most every 50 ms); besides, each change of the record is announced on
- * status-changed and the latest record is read (one read at a time): its partial reply fills what a
- * lost or skipped delta left out, and its final reply ends the stream. Whatever stops the stream
- * before that (a failed job, a reply that changed under the client, Redis, the gateway shutting
- * down) ends it with an error event, never as if it were whole. Ends when the client leaves.
- */
-export async function streamCompletion(
-  res: Response,
-  deps: ChatStreamDeps,
-  identity: CompletionIdentity,
-  mapped: MappedChatRequest,
-): Promise<void> {
+/** Server-Sent Events headers: no caching, no proxy buffering. */
+export function startEventStream(res: Response): void {
   res.status(200);
   res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("X-Accel-Buffering", "no");
   res.flushHeaders();
-  const writer = new ChunkWriter(res, identity, mapped);
+}
+
+/**
+ * Streams one job's reply as `events` (one API's shape): its opening, then the reply as it grows,
+ * then its closing. The growth comes as the worker publishes it (ReplyDelta, at most every 50 ms);
+ * besides, each change of the record is announced on status-changed and the latest record is read
+ * (one read at a time): its partial reply fills what a lost or skipped delta left out, and its final
+ * reply ends the stream. Whatever stops it before that (a failed job, a reply that changed under the
+ * client, Redis, shutdown) ends it with an error event, never as if it were whole.
+ */
+export async function streamCompletion(
+  res: Response,
+  deps: ChatStreamDeps,
+  requestId: string,
+  events: ReplyEvents,
+): Promise<void> {
+  if (!res.headersSent) startEventStream(res);
   let nudge: () => void = () => undefined;
   let closing = false;
-  const { subscribed, stop } = deps.changes.listen(identity.requestId, {
+  const { subscribed, stop } = deps.changes.listen(requestId, {
     changed: () => nudge(),
     closing: () => ((closing = true), nudge()),
   });
-  const deltas = deps.deltas.listen(identity.requestId, (delta) => writer.append(delta));
+  const deltas = deps.deltas.listen(requestId, (delta) => events.append(delta));
   const left = once(res, "close").then(
     () => undefined,
     () => undefined,
   );
   try {
     await Promise.all([subscribed, deltas.subscribed]);
-    writer.start();
-    while (!res.closed && !writer.ended) {
-      if (closing) return writer.fail(SHUTTING_DOWN);
+    events.start();
+    while (!res.closed && !events.ended) {
+      if (closing) return events.fail(SHUTTING_DOWN);
       const nudged = new Promise<void>((resolve) => (nudge = resolve));
-      const stored = await deps.statuses.get(identity.requestId);
-      if (stored?.record.status === "completed") return writer.finish(stored.record);
-      if (!stored || stored.record.status === "error") return writer.fail(recordFailure(stored?.record));
-      writer.snapshot(stored);
+      const stored = await deps.statuses.get(requestId);
+      if (stored?.record.status === "completed") return events.finish(stored.record);
+      if (!stored || stored.record.status === "error") return events.fail(recordFailure(stored?.record));
+      events.snapshot(stored);
       if (res.writableNeedDrain) await Promise.race([once(res, "drain").catch(() => undefined), left]);
       await quietOrNudged(res, nudged, left);
     }
   } catch (error) {
-    writer.fail(new ApiError("SERVICE_UNAVAILABLE", `the stream broke off: ${String(error)}; retry the request`));
+    events.fail(new ApiError("SERVICE_UNAVAILABLE", `the stream broke off: ${String(error)}; retry the request`));
   } finally {
     stop();
     deltas.stop();
