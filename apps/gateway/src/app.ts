@@ -174,7 +174,8 @@ export function buildApp(deps: GatewayDeps): Express {
     { authenticate: authenticated, limit: tts },
   );
   const chat = { ...textDoor, jobs: deps.textJobs, changes: deps.statusChanges, deltas: deps.replyDeltas };
-  addOpenAiRoutes(app, { chat, speech: speechDoor, connections: redisConnections(deps) }, authenticated);
+  const openAi = { chat, responses: { ...chat, places }, speech: speechDoor, connections: redisConnections(deps) };
+  addOpenAiRoutes(app, openAi, { authenticate: authenticated, status });
   addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);

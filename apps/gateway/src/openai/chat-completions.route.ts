@@ -1,66 +1,28 @@
 import {
-  ApiError,
   chatCompletionOf,
   mapChatCompletionRequest,
-  MODEL_IDS,
   type CompletionIdentity,
   type MappedChatRequest,
 } from "@chorus/contracts";
-import type { StoredStatus } from "@chorus/platform/scheduler";
 import type { Request, Response } from "express";
 import type { TextAdmission } from "../admission/text-admission.js";
 import type { Budgets } from "../admission/budgets.js";
 import { authenticatedKey } from "../middleware/authenticate.js";
-import { logHttp, requestLogger } from "../middleware/request-context.js";
-import { MAX_WAIT_SECONDS } from "../routes/prefer-wait.js";
+import { logHttp } from "../middleware/request-context.js";
 import { sendJson } from "../routes/send-json.js";
-import { finalOrLatest } from "../routes/wait-for-final.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import { idempotencyKeyOf } from "../services/idempotency.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { streamCompletion, type ChatStreamDeps } from "./chat-stream.js";
 import { ChunkWriter } from "./chunk-writer.js";
 import { recordFailure } from "./record-failure.js";
+import { cancelWhenClientLeaves, finalRecord, modelNamedIn } from "./text-door.js";
 
 export interface ChatCompletionDeps extends ChatStreamDeps {
   admission: TextAdmission;
   budgets(req: Request, res: Response): Budgets;
   jobs: TextJobs;
   waits: FinalStatusWaits;
-}
-
-/** The body's `model`, which admission checks as POST /api/text/{model} checks its path. */
-function modelNamedIn(body: unknown): string {
-  const model = (body as { model?: unknown } | null)?.model;
-  if (typeof model !== "string")
-    throw ApiError.invalidParameter("model", "string", "model is required: one of " + MODEL_IDS.join(", "));
-  return model;
-}
-
-/**
- * A client that leaves before its answer is whole cancels the job (when it is still processing). An
- * answer ended here (whole, or with an error event) is not left: the client may close as it reads it.
- */
-function cancelWhenClientLeaves(req: Request, res: Response, jobs: TextJobs, id: string): void {
-  const cancel = () => {
-    if (res.writableEnded) return;
-    jobs.cancel(id).then(
-      (cancelled) => cancelled && logHttp(req, "chat completion cancelled: the client left", { jobId: id }),
-      (error: unknown) =>
-        requestLogger(req).warn("could not cancel after the client left", { jobId: id, error: String(error) }),
-    );
-  };
-  // It may have left while the job was being submitted.
-  if (res.closed) cancel();
-  else res.once("close", cancel);
-}
-
-/** Waits (in Prefer: wait's steps, one final-record notice each) until the record is final or the client has gone. */
-async function finalRecord(deps: ChatCompletionDeps, id: string, res: Response): Promise<StoredStatus | null> {
-  for (;;) {
-    const stored = await finalOrLatest(deps.statuses, deps.waits, id, MAX_WAIT_SECONDS, res);
-    if (!stored || stored.record.status !== "processing" || res.closed) return stored;
-  }
 }
 
 async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentity, res: Response): Promise<void> {

@@ -62,7 +62,8 @@ export async function streamCompletion(
       const nudged = new Promise<void>((resolve) => (nudge = resolve));
       const stored = await deps.statuses.get(requestId);
       if (stored?.record.status === "completed") return events.finish(stored.record);
-      if (!stored || stored.record.status === "error") return events.fail(recordFailure(stored?.record));
+      if (!stored || stored.record.status === "error")
+        return events.fail(recordFailure(stored?.record), stored?.record);
       events.snapshot(stored);
       if (res.writableNeedDrain) await Promise.race([once(res, "drain").catch(() => undefined), left]);
       await quietOrNudged(res, nudged, left);

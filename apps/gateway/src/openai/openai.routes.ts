@@ -6,9 +6,11 @@ import type { SpeechRouteDeps } from "../routes/speech.route.js";
 import { chatCompletionsHandler, type ChatCompletionDeps } from "./chat-completions.route.js";
 import { addOpenAiFallbacks } from "./openai-errors.js";
 import { openAiSpeechHandler } from "./openai-speech.route.js";
+import { addResponsesRoutes, type ResponsesDeps } from "./responses.route.js";
 
 export interface OpenAiRouteDeps {
   chat: ChatCompletionDeps;
+  responses: ResponsesDeps;
   speech: SpeechRouteDeps;
   /** Checked by /readyz as well: a Redis error on /v1 is a 503 as on /api. */
   connections: RedisClient[];
@@ -19,11 +21,17 @@ export interface OpenAiRouteDeps {
  * doors go through the same admission), in OpenAI's shapes and error envelope. Its own
  * 401/404/405 and error handler follow it.
  */
-export function addOpenAiRoutes(app: Express, deps: OpenAiRouteDeps, authenticate: RequestHandler): void {
+export function addOpenAiRoutes(
+  app: Express,
+  deps: OpenAiRouteDeps,
+  guards: { authenticate: RequestHandler; status: RequestHandler },
+): void {
+  const { authenticate } = guards;
   const models = openAiModelList();
   app.get("/v1/models", authenticate, (_req, res) => void res.json(models));
   // The body comes first: it names the model (whose budget admission spends).
   app.post("/v1/chat/completions", authenticate, jsonBody(), chatCompletionsHandler(deps.chat));
   app.post("/v1/audio/speech", authenticate, jsonBody(), openAiSpeechHandler(deps.speech));
+  addResponsesRoutes(app, deps.responses, guards);
   addOpenAiFallbacks(app, authenticate, deps.connections);
 }

@@ -42,9 +42,12 @@ export abstract class ReplyEvents {
     this.end(() => this.closing(record));
   }
 
-  /** A failure after the headers: the API's error event (the SDKs raise it); the response ends. */
-  fail(error: ApiError): void {
-    if (!this.ended) this.end(() => this.failure(error));
+  /**
+   * A failure after the headers: the API's error event (the SDKs raise it); the response ends.
+   * `record` is the job's own failed record, when the failure is the job's.
+   */
+  fail(error: ApiError, record?: StatusRecord): void {
+    if (!this.ended) this.end(() => this.failure(error, record));
   }
 
   /** The text the client has so far. */
@@ -55,7 +58,7 @@ export abstract class ReplyEvents {
   protected abstract opening(): void;
   protected abstract delta(content: string): void;
   protected abstract closing(record: StatusRecord): void;
-  protected abstract failure(error: ApiError): void;
+  protected abstract failure(error: ApiError, record?: StatusRecord): void;
 
   protected event(data: object | string, name?: string): void {
     const line = `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;

@@ -119,7 +119,7 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
 };
 
 /** /v1 errors: OpenAI's envelope, with the statuses the official SDKs turn into their typed errors. */
-function openAiErrors(...statuses: number[]): Record<string, ResponseObject> {
+export function openAiErrors(...statuses: number[]): Record<string, ResponseObject> {
   const headers = (status: number) =>
     status === 429
       ? { ...rateLimitHeaders(), ...headerRefs("Retry-After") }

@@ -5,6 +5,7 @@ import { adminPaths, ADMIN_SCHEMAS } from "./admin.paths.js";
 import { healthPaths } from "./health.paths.js";
 import { listPaths } from "./lists.paths.js";
 import { OPENAI_SCHEMAS, openAiPaths } from "./openai.paths.js";
+import { RESPONSES_SCHEMAS, responsesApiPaths } from "./responses-api.paths.js";
 import { errorResponses, HEADERS, PARAMETERS } from "./responses.js";
 import { SCHEMAS } from "./schemas.js";
 import { replyAudioPaths, speechPaths } from "./speech.paths.js";
@@ -61,6 +62,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ...speechPaths(),
       ...replyAudioPaths(),
       ...openAiPaths(),
+      ...responsesApiPaths(),
       ...healthPaths(),
       ...adminPaths(),
     },
@@ -77,7 +79,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
           description: "The deployment's `ADMIN_TOKEN`, for the admin routes only.",
         },
       },
-      schemas: { ...SCHEMAS, ...OPENAI_SCHEMAS, ...ADMIN_SCHEMAS },
+      schemas: { ...SCHEMAS, ...OPENAI_SCHEMAS, ...RESPONSES_SCHEMAS, ...ADMIN_SCHEMAS },
       parameters: PARAMETERS,
       headers: HEADERS,
       responses: errorResponses(),

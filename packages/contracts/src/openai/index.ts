@@ -14,3 +14,4 @@ export {
 } from "./openai-speech.js";
 export { toOpenAiError } from "./openai-errors.js";
 export * from "./chat-completion-response.js";
+export * from "./responses/index.js";
