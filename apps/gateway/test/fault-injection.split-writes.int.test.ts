@@ -1,4 +1,4 @@
-import type { ModelId } from "@chorus/contracts";
+import { validateGenerationRequest, type ModelId } from "@chorus/contracts";
 import { RequestIndex, StatusStore, type FinalRecordHook } from "@chorus/platform/scheduler";
 import { defaultRequest } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
@@ -72,7 +72,12 @@ describe("writes split between a record and its queue, the queue's side failing"
     const keyId = "key_split";
     await expect(
       withQueueSideRefused(() =>
-        gw.deps.textJobs.submit({ keyId, model: MODEL, request: defaultRequest() as never, inFlightCap: 100 }),
+        gw.deps.textJobs.submit({
+          keyId,
+          model: MODEL,
+          request: validateGenerationRequest(MODEL, defaultRequest()),
+          inFlightCap: 100,
+        }),
       ),
     ).rejects.toThrow(/WRONGTYPE/);
     // The queue is joined first on every topology (it hands out the job's turn): no record was written.

@@ -37,6 +37,8 @@ export interface AdmittedText<Read extends TextRequest> {
   read: Read;
   /** An Idempotency-Key named a request already accepted: nothing was queued. */
   replayed: boolean;
+  /** When it was accepted (ms), or null for a replay (its record says). */
+  acceptedAt: number | null;
   release: () => void;
 }
 
@@ -84,8 +86,8 @@ export class TextAdmission {
     }
     const release = await place;
     try {
-      const { id, replayed } = await this.enqueueOnce(key, model, read);
-      return { id, model, read, replayed, release };
+      const { id, acceptedAt } = await this.enqueueOnce(key, model, read);
+      return { id, model, read, replayed: acceptedAt === null, acceptedAt, release };
     } catch (refusal) {
       release();
       throw refusal;
@@ -97,21 +99,21 @@ export class TextAdmission {
     key: ApiKeyRecord,
     model: ModelId,
     read: TextRequest,
-  ): Promise<{ id: string; replayed: boolean }> {
+  ): Promise<{ id: string; acceptedAt: number | null }> {
     const { request, clientSampling, idempotencyKey, streamReply } = read;
     const job = { keyId: key.id, model, request, clientSampling, inFlightCap: this.deps.limits.inFlight(key) };
     const claimed = idempotencyKey
       ? await this.deps.idempotency.claim(key.id, idempotencyKey, { model, request, clientSampling })
       : null;
-    if (claimed && !claimed.fresh) return { id: claimed.requestId, replayed: true };
+    if (claimed && !claimed.fresh) return { id: claimed.requestId, acceptedAt: null };
     try {
       refuseWhenQueueFull(this.deps.queueDepth, this.deps.maxQueueDepth);
-      const id = await this.deps.jobs.submit({
+      const { requestId, acceptedAt } = await this.deps.jobs.submit({
         ...job,
         ...(claimed ? { requestId: claimed.requestId } : {}),
         ...(streamReply ? { streamReply } : {}),
       });
-      return { id, replayed: false };
+      return { id: requestId, acceptedAt };
     } catch (error) {
       // Refused or not stored: the key must not keep pointing at a request that does not exist. A
       // duplicate arriving between claim and release gets that id; an enqueue that reached Redis but

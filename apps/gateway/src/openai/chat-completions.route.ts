@@ -48,7 +48,7 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps) {
     const submission = { key: authenticatedKey(req), model: modelNamedIn(req.body), holdsStream: true, read };
     const admitted = await deps.admission.admit(submission, deps.budgets(req, res));
     try {
-      const { id, model, read: mapped, replayed } = admitted;
+      const { id, model, read: mapped, replayed, acceptedAt } = admitted;
       logHttp(req, "chat completion accepted", {
         jobId: id,
         model,
@@ -57,8 +57,9 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps) {
         replayed,
       });
       cancelWhenClientLeaves(req, res, deps.jobs, id);
-      const stored = await deps.statuses.get(id);
-      const identity = { requestId: id, model, created: Math.floor((stored?.createdAt ?? Date.now()) / 1000) };
+      // A replay's creation time is its record's; a new request's is known here (no round trip before the stream).
+      const created = acceptedAt ?? (await deps.statuses.get(id))?.createdAt ?? Date.now();
+      const identity = { requestId: id, model, created: Math.floor(created / 1000) };
       if (mapped.stream) await streamCompletion(res, deps, id, new ChunkWriter(res, identity, mapped));
       else await answerWhole(deps, identity, res);
     } finally {

@@ -67,7 +67,7 @@ export class TextJobs {
    * when they do not, the record is left as it is (a retry with the same Idempotency-Key may be
    * handed this id if the key's release is lost in a failover).
    */
-  async submit(submission: NewTextJob): Promise<string> {
+  async submit(submission: NewTextJob): Promise<{ requestId: string; acceptedAt: number }> {
     const {
       keyId,
       model,
@@ -95,7 +95,7 @@ export class TextJobs {
       .add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn })
       .catch((error: unknown) => this.closeUnqueued(requestId, error));
     await this.replicated.confirm();
-    return requestId;
+    return { requestId, acceptedAt: job.acceptedAt };
   }
 
   /**
