@@ -6,7 +6,7 @@ import { QUEUES } from "@chorus/contracts";
  *
  * Keys carry a hash tag (the part in braces) so that every script or transaction finds all its keys
  * in one slot of a Redis Cluster, while the load still spreads over the cluster's nodes: one tag per
- * queue (BullMQ's keys of that queue and the text queue's own sets), one per request (its status
+ * queue (BullMQ's keys of that queue and the queue's own sets: text turns, webhook turns), one per request (its status
  * record and audio), one per API key (its request index, usage, idempotency keys), one for the key
  * registry (created and revoked together, read through a cache). On a single Redis tags change nothing.
  */
@@ -35,6 +35,16 @@ export interface RedisKeys {
   apiKeyIndex(): string;
   /** Hash: key name -> key id (names are unique). */
   apiKeyNames(): string;
+  /** Hash of one key's webhook signing secrets: `current`; during a rotation's overlap `previous`, `previousUntil`. */
+  apiKeyWebhookSecrets(keyId: string): string;
+  /** Webhook queue: hash of `serving` (the turn last started) and, per API key id, its latest delivery's turn. */
+  webhookTurns(): string;
+  /** Webhook queue: sorted set of one API key's deliveries queued and not yet ended (request ids, by queueing time). */
+  webhookPending(keyId: string): string;
+  /** Webhook queue: hash of one API key's receivers that failed lately (address -> circuit state, JSON). */
+  webhookBreakers(keyId: string): string;
+  /** BullMQ's sorted set of the webhook queue's prioritized (waiting) jobs: empty when no delivery waits. */
+  webhookQueueWaiting(): string;
   /** Prefix rate-limit-redis puts before a limiter's client keys. */
   rateLimit(limiter: string): string;
   /** Pub/sub channel on which gateways tell every worker to stop a job. */
@@ -110,6 +120,7 @@ export function redisKeys(prefix: string): RedisKeys {
   const textQueue = `${prefix}:text-queue:${queueTag(QUEUES.text)}`;
   const registry = `${prefix}:apikeys:{registry}`;
   const routing = `${prefix}:routing:{routing}`;
+  const webhooks = `${prefix}:webhooks:${queueTag(QUEUES.webhooks)}`;
   return {
     bullPrefix,
     status: (requestId) => `${prefix}:status:{${requestId}}`,
@@ -121,6 +132,11 @@ export function redisKeys(prefix: string): RedisKeys {
     routingWorkers: () => `${routing}:workers`,
     routingSweepLock: () => `${routing}:sweep-lock`,
     apiKeyNames: () => `${registry}:names`,
+    apiKeyWebhookSecrets: (keyId) => `${registry}:webhook-secrets:${keyId}`,
+    webhookTurns: () => `${webhooks}:turns`,
+    webhookPending: (keyId) => `${webhooks}:pending:${keyId}`,
+    webhookBreakers: (keyId) => `${webhooks}:breakers:${keyId}`,
+    webhookQueueWaiting: () => `${bullPrefix(QUEUES.webhooks)}:${QUEUES.webhooks}:prioritized`,
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
     statusFinalChannel: () => `${prefix}:status-final`,
