@@ -67,7 +67,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const webhookQueue = createWebhookQueue(queueRedis, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
   // A cancel turns the record final here, so the gateway queues that record's webhook itself.
-  const webhookTurns = new WebhookTurns(redis, keys, config.STATUS_TTL_SECONDS * 1000);
+  // On the queue's connection: its scripts stay off the auto-pipelined one every request uses.
+  const webhookTurns = new WebhookTurns(queueRedis, keys, config.STATUS_TTL_SECONDS * 1000);
   const webhookOutbox = new WebhookOutbox(
     webhookQueue,
     webhookTurns,

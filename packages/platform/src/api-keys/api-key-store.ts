@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { validateKeyUpdate, validateNewApiKey, type KeyLimits, type KeyUpdate } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
-import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
-import { DEPLOYMENT_SECRET, newWebhookSecret } from "./webhook-secrets.js";
+import { newWebhookSecret, WebhookSecrets, type RotatedWebhookSecret } from "./webhook-secrets.js";
 
 /** What the service knows about a key. The secret itself is never stored, only its SHA-256. */
 export interface ApiKeyRecord {
@@ -26,12 +25,6 @@ export interface NewApiKey {
   secret: string;
   /** The key's webhook signing secret (`whsec_…`), shown once at creation. */
   webhookSecret: string;
-}
-
-/** A key's new webhook signing secret, and until when (ms) the one it replaced still signs (null: not at all). */
-export interface RotatedWebhookSecret {
-  webhookSecret: string;
-  previousUntil: number | null;
 }
 
 export class ApiKeyError extends Error {}
@@ -61,16 +54,10 @@ function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
 }
 
 export class ApiKeyStore {
-  private readonly scripts: { rotate: LuaCommand };
-
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
-  ) {
-    this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), {
-      rotate: "rotate-webhook-secret-2.lua",
-    });
-  }
+  ) {}
 
   /**
    * A new key named `name` (names are unique among keys not revoked). With `replace`, a key already
@@ -177,16 +164,7 @@ export class ApiKeyStore {
    */
   async rotateWebhookSecret(id: string, overlapMs: number, now = Date.now()): Promise<RotatedWebhookSecret> {
     const { key } = await this.changeable(id);
-    const webhookSecret = newWebhookSecret();
-    const previousUntil = overlapMs > 0 ? now + overlapMs : null;
-    await this.scripts.rotate(
-      this.keys.apiKeyWebhookSecrets(id),
-      key,
-      webhookSecret,
-      previousUntil ?? 0,
-      DEPLOYMENT_SECRET,
-    );
-    return { webhookSecret, previousUntil };
+    return new WebhookSecrets(this.redis, this.keys).rotate(id, key, overlapMs, now);
   }
 
   /** The record of a key that may change (it exists and is not revoked), and its Redis key. */

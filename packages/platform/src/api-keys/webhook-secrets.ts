@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { RedisClient } from "../redis/connection.js";
+import { defineLuaScripts } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
 /** Stands for the deployment's WEBHOOK_SECRET where a rotation replaced it (a key older than per-key secrets). */
@@ -15,6 +16,12 @@ export interface WebhookSigning {
   /** The key has a secret of its own; false: the deployment's WEBHOOK_SECRET signs (keys created before). */
   own: boolean;
   /** Until when (ms) the secret a rotation replaced still signs beside the new one; null: no overlap. */
+  previousUntil: number | null;
+}
+
+/** A key's new webhook signing secret, and until when (ms) the one it replaced still signs (null: not at all). */
+export interface RotatedWebhookSecret {
+  webhookSecret: string;
   previousUntil: number | null;
 }
 
@@ -46,6 +53,27 @@ export class WebhookSecrets {
     const overlapping = Number(stored.previousUntil ?? 0) > now ? resolve(stored.previous) : undefined;
     const secrets = [stored.current ?? deploymentSecret, overlapping];
     return [...new Set(secrets.filter((secret): secret is string => secret !== undefined))];
+  }
+
+  /**
+   * Gives the key (its record at `recordKey`) a new secret; the replaced one signs beside it for
+   * `overlapMs`. The script is defined here, on first use, not with the store: ioredis copies every
+   * script defined on a connection onto each of its pipelines, and the gateway's is auto-pipelined.
+   */
+  async rotate(keyId: string, recordKey: string, overlapMs: number, now = Date.now()): Promise<RotatedWebhookSecret> {
+    const { rotate } = defineLuaScripts(this.redis, new URL("../lua/", import.meta.url), {
+      rotate: "rotate-webhook-secret-2.lua",
+    });
+    const webhookSecret = newWebhookSecret();
+    const previousUntil = overlapMs > 0 ? now + overlapMs : null;
+    await rotate(
+      this.keys.apiKeyWebhookSecrets(keyId),
+      recordKey,
+      webhookSecret,
+      previousUntil ?? 0,
+      DEPLOYMENT_SECRET,
+    );
+    return { webhookSecret, previousUntil };
   }
 
   async describe(keyId: string, now = Date.now()): Promise<WebhookSigning> {
