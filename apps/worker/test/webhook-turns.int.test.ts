@@ -62,6 +62,42 @@ describe("webhook deliveries take turns between API keys", () => {
   });
 });
 
+describe("a webhook delivery's retry", () => {
+  it("when an attempt fails, then its retry waits behind the deliveries its key queued meanwhile", async () => {
+    const receiver = await startGatedReceiver();
+    const stack = startDeliveries({ concurrency: 1, attempts: 2, backoffMs: 50, timeoutMs: 60_000 });
+    const nextArrival = async (count: number) =>
+      waitFor(`arrival ${count}`, () => receiver.arrivals.length >= count || undefined);
+    try {
+      const key = await stack.newKey("k");
+      await finishWithWebhook(stack.statuses, "a-1", key, receiver.url("/a1"));
+      await nextArrival(1);
+      await finishWithWebhook(stack.statuses, "a-2", key, receiver.url("/a2"));
+      await finishWithWebhook(stack.statuses, "a-3", key, receiver.url("/a3"));
+      receiver.releaseOne(503);
+      await nextArrival(2);
+      // a-1's retry is due before the slot frees (its 50 ms backoff was set before it shows as delayed):
+      // the next fetch promotes it, and the turn decides between it and a-3.
+      await waitFor(
+        "a-1's retry to be scheduled",
+        async () => (await stack.deliveries.getJobState("a-1")) === "delayed" || undefined,
+      );
+      const due = Date.now() + 50;
+      await waitFor("a-1's backoff to pass", () => Date.now() > due || undefined);
+      receiver.releaseOne();
+      await nextArrival(3);
+      receiver.releaseOne();
+      await nextArrival(4);
+      receiver.releaseOne();
+      expect(receiver.arrivals).toEqual(["/a1", "/a2", "/a3", "/a1"]);
+      expect((await deliveryEnd(stack.deliveries, "a-1")).state).toBe("completed");
+    } finally {
+      await receiver.close();
+      await stack.close();
+    }
+  });
+});
+
 describe("a webhook host's DNS lookup has its own deadline, off the thread pool", () => {
   it("when a host's DNS servers never answer, then other deliveries go out meanwhile and that one fails at the lookup's deadline", async () => {
     const DNS_DEADLINE_MS = 3000;
