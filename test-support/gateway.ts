@@ -21,6 +21,12 @@ export interface TestGateway {
   prefix: string;
   /** Creates a key and returns its secret. */
   createKey(options?: { scopes?: string[]; limits?: KeyLimits }): Promise<string>;
+  /** Creates a key and returns it whole: its id, secret and webhook signing secret. */
+  createKeyWithSecrets(options?: {
+    scopes?: string[];
+    limits?: KeyLimits;
+    webhookHosts?: string[];
+  }): Promise<{ id: string; key: string; webhookSecret: string }>;
   close(options?: { keepKeys?: boolean }): Promise<void>;
 }
 
@@ -40,13 +46,18 @@ export async function startTestGateway(
   const deps = createGatewayDeps(config, logger);
   await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 5000)));
   let counter = 0;
+  const createKeyWithSecrets: TestGateway["createKeyWithSecrets"] = async (options = {}) => {
+    const { scopes = ["*"], limits = {}, webhookHosts } = options;
+    const created = await deps.apiKeys.create(`key-${++counter}`, scopes, limits, webhookHosts && { webhookHosts });
+    return { id: created.record.id, key: created.secret, webhookSecret: created.webhookSecret };
+  };
   return {
     app: buildApp(deps),
     config,
     deps,
     prefix,
-    createKey: async ({ scopes = ["*"], limits = {} } = {}) =>
-      (await deps.apiKeys.create(`key-${++counter}`, scopes, limits)).secret,
+    createKey: async (options) => (await createKeyWithSecrets(options)).key,
+    createKeyWithSecrets,
     close: async ({ keepKeys = false } = {}) => {
       await deps.close();
       if (!keepKeys) await deleteKeysWithPrefix(redisUrl ?? TEST_REDIS, prefix);

@@ -1,11 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createSocket } from "node:dgram";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
-import type { Queue } from "bullmq";
+import { QUEUES } from "@chorus/contracts";
+import { Queue } from "bullmq";
+import { ApiKeyStore, WebhookSecrets } from "@chorus/platform/api-keys";
 import { createWorkerRedis, redisKeys, type RedisTarget } from "@chorus/platform/redis";
 import { StatusStore } from "@chorus/platform/scheduler";
-import { createWebhookQueue, WebhookOutbox } from "@chorus/platform/webhooks";
-import { WebhookSender, type WorkerDeps } from "@chorus/worker";
+import { createWebhookQueue, WebhookBreakers, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
+import { createWebhookWorker, WebhookSender, type WorkerDeps } from "@chorus/worker";
 import { waitFor } from "./wait-for.js";
 import { testLogger } from "./logger.js";
 import { TEST_REDIS } from "./redis.js";
@@ -135,12 +138,19 @@ export async function deliveryEnd(deliveries: Queue, id: string): Promise<{ stat
 }
 
 export interface WebhookWorkerSettings {
-  secret: string;
+  /** The deployment's WEBHOOK_SECRET (signs for keys without their own); absent: none. */
+  secret?: string;
   allowPrivate: boolean;
   attempts: number;
   backoffMs: number;
   /** The sender's deadline for a whole attempt (default 5 s). */
   timeoutMs?: number;
+  /** Deliveries at once (default 4). */
+  concurrency?: number;
+  /** The DNS servers host names are looked up on, and the lookup's deadline (default: the system's, 3 s). */
+  dns?: { servers?: string[]; timeoutMs: number };
+  /** The circuit breaker: failures in a row that pause an address, and the pause (default 5, 60 s). */
+  breaker?: { failures: number; pauseMs: number };
 }
 
 /**
@@ -155,17 +165,149 @@ export function webhookWorkerOverrides(
   const connection = createWorkerRedis(redis);
   const keys = redisKeys(prefix);
   const queue = createWebhookQueue(connection, keys);
-  const outbox = new WebhookOutbox(queue, settings, testLogger("webhooks"));
+  const turns = new WebhookTurns(connection, keys, 3600_000);
+  const outbox = new WebhookOutbox(queue, turns, settings, testLogger("webhooks"));
+  const timeoutMs = settings.timeoutMs ?? 5000;
   const sender = new WebhookSender({
-    secret: settings.secret,
     allowPrivate: settings.allowPrivate,
-    timeoutMs: settings.timeoutMs ?? 5000,
+    timeoutMs,
+    ...(settings.dns && { dns: settings.dns }),
   });
+  const secrets = new WebhookSecrets(connection, keys);
+  const { failures, pauseMs } = settings.breaker ?? { failures: 5, pauseMs: 60_000 };
+  const webhooks = {
+    sender,
+    signingSecrets: (keyId: string) => secrets.signingSecrets(keyId, settings.secret),
+    turns,
+    breakers: new WebhookBreakers(connection, keys, { failures, pauseMs, trialLeaseMs: timeoutMs + 1000 }),
+    concurrency: settings.concurrency ?? 4,
+  };
   return {
-    overrides: { statuses: new StatusStore(connection, keys, 3600, outbox), webhooks: { sender, concurrency: 4 } },
+    overrides: { statuses: new StatusStore(connection, keys, 3600, outbox), webhooks },
     close: async () => {
       await queue.close();
       connection.disconnect();
+    },
+  };
+}
+
+export interface GatedReceiver {
+  url(path: string): string;
+  /** The path of every POST, in the order they arrived. */
+  arrivals: string[];
+  /** POSTs that arrived and are not answered yet. */
+  held(): number;
+  /** Answers the oldest POST held with `status`. */
+  releaseOne(status?: number): void;
+  close(): Promise<void>;
+}
+
+/** A receiver that holds every POST until the test releases it: a slow receiver whose pace the test sets. */
+export async function startGatedReceiver(): Promise<GatedReceiver> {
+  const arrivals: string[] = [];
+  const waiting: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      arrivals.push(req.url ?? "/");
+      waiting.push(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    arrivals,
+    held: () => waiting.length,
+    releaseOne: (status = 204) => void waiting.shift()?.writeHead(status).end(),
+    close: () => {
+      for (const res of waiting.splice(0)) res.writeHead(204).end();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface FakeDnsServer {
+  /** `127.0.0.1:port`, for Resolver.setServers. */
+  address: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A DNS server on a local UDP port: it answers an A query for a name in `answers` with its IPv4
+ * address, an AAAA query for one with no address, and never answers anything else (a name whose
+ * servers are down).
+ */
+export async function startFakeDnsServer(answers: Record<string, string>): Promise<FakeDnsServer> {
+  const socket = createSocket("udp4");
+  socket.on("message", (query, from) => {
+    const { name, end } = questionOf(query);
+    const address = answers[name.toLowerCase()];
+    if (address === undefined) return; // never answers
+    const type = query.readUInt16BE(end);
+    const record =
+      type === 1
+        ? Buffer.concat([
+            Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4]),
+            Buffer.from(address.split(".").map(Number)),
+          ])
+        : Buffer.alloc(0);
+    const header = Buffer.from(query.subarray(0, 12));
+    header.writeUInt16BE(0x8180, 2); // a response, recursion available, no error
+    header.writeUInt16BE(record.length > 0 ? 1 : 0, 6);
+    header.writeUInt32BE(0, 8);
+    socket.send(Buffer.concat([header, query.subarray(12, end + 4), record]), from.port, from.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  return {
+    address: `127.0.0.1:${socket.address().port}`,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
+}
+
+/** The question's name and the offset of its type field. */
+function questionOf(query: Buffer): { name: string; end: number } {
+  const labels: string[] = [];
+  let at = 12;
+  for (let length = query[at] ?? 0; length > 0; length = query[at] ?? 0) {
+    labels.push(query.subarray(at + 1, at + 1 + length).toString("ascii"));
+    at += length + 1;
+  }
+  return { name: labels.join("."), end: at + 1 };
+}
+
+/** A request of `keyId` whose record turns final (an error) with a webhook: its delivery is queued as in production. */
+export async function finishWithWebhook(statuses: StatusStore, id: string, keyId: string, url: string): Promise<void> {
+  await statuses.create(id, keyId, "default", Date.now(), { url });
+  await statuses.fail(id, "the test ended it");
+}
+
+/**
+ * The real delivery worker on `prefix` (webhookWorkerOverrides' settings, attempts 1 unless given),
+ * with the status store whose outbox queues deliveries as in production, and the key store.
+ */
+export function startDeliveryWorker(prefix: string, settings: Partial<WebhookWorkerSettings> = {}) {
+  const keys = redisKeys(prefix);
+  const hooks = webhookWorkerOverrides(prefix, { allowPrivate: true, attempts: 1, backoffMs: 50, ...settings });
+  const connection = createWorkerRedis(TEST_REDIS);
+  const statuses = hooks.overrides.statuses as StatusStore;
+  const webhooks = hooks.overrides.webhooks!;
+  const worker = createWebhookWorker({ connection, keys, statuses, logger: testLogger("worker"), ...webhooks });
+  const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: keys.bullPrefix(QUEUES.webhooks) });
+  return {
+    keys,
+    connection,
+    statuses,
+    worker,
+    deliveries,
+    turns: webhooks.turns,
+    apiKeys: new ApiKeyStore(connection, keys),
+    close: async () => {
+      await worker.close();
+      await deliveries.close();
+      connection.disconnect();
+      await hooks.close();
     },
   };
 }

@@ -12,16 +12,27 @@ import { ApiKeyError, ApiKeyStore } from "@chorus/platform/api-keys";
 import { parseCommandLine } from "@chorus/platform/process";
 import { redisKeys } from "@chorus/platform/redis";
 import { runOnRedis } from "./command-redis.js";
+import { parseWebhookHosts, rotateWebhookSecret, UsageError } from "./keys-webhooks.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
-  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N] [--rotate]
-          prints only the new key; --rotate revokes a key holding NAME first
-          (revoked names are free again); text, tts, status: requests per minute;
-          inflight: text requests waiting or running; streams: open status streams and waits
-  update ID [--scopes LIST] [--limits text=N,...]
+  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N,webhooks=N]
+         [--webhook-hosts LIST] [--rotate] [--json]
+          prints the new key on stdout, and its webhook signing secret (whsec_…) on
+          stderr: both are shown this once (--json: both on stdout, as JSON);
+          --rotate revokes a key holding NAME first (revoked names are free again);
+          text, tts, status: requests per minute; inflight: text requests waiting or
+          running; streams: open status streams and waits; webhooks: webhook deliveries
+          queued and not yet ended; --webhook-hosts: the only hosts its webhooks may name
+  update ID [--scopes LIST] [--limits text=N,...] [--webhook-hosts LIST]
           changes a key in place (its secret, id and usage stay): --scopes replaces its
           scopes; each --limits entry sets that limit, NAME=default drops the key's own
-          (the deployment's applies); gateways apply it within KEY_CACHE_TTL_MS
+          (the deployment's applies); --webhook-hosts a.example.com,*.b.example.com
+          replaces its webhook hosts ('*': any host, '': none); gateways apply it
+          within KEY_CACHE_TTL_MS
+  rotate-webhook-secret ID [--overlap DURATION]
+          a new webhook signing secret for the key, printed on stdout (shown this once);
+          with --overlap (90s, 30m, 1h, 2d) the one it replaces still signs beside it
+          that long: deliveries carry both signatures while receivers move over
   list    every key, with column headers
   revoke ID | revoke --name NAME
           ID only ever matches an id; a name is revoked only with --name;
@@ -29,8 +40,6 @@ const USAGE = `usage: npm run keys -- COMMAND
 exit codes: 0 done, 2 a usage error or no such key, 1 Redis could not be used
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
 Redis: REDIS_URL, REDIS_SENTINELS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_NODES (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
-
-class UsageError extends Error {}
 
 const KEY_LIMITS = [...LIMITED_OPERATIONS, ...CAPPED_HOLDINGS];
 
@@ -82,6 +91,9 @@ function parseCommand(args: string[]) {
       scopes: { type: "string" },
       limits: { type: "string" },
       rotate: { type: "boolean" },
+      json: { type: "boolean" },
+      "webhook-hosts": { type: "string" },
+      overlap: { type: "string" },
     },
   });
 }
@@ -89,13 +101,11 @@ function parseCommand(args: string[]) {
 async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Promise<void> {
   const [command, target] = positionals;
   if (command === "create") {
-    if (!values.name) throw new UsageError("create needs --name NAME");
-    const { secret } = await store.create(values.name, parseScopes(values.scopes), parseLimits(values.limits), {
-      replace: values.rotate === true,
-    });
-    process.stdout.write(`${secret}\n`);
+    await create(store, values);
   } else if (command === "update" && target !== undefined) {
     await update(store, target, values);
+  } else if (command === "rotate-webhook-secret" && target !== undefined) {
+    await rotateWebhookSecret(store, target, values.overlap);
   } else if (command === "list") {
     const listed = await store.list(); // read before printing: a failure leaves no half a table
     process.stdout.write("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\n");
@@ -114,21 +124,39 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
 
 function whatWasWrong(command: string | undefined, target: string | undefined): string {
   if (command === undefined) return "no command given";
-  if (command === "update") return "update needs an ID";
+  if (command === "update" || command === "rotate-webhook-secret") return `${command} needs an ID`;
   if (command === "revoke")
     return target === undefined ? "revoke needs an ID or --name NAME" : "revoke takes an ID or --name NAME, not both";
   return `unknown command '${command}'`;
+}
+
+/** Scripts read the key from stdout, as before keys had a webhook secret: that goes to stderr (--json: both). */
+async function create(store: ApiKeyStore, values: CommandLine["values"]): Promise<void> {
+  if (!values.name) throw new UsageError("create needs --name NAME");
+  const hosts = values["webhook-hosts"] === undefined ? null : parseWebhookHosts(values["webhook-hosts"]);
+  const { record, secret, webhookSecret } = await store.create(
+    values.name,
+    parseScopes(values.scopes),
+    parseLimits(values.limits),
+    { replace: values.rotate === true, ...(hosts && { webhookHosts: hosts }) },
+  );
+  if (values.json)
+    return void process.stdout.write(`${JSON.stringify({ id: record.id, key: secret, webhookSecret })}\n`);
+  process.stdout.write(`${secret}\n`);
+  process.stderr.write(`webhook signing secret of ${record.id} (shown this once): ${webhookSecret}\n`);
 }
 
 async function update(store: ApiKeyStore, id: string, values: CommandLine["values"]): Promise<void> {
   const change: KeyUpdate = {};
   if (values.scopes !== undefined) change.scopes = parseScopes(values.scopes);
   if (values.limits !== undefined) change.limits = parseLimitEntries(values.limits, true);
-  if (change.scopes === undefined && change.limits === undefined)
-    throw new UsageError(`update needs --scopes or --limits\n\n${USAGE}`);
+  if (values["webhook-hosts"] !== undefined) change.webhookHosts = parseWebhookHosts(values["webhook-hosts"]);
+  if (Object.keys(change).length === 0)
+    throw new UsageError(`update needs --scopes or --limits (or --webhook-hosts)\n\n${USAGE}`);
   const record = await store.update(id, change);
+  const hosts = record.webhookHosts === null ? "any" : record.webhookHosts.join(",") || "none";
   process.stderr.write(
-    `updated ${record.id} (${record.name}): scopes ${record.scopes.join(",")}, limits ${JSON.stringify(record.limits)}\n`,
+    `updated ${record.id} (${record.name}): scopes ${record.scopes.join(",")}, limits ${JSON.stringify(record.limits)}, webhook hosts ${hosts}\n`,
   );
 }
 

@@ -142,6 +142,36 @@ describe("npm run keys", () => {
     expect(JSON.parse(row?.split("\t")[3] ?? "null")).toEqual({ text: 5 });
   });
 
+  it("when a key is created, then its webhook secret is shown once beside it, its hosts can be set, and rotate-webhook-secret prints a new one", async () => {
+    const created = keys("create", "--name", "hooked", "--webhook-hosts", "hooks.a.example");
+    expect(created.stdout).toMatch(/^ck_\S{43}\n$/);
+    expect(created.stderr).toMatch(/^webhook signing secret of key_[0-9a-f]{16} \(shown this once\): whsec_\S{44}\n$/);
+    const json = JSON.parse(keys("create", "--name", "hooked-json", "--json").stdout) as Record<string, string>;
+    expect(Object.keys(json).sort()).toEqual(["id", "key", "webhookSecret"]);
+    expect(json.webhookSecret).toMatch(/^whsec_/);
+    const id = idOf("hooked");
+    const updated = keys("update", id, "--webhook-hosts", "*.b.example,hooks.a.example");
+    expect(updated.code).toBe(0);
+    expect(updated.stderr).toContain("webhook hosts *.b.example,hooks.a.example");
+    const rotated = keys("rotate-webhook-secret", id, "--overlap", "1h");
+    expect(rotated.code).toBe(0);
+    expect(rotated.stdout).toMatch(/^whsec_\S{44}\n$/);
+    expect(rotated.stderr).toContain("signs beside it until");
+    expect(keys("rotate-webhook-secret", id, "--overlap", "soon").code).toBe(2);
+    const gw = await startTestGateway(prefix, {}, TEST_REDIS_URL);
+    try {
+      const submit = (webhook: string) =>
+        request(gw.app)
+          .post("/api/text/default")
+          .auth(created.stdout.trim(), { type: "bearer" })
+          .send({ messages: [{ role: "You", content: "Hi", index: 0 }], webhook });
+      expect((await submit("https://x.b.example/hook")).status).toBe(200);
+      expect((await submit("https://tenant-c.example/hook")).status).toBe(400);
+    } finally {
+      await gw.close({ keepKeys: true });
+    }
+  });
+
   it("when --limits names an unknown limit or a bad number, then it is refused naming every known one", () => {
     const bad = keys("create", "--name", "badcap", "--limits", "inflight=0");
     expect(bad.code).not.toBe(0);

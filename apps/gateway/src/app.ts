@@ -10,6 +10,7 @@ import express, { type Express, type Request, type Response } from "express";
 import { addAdminRoutes } from "./admin/admin-routes.js";
 import { requestBudgets } from "./admission/budgets.js";
 import type { WebhookPolicy } from "./admission/finish-options.js";
+import type { WebhookTurns } from "@chorus/platform/webhooks";
 import type { LimitPolicy } from "./admission/limit-policy.js";
 import { SpeechAdmission } from "./admission/speech-admission.js";
 import { StreamPlaces } from "./admission/stream-places.js";
@@ -78,6 +79,8 @@ export interface GatewayDeps {
   replyAudio: SpeechAudioStore;
   /** Whether a submit may carry `webhook`, and where it may point. */
   webhooks: WebhookPolicy;
+  /** Each key's webhook turns and deliveries pending (the admin API shows them). */
+  webhookTurns: WebhookTurns;
   /** Each key's limits (per-minute budgets, in-flight and stream caps): its own, else the deployment's. */
   limits: LimitPolicy;
   rateLimitWindowMs: number;

@@ -77,6 +77,13 @@ export const GATEWAY_ENV = {
     description:
       "text requests one API key may have waiting or running at once; one more gets 429 with Retry-After (a key's own `inflight` limit overrides it)",
   },
+  MAX_PENDING_WEBHOOKS_PER_KEY: {
+    type: "integer",
+    default: 1000,
+    minimum: 1,
+    description:
+      "webhook deliveries of one API key queued and not yet ended at which its submits with `webhook` get 429 (a key's own `webhooks` limit overrides it)",
+  },
   MAX_STREAMS_PER_KEY: {
     type: "integer",
     default: 50,

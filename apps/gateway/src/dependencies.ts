@@ -13,7 +13,7 @@ import {
 } from "@chorus/platform/redis";
 import { StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
-import { createWebhookQueue, WebhookOutbox } from "@chorus/platform/webhooks";
+import { createWebhookQueue, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
 import { QUEUES } from "@chorus/contracts";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
@@ -67,8 +67,11 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const webhookQueue = createWebhookQueue(queueRedis, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
   // A cancel turns the record final here, so the gateway queues that record's webhook itself.
+  // On the queue's connection: its scripts stay off the auto-pipelined one every request uses.
+  const webhookTurns = new WebhookTurns(queueRedis, keys, config.STATUS_TTL_SECONDS * 1000);
   const webhookOutbox = new WebhookOutbox(
     webhookQueue,
+    webhookTurns,
     { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
     logger,
   );
@@ -112,13 +115,19 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     speechJobs: speech?.jobs ?? null,
     // Spoken replies are read like speech audio, on its connection where there is one.
     replyAudio: new SpeechAudioStore(speech?.audioRedis ?? queueRedis, keys),
-    webhooks: { enabled: config.WEBHOOK_SECRET !== undefined, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    webhooks: {
+      deploymentSecret: config.WEBHOOK_SECRET !== undefined,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      pending: (keyId) => webhookTurns.pending(keyId),
+    },
+    webhookTurns,
     limits: new LimitPolicy({
       text: config.RATE_LIMIT_TEXT,
       tts: config.RATE_LIMIT_TTS,
       status: config.RATE_LIMIT_STATUS,
       inflight: config.MAX_IN_FLIGHT_PER_KEY,
       streams: config.MAX_STREAMS_PER_KEY,
+      webhooks: config.MAX_PENDING_WEBHOOKS_PER_KEY,
     }),
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,

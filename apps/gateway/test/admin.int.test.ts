@@ -135,10 +135,14 @@ describe("admin API with ADMIN_TOKEN", () => {
     expect(created.body).toEqual({
       id: expect.stringMatching(/^key_[0-9a-f]{16}$/),
       key: expect.stringMatching(/^ck_/),
+      webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       name: "partner-a",
       scopes: ["text:default"],
       limits: { text: 7, inflight: 5, streams: 3 },
+      webhookHosts: null,
+      webhookSigning: "own",
       createdAt: expect.any(String),
+      revoked: false,
     });
     const { id, key, createdAt } = created.body as CreatedKey;
 
@@ -160,10 +164,13 @@ describe("admin API with ADMIN_TOKEN", () => {
       name: "partner-a",
       scopes: ["text:default"],
       limits: { text: 7, inflight: 5, streams: 3 },
+      webhookHosts: null,
+      webhookSigning: "own",
       createdAt,
       revoked: false,
     });
     expect(JSON.stringify(listed.body)).not.toContain(key);
+    expect(JSON.stringify(listed.body)).not.toContain((created.body as { webhookSecret: string }).webhookSecret);
 
     const revoked = await admin().delete(`/admin/keys/${id}`);
     expect(revoked.status).toBe(204);
@@ -192,6 +199,7 @@ describe("admin API with ADMIN_TOKEN", () => {
     expect(patched.body).toEqual({
       ...created,
       key: undefined,
+      webhookSecret: undefined,
       scopes: ["text:default"],
       limits: { text: 2, inflight: 9 },
       revoked: false,

@@ -41,13 +41,13 @@ describe("writes split between a record and its queue, the queue's side failing"
   it("when a record is finished, then it turns final, says so, and hands its webhook on, though its id could not leave the sets", async () => {
     const finished: string[] = [];
     const hook: FinalRecordHook = {
-      finished: (id, webhook) => {
-        finished.push(`${id} ${webhook}`);
+      finished: ({ requestId, url }) => {
+        finished.push(`${requestId} ${url}`);
         return Promise.resolve();
       },
     };
     const statuses = new StatusStore(gw.deps.queueRedis, gw.deps.keys, 3600, hook);
-    await statuses.create("finish-1", "key_x", MODEL, Date.now(), "https://hooks.example.com/x");
+    await statuses.create("finish-1", "key_x", MODEL, Date.now(), { url: "https://hooks.example.com/x" });
     const written = await withQueueSideRefused(() => statuses.fail("finish-1", "cancelled"));
     expect(written).toBe(true);
     expect((await statuses.get("finish-1"))?.record).toEqual({

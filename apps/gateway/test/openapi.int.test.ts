@@ -6,6 +6,7 @@ import {
   newApiKeySchema,
   openAiSpeechSchema,
   speechRequestSchema,
+  webhookSecretRotationSchema,
 } from "@chorus/contracts";
 import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -93,6 +94,7 @@ describe("GET /openapi.json", () => {
       CharacterModelGenerationRequest: characterModelRequestSchema,
       SpeechRequest: speechRequestSchema,
       NewApiKeyRequest: newApiKeySchema,
+      WebhookSecretRotation: webhookSecretRotationSchema,
       ChatCompletionRequest: chatCompletionRequestSchema,
       OpenAiSpeechRequest: openAiSpeechSchema,
     };
@@ -109,6 +111,7 @@ describe("GET /openapi.json", () => {
     expect(bodyRef("/api/audio/full")).toBe("#/components/schemas/SpeechRequest");
     expect(bodyRef("/api/tts")).toBe("#/components/schemas/SpeechRequest");
     expect(bodyRef("/admin/keys")).toBe("#/components/schemas/NewApiKeyRequest");
+    expect(bodyRef("/admin/keys/{id}/webhook-secret")).toBe("#/components/schemas/WebhookSecretRotation");
     expect(bodyRef("/v1/chat/completions")).toBe("#/components/schemas/ChatCompletionRequest");
     expect(bodyRef("/v1/audio/speech")).toBe("#/components/schemas/OpenAiSpeechRequest");
   });
@@ -141,7 +144,7 @@ describe("GET /openapi.json", () => {
       .filter(([path]) => path.startsWith("/admin/"))
       .flatMap(([, item]) => Object.values(item as Record<string, OperationObject>).map((op) => op.operationId));
     expect(own([{ adminToken: [] }]).sort()).toEqual(adminOperations.sort());
-    expect(adminOperations).toHaveLength(5);
+    expect(adminOperations).toHaveLength(7);
     expect(operations(served).filter(([, op]) => op.security !== undefined)).toHaveLength(2 + adminOperations.length);
   });
 

@@ -75,15 +75,20 @@ describe("where the deployment refuses private addresses", () => {
     expect((await submitTo(strict, strictKey, webhook)).status).toBe(200);
   });
 
-  it("when no WEBHOOK_SECRET is configured, then a submit with webhook is 400 naming webhook", async () => {
+  it("when no WEBHOOK_SECRET is configured, then a key with its own signing secret may use webhook, and a key from before (none of its own) gets 400 naming webhook", async () => {
     const unsigned = await startTestGateway(uniquePrefix("webhooks-off"));
     try {
-      const res = await submitTo(unsigned, await unsigned.createKey(), "https://hooks.example.com/chorus");
+      expect((await submitTo(unsigned, await unsigned.createKey(), "https://hooks.example.com/chorus")).status).toBe(
+        200,
+      );
+      const legacy = await unsigned.createKeyWithSecrets();
+      await unsigned.deps.redis.del(unsigned.deps.keys.apiKeyWebhookSecrets(legacy.id));
+      const secretHash = await unsigned.deps.redis.hget(unsigned.deps.keys.apiKeyIndex(), legacy.id);
+      await unsigned.deps.redis.hdel(unsigned.deps.keys.apiKeyBySecretHash(secretHash ?? ""), "webhookSecret");
+      const res = await submitTo(unsigned, legacy.key, "https://hooks.example.com/chorus");
       expect(res.status).toBe(400);
       expect(errorOf(res)).toMatchObject({ code: "INVALID_PARAMETER", details: { parameter: "webhook" } });
-      expect(errorOf(res).message).toContain(
-        'no WEBHOOK_SECRET is configured. Its operator sets one on the gateways and workers, e.g. WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)"',
-      );
+      expect(errorOf(res).message).toContain("rotate-webhook-secret");
     } finally {
       await unsigned.close();
     }

@@ -191,6 +191,29 @@ export const WORKER_ENV = {
     maximum: 1000,
     description: "webhook deliveries one worker makes at once",
   },
+  WEBHOOK_DNS_TIMEOUT_MS: {
+    type: "integer",
+    default: 3000,
+    minimum: 10,
+    description: "a webhook host's DNS lookup deadline (queries on the event loop, not libuv's thread pool)",
+  },
+  WEBHOOK_DNS_SERVERS: {
+    type: "string",
+    pattern: "^[^,\\s]+(,[^,\\s]+)*$",
+    description: "DNS servers for webhook hosts, a comma list of ip or ip:port; unset: /etc/resolv.conf's",
+  },
+  WEBHOOK_BREAKER_FAILURES: {
+    type: "integer",
+    default: 5,
+    minimum: 1,
+    description: "failed attempts in a row to one address that pause it for that API key (circuit breaker)",
+  },
+  WEBHOOK_BREAKER_PAUSE_MS: {
+    type: "integer",
+    default: 300000,
+    minimum: 100,
+    description: "how long a paused address gets no attempt from that key; then one trial decides",
+  },
 } as const satisfies EnvSchema;
 
 /** Derived from WORKER_ENV: a setting added there is typed here. */

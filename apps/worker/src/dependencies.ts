@@ -1,10 +1,10 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import { ApiKeyUsage } from "@chorus/platform/api-keys";
+import { ApiKeyUsage, WebhookSecrets } from "@chorus/platform/api-keys";
 import { type Logger } from "@chorus/platform/logger";
-import { createWorkerRedis, redisKeys, redisTargetOf } from "@chorus/platform/redis";
+import { createWorkerRedis, redisKeys, redisTargetOf, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 import { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
-import { createWebhookQueue, WebhookOutbox } from "@chorus/platform/webhooks";
+import { createWebhookQueue, WebhookBreakers, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import { spokenReplyTtlSeconds, type WorkerConfig } from "./config.js";
@@ -15,6 +15,27 @@ import { speechEngineConfig } from "./engines/tts/speech-engine.config.js";
 import { createSpeechEngine } from "./engines/tts/speech-engine.factory.js";
 import type { WorkerDeps } from "./worker.js";
 import { WebhookSender } from "./webhooks/webhook-sender.js";
+
+/** What the webhook worker needs: every key signs with its own secret, those from before with WEBHOOK_SECRET. */
+function webhookDelivery(config: WorkerConfig, connection: RedisClient, keys: RedisKeys, turns: WebhookTurns) {
+  const secrets = new WebhookSecrets(connection, keys);
+  const dnsServers = config.WEBHOOK_DNS_SERVERS?.split(",");
+  return {
+    sender: new WebhookSender({
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      dns: { timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS, ...(dnsServers && { servers: dnsServers }) },
+    }),
+    signingSecrets: (keyId: string) => secrets.signingSecrets(keyId, config.WEBHOOK_SECRET),
+    turns,
+    breakers: new WebhookBreakers(connection, keys, {
+      failures: config.WEBHOOK_BREAKER_FAILURES,
+      pauseMs: config.WEBHOOK_BREAKER_PAUSE_MS,
+      trialLeaseMs: config.WEBHOOK_TIMEOUT_MS + config.WEBHOOK_DNS_TIMEOUT_MS,
+    }),
+    concurrency: config.WEBHOOK_CONCURRENCY,
+  };
+}
 
 /** Loads the engines (downloading a model if needed), then builds what the workers need. */
 export async function createWorkerDeps(
@@ -45,18 +66,13 @@ export async function createWorkerDeps(
   // Records this worker finishes (replies, failures, lost jobs) queue their own webhook.
   const webhookQueue = createWebhookQueue(connection, keys);
   webhookQueue.on("error", (error: Error) => logger.warn("webhook queue error", { error: error.message }));
+  const webhookTurns = new WebhookTurns(connection, keys, config.STATUS_TTL_SECONDS * 1000);
   const webhookOutbox = new WebhookOutbox(
     webhookQueue,
+    webhookTurns,
     { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
     logger,
   );
-  const sender = config.WEBHOOK_SECRET
-    ? new WebhookSender({
-        secret: config.WEBHOOK_SECRET,
-        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      })
-    : null;
   const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
   await replyLengths.load();
   return {
@@ -80,7 +96,7 @@ export async function createWorkerDeps(
       ttlSeconds: spokenReplyTtlSeconds(config),
       maxChars: SPEECH_LIMITS.textMaxChars,
     },
-    webhooks: sender ? { sender, concurrency: config.WEBHOOK_CONCURRENCY } : null,
+    webhooks: webhookDelivery(config, connection, keys, webhookTurns),
     close: async () => {
       await webhookQueue.close();
       await speech?.close();

@@ -6,6 +6,7 @@ export { listenForCancellations } from "./cancellation-listener.js";
 export { loadWorkerConfig, WORKER_ENV } from "./config.js";
 export { ReplyLengthStats } from "./progress/reply-length-stats.js";
 export { WebhookSender } from "./webhooks/webhook-sender.js";
+export { createWebhookWorker } from "./webhooks/webhook-worker.js";
 export { createWorkers, type WorkerDeps } from "./worker.js";
 export { WorkerPresence } from "./worker-presence.js";
 export { createCacheRouting } from "./routing/create-cache-routing.js";

@@ -36,7 +36,7 @@ try {
     createTextQueue(deps.connection, deps.keys),
     ...(deps.speech ? [createSpeechQueue(deps.connection, deps.keys)] : []),
     // Deliveries waiting for their next attempt show as `delayed`: a receiver that is down piles up there.
-    ...(deps.webhooks ? [createWebhookQueue(deps.connection, deps.keys)] : []),
+    createWebhookQueue(deps.connection, deps.keys),
   ];
   const metrics = createMetrics("worker", { queueDepth: readQueueDepths(depthQueues) });
   const workerId = randomUUID();

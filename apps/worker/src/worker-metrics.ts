@@ -2,7 +2,8 @@ import { CANCELLED_ERROR, QUEUES } from "@chorus/contracts";
 import type { JobOutcome, WorkerMetrics } from "@chorus/platform/metrics";
 import type { Job, Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
-import { failedWebhookOutcome, type WebhookOutcome } from "./webhooks/deliver-webhook.processor.js";
+import type { DeliveryResult } from "./webhooks/deliver-webhook.processor.js";
+import { failedWebhookOutcome, WebhookAttemptFailed } from "./webhooks/webhook-outcomes.js";
 import type { GenerationResult } from "./processors/generate-text.processor.js";
 import type { RoutedCopy } from "./routing/cache-routing.js";
 
@@ -61,6 +62,14 @@ function recordCompleted(
   }
 }
 
+function recordDelivery(
+  metrics: Pick<WorkerMetrics, "recordWebhook" | "recordWebhookBreaker">,
+  result: DeliveryResult,
+) {
+  metrics.recordWebhook(result.outcome);
+  if (result.breaker) metrics.recordWebhookBreaker(result.breaker);
+}
+
 /**
  * Counts jobs by outcome and records generation and speech figures from BullMQ's `completed` and
  * `failed` events, so the processors stay free of metrics code. Generation figures need the text
@@ -70,7 +79,7 @@ export function instrumentWorkers(
   workers: readonly Worker[],
   metrics: Pick<
     WorkerMetrics,
-    "recordJob" | "recordGeneration" | "recordPromptCache" | "recordSpeech" | "recordWebhook"
+    "recordJob" | "recordGeneration" | "recordPromptCache" | "recordSpeech" | "recordWebhook" | "recordWebhookBreaker"
   >,
 ): void {
   for (const worker of workers) {
@@ -81,7 +90,7 @@ export function instrumentWorkers(
       // One copy of a routed job stepped aside for another (routing/cache-routing.ts): that one counts.
       if (isRoutedCopy(result)) return;
       metrics.recordJob(queue, "completed");
-      if (webhooks) metrics.recordWebhook((result as { outcome: WebhookOutcome }).outcome);
+      if (webhooks) recordDelivery(metrics, result as DeliveryResult);
       else recordCompleted(metrics, job, result);
     });
     worker.on("failed", (job: Job | undefined, error: Error) => {
@@ -89,7 +98,9 @@ export function instrumentWorkers(
       const outcome = failureOutcome(job, error);
       const routedRetry = queue !== worker.name && outcome === "failed" && error.name !== "UnrecoverableError";
       metrics.recordJob(queue, routedRetry ? "retried" : outcome);
-      if (webhooks) metrics.recordWebhook(failedWebhookOutcome(error, !job || isFinalFailure(job, error)));
+      if (!webhooks) return;
+      metrics.recordWebhook(failedWebhookOutcome(error, !job || isFinalFailure(job, error)));
+      if (error instanceof WebhookAttemptFailed) metrics.recordWebhookBreaker(error.breaker);
     });
   }
 }

@@ -28,8 +28,8 @@ export interface WorkerDeps extends GenerateTextDeps {
   lockDurationMs: number;
   /** Null where this worker does no speech. */
   speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
-  /** Null or absent where this worker delivers no webhooks (no WEBHOOK_SECRET). */
-  webhooks?: Pick<WebhookWorkerDeps, "sender" | "concurrency"> | null;
+  /** Null or absent where this worker delivers no webhooks. */
+  webhooks?: Omit<WebhookWorkerDeps, "connection" | "keys" | "statuses" | "logger"> | null;
   /** Cache-aware routing between workers; null or absent: every job runs where it is taken. */
   routing?: CacheRouting | null;
 }

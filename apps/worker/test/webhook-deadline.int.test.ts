@@ -46,9 +46,9 @@ describe("a webhook attempt's total deadline (WEBHOOK_TIMEOUT_MS)", () => {
     "when the receiver sends its %s a byte every 300 ms, then the attempt fails as a timeout at the deadline and its connection is closed",
     async (mode) => {
       receiver = await startDribblingReceiver(mode);
-      const sender = new WebhookSender({ secret: webhookSecret(), allowPrivate: true, timeoutMs: DEADLINE_MS });
+      const sender = new WebhookSender({ allowPrivate: true, timeoutMs: DEADLINE_MS });
       try {
-        const attempt = sender.send(receiver.url("/slow"), "msg_deadline", "{}");
+        const attempt = sender.send(receiver.url("/slow"), "msg_deadline", "{}", [webhookSecret()]);
         const error = await within(
           attempt.then(
             () => null,
@@ -92,7 +92,8 @@ describe("a webhook attempt's total deadline (WEBHOOK_TIMEOUT_MS)", () => {
     const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: keys.bullPrefix(QUEUES.webhooks) });
     try {
       const id = randomUUID();
-      await statuses.create(id, "owner", "default", Date.now(), dribbling.url("/slow"));
+      const events = ["completed", "error", "cancelled"] as const;
+      await statuses.create(id, "owner", "default", Date.now(), { url: dribbling.url("/slow"), events });
       await statuses.fail(id, "cancelled");
       expect(await within(deliveryEnd(deliveries, id), "the delivery had not ended")).toEqual({
         state: "failed",

@@ -36,6 +36,9 @@ interface Stack {
   gw: TestGateway;
   worker: TestWorker;
   key: string;
+  /** The key's id and its own webhook signing secret. */
+  keyId: string;
+  webhookSecret: string;
   deliveries: Queue;
   close(): Promise<void>;
 }
@@ -61,11 +64,13 @@ async function startStack(
     connection: gw.deps.redis,
     prefix: gw.deps.keys.bullPrefix(QUEUES.webhooks),
   });
-  const key = await gw.createKey({ limits: { status: 100_000, text: 1000 } });
+  const created = await gw.createKeyWithSecrets({ limits: { status: 100_000, text: 1000 } });
   return {
     gw,
     worker,
-    key,
+    key: created.key,
+    keyId: created.id,
+    webhookSecret: created.webhookSecret,
     deliveries,
     close: async () => {
       await deliveries.close();
@@ -116,10 +121,10 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     (await request(stack.gw.app).get(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).body as StatusRecord;
   const postsOf = (path: string, id: string): ReceivedWebhook[] =>
     receiver.on(path).filter((post) => post.headers["webhook-id"] === `msg_${id}`);
-  const verified = (post: ReceivedWebhook) =>
-    new Webhook(secret).verify(post.body, post.headers as Record<string, string>);
+  const verified = (post: ReceivedWebhook, s = stack) =>
+    new Webhook(s.webhookSecret).verify(post.body, post.headers as Record<string, string>);
 
-  it("when a request completes, then its webhook receives exactly one delivery, verified, carrying the final record and its id", async () => {
+  it("when a request completes, then its webhook receives exactly one delivery, verified with its key's own secret, carrying the final record, its id and the key's id", async () => {
     const id = await submit({ ...SHORT, webhook: receiver.url("/done") });
     expect(await deliveryEnd(stack.deliveries, id)).toEqual({ state: "completed", failedReason: undefined });
     const posts = postsOf("/done", id);
@@ -128,19 +133,22 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     expect(post.headers["content-type"]).toBe("application/json");
     const record = await status(id);
     expect(record.status).toBe("completed");
-    expect(verified(post)).toEqual({ id, ...record });
+    expect(verified(post)).toEqual({ id, keyId: stack.keyId, ...record });
     // The signature covers the body: a changed byte fails verification.
     expect(() =>
-      new Webhook(secret).verify(
+      new Webhook(stack.webhookSecret).verify(
         post.body.replace(`"${id}"`, '"someone-else"'),
         post.headers as Record<string, string>,
       ),
     ).toThrow();
     expect(() => new Webhook(webhookSecret()).verify(post.body, post.headers as Record<string, string>)).toThrow();
+    // Nor does the deployment's WEBHOOK_SECRET sign it: the key has its own.
+    expect(() => new Webhook(secret).verify(post.body, post.headers as Record<string, string>)).toThrow();
   });
 
-  it("when a request is cancelled, then its webhook receives exactly one delivery of the cancelled record", async () => {
-    const id = await submit({ ...LONG, webhook: receiver.url("/cancelled") });
+  it("when a request that asked for cancelled is cancelled, then its webhook receives exactly one delivery of the cancelled record", async () => {
+    const events = ["completed", "error", "cancelled"];
+    const id = await submit({ ...LONG, webhook: receiver.url("/cancelled"), webhookEvents: events });
     expect(
       (await request(stack.gw.app).delete(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).status,
     ).toBe(200);
@@ -149,11 +157,22 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     expect(posts).toHaveLength(1);
     expect(verified(posts[0] as ReceivedWebhook)).toEqual({
       id,
+      keyId: stack.keyId,
       status: "error",
       error: "cancelled",
       errorCode: "cancelled",
       finishReason: "cancelled",
     });
+  });
+
+  it("when a request that did not ask for cancelled is cancelled, then no delivery is queued for it", async () => {
+    const id = await submit({ ...LONG, webhook: receiver.url("/cancelled-quietly") });
+    const cancel = await request(stack.gw.app).delete(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" });
+    expect(cancel.status).toBe(200);
+    expect((await finalRecord(stack.gw.app, stack.key, id)).finishReason).toBe("cancelled");
+    expect(await stack.deliveries.getJob(id)).toBeUndefined();
+    expect(await stack.gw.deps.webhookTurns.pending(stack.keyId)).toBe(0);
+    expect(receiver.on("/cancelled-quietly")).toHaveLength(0);
   });
 
   it("when the receiver fails twice and then answers 200, then it gets three attempts under one webhook-id and the delivery ends delivered", async () => {
@@ -165,7 +184,7 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     expect((await deliveryEnd(stack.deliveries, id)).state).toBe("completed");
     const posts = postsOf("/flaky", id);
     expect(posts).toHaveLength(3);
-    const payloads = posts.map(verified);
+    const payloads = posts.map((post) => verified(post));
     expect(payloads[0]).toMatchObject({ id, status: "completed" });
     expect(payloads[2]).toEqual(payloads[0]);
     expect([await count("retried"), await count("delivered")]).toEqual([retriedBefore + 2, deliveredBefore + 1]);
@@ -229,9 +248,10 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
     const texts = new Queue(QUEUES.text, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.text) });
     const deliveries = new Queue(QUEUES.webhooks, { connection, prefix: gw.deps.keys.bullPrefix(QUEUES.webhooks) });
     try {
+      const lostKey = await gw.createKeyWithSecrets();
       const res = await request(gw.app)
         .post("/api/text/default")
-        .auth(await gw.createKey(), { type: "bearer" })
+        .auth(lostKey.key, { type: "bearer" })
         .send({ ...SHORT, webhook: receiver.url("/lost") });
       const id = submittedId(res);
       expect(await texts.remove(id)).toBe(1);
@@ -247,12 +267,12 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
       expect((await deliveryEnd(deliveries, id)).state).toBe("completed");
       const posts = postsOf("/lost", id);
       expect(posts).toHaveLength(1);
-      expect(verified(posts[0] as ReceivedWebhook)).toEqual({
-        id,
-        status: "error",
-        error: LOST_ERROR,
-        errorCode: "lost",
-      });
+      const lostPost = posts[0] as ReceivedWebhook;
+      const payload = new Webhook(lostKey.webhookSecret).verify(
+        lostPost.body,
+        lostPost.headers as Record<string, string>,
+      );
+      expect(payload).toEqual({ id, keyId: lostKey.id, status: "error", error: LOST_ERROR, errorCode: "lost" });
     } finally {
       await deliveryWorker.close();
       await Promise.all([texts.close(), deliveries.close()]);

@@ -45,7 +45,7 @@ const limiters = createRateLimiters({
   redis,
   keys: redisKeys(`${env.prefix}:${step}`),
   logger,
-  limits: new LimitPolicy({ text: limit, tts: limit, status: limit, inflight: limit, streams: limit }),
+  limits: new LimitPolicy({ text: limit, tts: limit, status: limit, inflight: limit, streams: limit, webhooks: limit }),
   windowMs,
   authFailureLimit: 10,
   metrics,

@@ -32,8 +32,10 @@ export interface GenerationRequest {
   persona?: string;
   botName?: string;
   samplingParams?: SamplingParams;
-  /** Where the final record is POSTed, signed per Standard Webhooks (see docs/api.md, Webhooks). */
+  /** Where the final record is POSTed, signed with the key's own secret (Standard Webhooks; docs/api.md, Webhooks). */
   webhook?: string;
+  /** Which ends are POSTed to `webhook`; default completed and error (not your own cancel). */
+  webhookEvents?: ("completed" | "error" | "cancelled")[];
   /** Speak the reply once it is ready: the completed record then has `audioUrl` (or `audioError`). */
   speak?: { voice?: string; format?: AudioFormat; speed?: number };
 }

@@ -28,4 +28,10 @@ export {
   type KeyUpdate,
   type NewApiKeyRequest,
 } from "./admin/new-api-key.schema.js";
+export {
+  MAX_WEBHOOK_SECRET_OVERLAP_SECONDS,
+  validateWebhookSecretRotation,
+  webhookSecretRotationSchema,
+  type WebhookSecretRotation,
+} from "./admin/webhook-secret.schema.js";
 export * from "./openai/index.js";

@@ -97,6 +97,8 @@ export interface SynthesizeSpeechJob {
 export interface DeliverWebhookJob {
   requestId: string;
   url: string;
+  /** The API key that sent the request: whose secret signs the delivery, whose turn and bound it counts in. */
+  keyId: string;
 }
 
 /** What a speech job returns; the audio bytes themselves wait in Redis (deleted once delivered). */

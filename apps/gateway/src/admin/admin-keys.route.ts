@@ -8,9 +8,10 @@ import {
   type ApiKeyStore,
   type ApiKeyUsage,
 } from "@chorus/platform/api-keys";
-import type { IRouter, Request, RequestHandler } from "express";
+import type { IRouter, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import { requestLogger } from "../middleware/request-context.js";
+import { existingKey } from "./existing-key.js";
 import type { RequestCounts } from "../services/request-counts.js";
 
 export interface AdminKeysDeps {
@@ -21,28 +22,24 @@ export interface AdminKeysDeps {
   requestCounts: Pick<RequestCounts, "flush">;
 }
 
-/** A key as the admin API shows it: never its secret (which is not stored). */
-const shown = ({ id, name, scopes, limits, createdAt, revoked }: ApiKeyRecord) => ({
+/** A key as the admin API shows it: never its secret (which is not stored) nor its webhook secret. */
+const shown = ({ id, name, scopes, limits, webhookHosts, ownWebhookSecret, createdAt, revoked }: ApiKeyRecord) => ({
   id,
   name,
   scopes,
   limits,
+  webhookHosts,
+  webhookSigning: ownWebhookSecret ? "own" : "deployment",
   createdAt,
   revoked,
 });
 
-async function existingKey(apiKeys: ApiKeyStore, req: Request): Promise<ApiKeyRecord> {
-  const id = String(req.params.id);
-  const record = await apiKeys.get(id);
-  if (!record) throw new ApiError("NOT_FOUND", `no API key with id '${id.slice(0, 64)}'`);
-  return record;
-}
-
 /** POST/GET /admin/keys, PATCH/DELETE /admin/keys/{id}, GET /admin/keys/{id}/usage: the keys CLI's store, over HTTP. */
 export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenticate: RequestHandler): void {
   router.post("/admin/keys", authenticate, jsonBody(), async (req, res) => {
-    const { name, scopes, limits, rotate } = validateNewApiKey(req.body);
-    const created = await deps.apiKeys.create(name, scopes, limits, { replace: rotate }).catch((error: unknown) => {
+    const { name, scopes, limits, rotate, webhookHosts } = validateNewApiKey(req.body);
+    const options = { replace: rotate, ...(webhookHosts && { webhookHosts }) };
+    const created = await deps.apiKeys.create(name, scopes, limits, options).catch((error: unknown) => {
       // The store refuses only a name held by a key not revoked (the input was checked above).
       if (error instanceof ApiKeyError)
         throw new ApiError(
@@ -52,9 +49,9 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
       throw error;
     });
     requestLogger(req).info("api key created", { keyId: created.record.id, name });
-    const { id, createdAt } = created.record;
-    res.setHeader("Cache-Control", "no-store"); // it carries the secret
-    res.status(201).json({ id, key: created.secret, name, scopes, limits, createdAt });
+    res.setHeader("Cache-Control", "no-store"); // it carries the secrets
+    const { webhookSecret } = created;
+    res.status(201).json({ ...shown(created.record), key: created.secret, webhookSecret });
   });
   router.get("/admin/keys", authenticate, async (_req, res) => {
     res.json({ data: (await deps.apiKeys.list()).map(shown) });
@@ -66,7 +63,8 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
       throw error;
     });
     deps.keyLookup.forget(id);
-    requestLogger(req).info("api key updated", { keyId: id, scopes: updated.scopes, limits: updated.limits });
+    const { scopes, limits, webhookHosts } = updated;
+    requestLogger(req).info("api key updated", { keyId: id, scopes, limits, webhookHosts });
     res.json(shown(updated));
   });
   router.delete("/admin/keys/:id", authenticate, async (req, res) => {

@@ -2,9 +2,10 @@ import type { Queue } from "bullmq";
 import type { IRouter, RequestHandler } from "express";
 import { authenticateAdmin } from "./admin-auth.js";
 import { addAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.route.js";
+import { addAdminWebhookRoutes, type AdminWebhooksDeps } from "./admin-webhooks.route.js";
 import { mountQueuesDashboard } from "./queues-dashboard.js";
 
-export interface AdminDeps extends AdminKeysDeps {
+export interface AdminDeps extends AdminKeysDeps, AdminWebhooksDeps {
   /** ADMIN_TOKEN; unset, no admin route exists. */
   adminToken: string | undefined;
   /** Every BullMQ queue of the deployment, for the dashboard. */
@@ -15,5 +16,6 @@ export interface AdminDeps extends AdminKeysDeps {
 export function addAdminRoutes(router: IRouter, deps: AdminDeps, onAuthFailure: RequestHandler): void {
   if (!deps.adminToken) return;
   addAdminKeyRoutes(router, deps, authenticateAdmin(deps.adminToken, onAuthFailure));
+  addAdminWebhookRoutes(router, deps, authenticateAdmin(deps.adminToken, onAuthFailure));
   mountQueuesDashboard(router, deps.queues, authenticateAdmin(deps.adminToken, onAuthFailure, { basic: true }));
 }

@@ -21,6 +21,11 @@ export class LimitPolicy {
     return key.limits.inflight ?? this.defaults.inflight;
   }
 
+  /** Webhook deliveries the key may have queued and not yet ended before its submits with webhook are refused. */
+  webhooks(key: ApiKeyRecord): number {
+    return key.limits.webhooks ?? this.defaults.webhooks;
+  }
+
   /** Status streams and waits the key may hold open at once, over all gateways. */
   streams(key: ApiKeyRecord): number {
     return key.limits.streams ?? this.defaults.streams;

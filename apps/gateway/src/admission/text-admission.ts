@@ -5,7 +5,7 @@ import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { refuseWhenQueueFull } from "./back-pressure.js";
 import type { Budgets } from "./budgets.js";
-import { checkFinishOptions, type WebhookPolicy } from "./finish-options.js";
+import { checkFinishOptions, refuseWhenWebhooksBackedUp, type WebhookPolicy } from "./finish-options.js";
 import type { LimitPolicy } from "./limit-policy.js";
 import { textModelAccess } from "./model-access.js";
 import type { StreamPlaces } from "./stream-places.js";
@@ -60,7 +60,7 @@ const nothingHeld = (): void => undefined;
  * Admits a text request, the same way whichever door it came through, in one order: model access
  * (404, 403) → budget (429) → the body (400) and what it asks for at its end → the key's stream
  * place and in-flight cap (429) → idempotency (a replay queues nothing; 409) → back-pressure (503)
- * → the queue. Whatever a refused request took is given back.
+ * and the key's webhook backlog (429) → the queue. Whatever a refused request took is given back.
  */
 export class TextAdmission {
   constructor(private readonly deps: TextAdmissionDeps) {}
@@ -108,6 +108,7 @@ export class TextAdmission {
     if (claimed && !claimed.fresh) return { id: claimed.requestId, acceptedAt: null };
     try {
       refuseWhenQueueFull(this.deps.queueDepth, this.deps.maxQueueDepth);
+      await refuseWhenWebhooksBackedUp(key, request, this.deps.webhooks, this.deps.limits.webhooks(key));
       const { requestId, acceptedAt } = await this.deps.jobs.submit({
         ...job,
         ...(claimed ? { requestId: claimed.requestId } : {}),

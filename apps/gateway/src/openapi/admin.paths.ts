@@ -1,4 +1,5 @@
-import { keyUpdateSchema, LIMITED_OPERATIONS, newApiKeySchema } from "@chorus/contracts";
+import { keyUpdateSchema, LIMITED_OPERATIONS, newApiKeySchema, webhookHostsSchema } from "@chorus/contracts";
+import { ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths } from "./admin-webhooks.paths.js";
 import { json, type Operation, type Paths } from "./operation.js";
 import { errors } from "./responses.js";
 import { schemaRef, type Schema } from "./schemas.js";
@@ -14,7 +15,15 @@ const keyFields = {
   name: { type: "string" },
   scopes: { type: "array", items: { type: "string" } },
   limits,
+  webhookHosts: { ...(webhookHostsSchema as unknown as Schema), type: ["array", "null"] },
+  webhookSigning: {
+    type: "string",
+    enum: ["own", "deployment"],
+    description:
+      "`own`: its webhooks are signed with its own secret; `deployment`: a key made before keys had one, signed with WEBHOOK_SECRET (rotate it to give it its own).",
+  },
   createdAt: { type: "string", format: "date-time" },
+  revoked: { type: "boolean" },
 } satisfies Record<string, Schema>;
 const perOperation: Schema = {
   type: "object",
@@ -42,15 +51,20 @@ export const ADMIN_SCHEMAS = {
   ApiKeyUpdate: keyUpdateSchema as unknown as Schema,
   ApiKey: {
     type: "object",
-    required: [...Object.keys(keyFields), "revoked"],
-    properties: { ...keyFields, revoked: { type: "boolean" } },
+    required: Object.keys(keyFields),
+    properties: keyFields,
   },
   NewApiKey: {
     type: "object",
-    required: ["key", ...Object.keys(keyFields)],
+    required: ["key", "webhookSecret", ...Object.keys(keyFields)],
     properties: {
       ...keyFields,
       key: { type: "string", description: "The secret API key. Shown this once: only its hash is stored." },
+      webhookSecret: {
+        type: "string",
+        description:
+          "The key's own Standard Webhooks signing secret (`whsec_…`): its webhooks are signed with it and no other key's. Shown this once; a new one: POST /admin/keys/{id}/webhook-secret.",
+      },
     },
   },
   ApiKeyList: {
@@ -85,6 +99,7 @@ export const ADMIN_SCHEMAS = {
       },
     },
   },
+  ...ADMIN_WEBHOOK_SCHEMAS,
 } satisfies Record<string, Schema>;
 
 const key = {
@@ -92,7 +107,10 @@ const key = {
   name: "partner-a",
   scopes: ["text:*", "tts"],
   limits: { text: 300 },
+  webhookHosts: ["hooks.partner-a.example"],
+  webhookSigning: "own",
   createdAt: "2026-01-01T12:00:00.000Z",
+  revoked: false,
 };
 const used = (text: number, tts: number) => ({
   requests: { text, tts, status: text * 4 },
@@ -126,17 +144,22 @@ export function adminPaths(): Paths {
         operationId: "createApiKey",
         summary: "Create an API key",
         description:
-          "The same bounds as `npm run keys -- create`. A name already held by a key not revoked is 409 CONFLICT, unless `rotate` revokes that key first.",
+          "The same bounds as `npm run keys -- create`. A name already held by a key not revoked is 409 CONFLICT, unless `rotate` revokes that key first. The key gets its own webhook signing secret, answered here once; `webhookHosts` restricts its webhooks to those hosts.",
         requestBody: {
           required: true,
           content: json(schemaRef("NewApiKeyRequest"), {
-            partner: { name: "partner-a", scopes: ["text:*", "tts"], limits: { text: 300 } },
+            partner: {
+              name: "partner-a",
+              scopes: ["text:*", "tts"],
+              limits: { text: 300 },
+              webhookHosts: ["hooks.partner-a.example"],
+            },
           }),
         },
         responses: {
           "201": {
             description: "The key, with its secret shown once.",
-            content: json(schemaRef("NewApiKey"), { created: { ...key, key: "ck_Xb3…" } }),
+            content: json(schemaRef("NewApiKey"), { created: { ...key, key: "ck_Xb3…", webhookSecret: "whsec_Q2h…" } }),
           },
           ...errors(400, 401, 409, 413, 415, 429, 500, 503),
         },
@@ -148,7 +171,7 @@ export function adminPaths(): Paths {
         responses: {
           "200": {
             description: "Every key.",
-            content: json(schemaRef("ApiKeyList"), { keys: { data: [{ ...key, revoked: false }] } }),
+            content: json(schemaRef("ApiKeyList"), { keys: { data: [key] } }),
           },
           ...errors(401, 429, 500, 503),
         },
@@ -158,9 +181,9 @@ export function adminPaths(): Paths {
       patch: {
         ...admin,
         operationId: "updateApiKey",
-        summary: "Change an API key's scopes or limits",
+        summary: "Change an API key's scopes, limits or webhook hosts",
         description:
-          "The key keeps its secret, id and usage (`npm run keys -- update ID`). `scopes` replaces its scopes; each entry of `limits` sets that limit, or with `null` drops the key's own value so the deployment's applies again; limits not named stay. " +
+          "The key keeps its secret, id and usage (`npm run keys -- update ID`). `scopes` replaces its scopes; each entry of `limits` sets that limit, or with `null` drops the key's own value so the deployment's applies again; limits not named stay. `webhookHosts` replaces the hosts its webhooks may name (a submit naming another is 400); `null`: any host again. " +
           "At once on the gateway that answers; on the others within their key cache's time (`KEY_CACHE_TTL_MS`, 5 s by default). A revoked key is 409 CONFLICT.",
         parameters: [idParameter],
         requestBody: {
@@ -169,12 +192,13 @@ export function adminPaths(): Paths {
             raise: { limits: { text: 600, inflight: 20 } },
             back: { limits: { text: null } },
             narrow: { scopes: ["text:Witch"] },
+            hosts: { webhookHosts: ["hooks.partner-a.example", "*.partner-a.example"] },
           }),
         },
         responses: {
           "200": {
             description: "The key as it is now.",
-            content: json(schemaRef("ApiKey"), { updated: { ...key, limits: { text: 600 }, revoked: false } }),
+            content: json(schemaRef("ApiKey"), { updated: { ...key, limits: { text: 600 } } }),
           },
           ...errors(400, 401, 404, 409, 413, 415, 429, 500, 503),
         },
@@ -191,6 +215,7 @@ export function adminPaths(): Paths {
         responses: { "204": { description: "Revoked." }, ...errors(401, 404, 429, 500, 503) },
       },
     },
+    ...adminWebhookPaths(),
     "/admin/keys/{id}/usage": {
       get: {
         ...admin,

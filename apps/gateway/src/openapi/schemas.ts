@@ -67,6 +67,13 @@ export const SCHEMAS = {
     },
   },
   FinishedSubmitResponse: withId(schemaRef("StatusRecord")),
+  WebhookDelivery: withId(
+    schemaRef("StatusRecord"),
+    {
+      keyId: { type: "string", description: "The id of the API key that sent the request: whose secret signed this." },
+    },
+    ["id", "keyId"],
+  ),
   Voice: voice,
   VoiceList: {
     type: "object",

@@ -42,9 +42,9 @@ const webhookCallback = {
   finalRecord: {
     "{$request.body#/webhook}": {
       post: {
-        summary: "The final record, signed (Standard Webhooks)",
+        summary: "The final record, signed with the API key's own secret (Standard Webhooks)",
         description:
-          "Sent once the request is `completed` or `error` (cancel and lost jobs included), retried with exponential backoff until a 2xx (410 Gone stops it), every attempt with the same `webhook-id`. An attempt whose whole answer (connection, headers and body) has not arrived within WEBHOOK_TIMEOUT_MS (10 s by default) is cut off and retried. Verify `webhook-signature` with the `standardwebhooks` package and WEBHOOK_SECRET. See docs/api.md, Webhooks.",
+          "Sent once the request is `completed` or `error` (a failure, the time limit, a lost job), and on your own cancel only when `webhookEvents` names `cancelled`; retried with exponential backoff until a 2xx (410 Gone stops it), every attempt with the same `webhook-id`, each behind the deliveries your key already has queued (keys take turns). An attempt whose whole answer (connection, headers and body) has not arrived within WEBHOOK_TIMEOUT_MS (10 s by default) is cut off and retried; an address that keeps failing is paused for your key for a while (its attempts then fail at once) and tried again once. The body names your key (`keyId`). Verify `webhook-signature` with the `standardwebhooks` package and the webhook secret your key was given at creation (`whsec_…`; keys older than per-key secrets: the deployment's WEBHOOK_SECRET). See docs/api.md, Webhooks.",
         parameters: [
           {
             name: "webhook-id",
@@ -64,11 +64,15 @@ const webhookCallback = {
             name: "webhook-signature",
             in: "header",
             required: true,
-            description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`.",
+            description:
+              "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`; during a rotation's overlap two of them, space-separated (one per secret): a Standard Webhooks library accepts the body when any verifies.",
             schema: { type: "string" },
           },
         ],
-        requestBody: { required: true, content: json(schemaRef("FinishedSubmitResponse"), { finished }) },
+        requestBody: {
+          required: true,
+          content: json(schemaRef("WebhookDelivery"), { finished: { ...finished, keyId: "key_3f9a0c1b2d4e5f60" } }),
+        },
         responses: {
           "2XX": { description: "Delivered: no more attempts." },
           "410": { description: "Gone: no more attempts." },
@@ -84,7 +88,7 @@ function submit(operationId: string, summary: string, body: string, example: obj
     summary,
     tags: ["Text generation"],
     description:
-      "Queues the request and answers at once with its id; poll (or stream) `GET /api/v2/status/{id}` for the reply. With `Prefer: wait=N` the answer is the finished record (with its `id`) if it finishes within N seconds. API keys take turns in the queue (one request of each waiting key before a key's next). A key holding its cap of requests in flight (`MAX_IN_FLIGHT_PER_KEY`, 100 by default, or its own `inflight` limit), or with `Prefer: wait` of open streams and waits, gets 429 and nothing is queued.",
+      "Queues the request and answers at once with its id; poll (or stream) `GET /api/v2/status/{id}` for the reply. With `Prefer: wait=N` the answer is the finished record (with its `id`) if it finishes within N seconds. API keys take turns in the queue (one request of each waiting key before a key's next). A key holding its cap of requests in flight (`MAX_IN_FLIGHT_PER_KEY`, 100 by default, or its own `inflight` limit), or with `Prefer: wait` of open streams and waits, gets 429 and nothing is queued; so does a submit with `webhook` from a key holding its cap of webhook deliveries not yet ended (`MAX_PENDING_WEBHOOKS_PER_KEY`, 1000, or its own `webhooks` limit). A `webhook` whose host is not among the key's webhook hosts (where its operator set some) is 400 naming `webhook`.",
     parameters: [parameterRef("IdempotencyKey"), parameterRef("Prefer")],
     requestBody: { required: true, content: json(schemaRef(body), { example }) },
     callbacks: webhookCallback,

@@ -87,7 +87,8 @@ export class TextJobs {
       ...(streamReply ? { streamReply } : {}),
       ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
     };
-    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, request.webhook, inFlightCap);
+    const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
+    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
     corkForThisTick(this.queueRedis);

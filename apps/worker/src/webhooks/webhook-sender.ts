@@ -2,14 +2,23 @@ import { ipLiteralOf, isPrivateAddress, NOT_PUBLIC } from "@chorus/contracts";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { AddressRefusedError, checkedLookup } from "./checked-lookup.js";
+import { HostResolver, type HostResolverOptions } from "./webhook-dns.js";
 
 export interface WebhookSenderOptions {
-  /** WEBHOOK_SECRET (`whsec_` + base64). */
-  secret: string;
   /** WEBHOOK_ALLOW_PRIVATE. */
   allowPrivate: boolean;
   /** WEBHOOK_TIMEOUT_MS: one attempt's whole time, from connecting to the answer's last byte. */
   timeoutMs: number;
+  /** How host names are looked up (default: the system's DNS servers, 3 s). */
+  dns?: HostResolverOptions;
+}
+
+/** A lookup's deadline where none is configured. */
+const DNS_TIMEOUT_MS = 3000;
+
+/** The `webhook-signature` header: one `v1,<base64>` per secret, space-separated (Standard Webhooks). */
+export function signatures(secrets: readonly string[], messageId: string, now: Date, body: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(messageId, now, body)).join(" ");
 }
 
 /** A longer answer's connection is closed rather than drained for reuse (undici's own default). */
@@ -30,22 +39,31 @@ export interface WebhookResponse {
 /**
  * Signs and POSTs one webhook per Standard Webhooks: `webhook-id` (the same on every attempt),
  * `webhook-timestamp` (this attempt's) and `webhook-signature` (HMAC-SHA256 over id, timestamp and
- * body). Redirects are not followed (a 3xx is an answer like any other non-2xx).
+ * body, with each of the secrets given: a key's, and during a rotation's overlap the one it
+ * replaced). Redirects are not followed (a 3xx is an answer like any other non-2xx).
  */
 export class WebhookSender {
-  private readonly signer: Webhook;
   private readonly agent: Agent;
+  private readonly resolver: HostResolver;
 
   constructor(private readonly options: WebhookSenderOptions) {
-    this.signer = new Webhook(options.secret);
+    const resolver = new HostResolver(options.dns ?? { timeoutMs: DNS_TIMEOUT_MS });
+    this.resolver = resolver;
     // undici's headersTimeout and bodyTimeout restart on every byte, so a receiver answering a byte
     // at a time would hold a delivery slot for days: send() puts one deadline on the whole attempt
     // instead. The connect timeout (DNS lookup included) stays: undici applies a signal only once
     // the socket is connected.
-    this.agent = new Agent({ connect: { timeout: options.timeoutMs, lookup: checkedLookup(options.allowPrivate) } });
+    const lookup = checkedLookup(options.allowPrivate, resolver);
+    this.agent = new Agent({ connect: { timeout: options.timeoutMs, lookup } });
   }
 
-  async send(url: string, messageId: string, body: string, now = new Date()): Promise<WebhookResponse> {
+  async send(
+    url: string,
+    messageId: string,
+    body: string,
+    secrets: readonly string[],
+    now = new Date(),
+  ): Promise<WebhookResponse> {
     // A host written as an IP address never reaches the lookup: it is checked here. A name (even
     // `localhost`) is checked on what it resolves to, in the lookup.
     const literal = ipLiteralOf(new URL(url).hostname);
@@ -56,7 +74,7 @@ export class WebhookSender {
       "user-agent": "Chorus-Webhooks/1",
       "webhook-id": messageId,
       "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-      "webhook-signature": this.signer.sign(messageId, now, body),
+      "webhook-signature": signatures(secrets, messageId, now, body),
     };
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     try {
@@ -75,6 +93,7 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
+    this.resolver.close();
     await this.agent.close();
   }
 }

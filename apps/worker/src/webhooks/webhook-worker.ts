@@ -1,31 +1,33 @@
 import { QUEUES, type DeliverWebhookJob } from "@chorus/contracts";
-import type { Logger } from "@chorus/platform/logger";
 import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
-import type { StatusStore } from "@chorus/platform/scheduler";
-import { Worker } from "bullmq";
+import { Worker, type Job } from "bullmq";
 import { isFinalFailure } from "../processors/final-failure.js";
-import { deliverWebhookProcessor, failedWebhookOutcome } from "./deliver-webhook.processor.js";
-import type { WebhookSender } from "./webhook-sender.js";
+import { deliverWebhookProcessor, type DeliverWebhookDeps, type DeliveryResult } from "./deliver-webhook.processor.js";
+import { failedWebhookOutcome } from "./webhook-outcomes.js";
 
-export interface WebhookWorkerDeps {
+export interface WebhookWorkerDeps extends DeliverWebhookDeps {
   connection: RedisClient;
   keys: RedisKeys;
-  statuses: StatusStore;
-  logger: Logger;
-  sender: WebhookSender;
   /** Deliveries at once: they wait on the network, not the CPU. */
   concurrency: number;
 }
 
-/** Consumes the delivery queue; every attempt and the final outcome of each delivery is logged. */
+/**
+ * Consumes the delivery queue; every attempt and the final outcome of each delivery is logged, and a
+ * delivery that ended (either way) no longer counts among its key's pending ones.
+ */
 export function createWebhookWorker(deps: WebhookWorkerDeps): Worker<DeliverWebhookJob> {
   const worker = new Worker<DeliverWebhookJob>(QUEUES.webhooks, deliverWebhookProcessor(deps), {
     connection: deps.connection,
     prefix: deps.keys.bullPrefix(QUEUES.webhooks),
     concurrency: deps.concurrency,
   });
+  const ended = (job: Job<DeliverWebhookJob>) => {
+    if (job.data.keyId) void deps.turns.ended(job.data.keyId, String(job.id)).catch(() => undefined);
+  };
   worker.on("error", (error) => deps.logger.error("webhook worker error", { error: error.message }));
-  worker.on("completed", (job, result: { outcome: string; status?: number }) => {
+  worker.on("completed", (job, result: DeliveryResult) => {
+    ended(job);
     deps.logger.info(result.outcome === "delivered" ? "webhook delivered" : "webhook not sent", {
       jobId: job.id,
       attempts: job.attemptsMade,
@@ -36,14 +38,15 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): Worker<DeliverWebh
     if (!job) return;
     const final = isFinalFailure(job, error);
     const outcome = failedWebhookOutcome(error, final);
-    if (final)
+    if (final) {
+      ended(job);
       deps.logger.warn("webhook delivery given up", {
         jobId: job.id,
         attempts: job.attemptsMade,
         outcome,
         error: error.message,
       });
-    else
+    } else
       deps.logger.info("webhook attempt failed; retrying", {
         jobId: job.id,
         attempt: job.attemptsMade,

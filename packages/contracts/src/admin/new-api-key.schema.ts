@@ -1,6 +1,7 @@
 import { KNOWN_SCOPES, SCOPE_ALL } from "../scopes.js";
 import { CAPPED_HOLDINGS, LIMITED_OPERATIONS, type KeyLimits } from "../rate-limits.js";
 import { compileValidator } from "../validation/validator.js";
+import { webhookHostsSchema } from "../webhooks/webhook-hosts.js";
 
 /** Longest key name: it is shown in `keys list` and logs, one line per key. */
 export const MAX_API_KEY_NAME_CHARS = 100;
@@ -15,7 +16,7 @@ const heldAtOnce = {
   minimum: 1,
   maximum: 1000000,
   description:
-    "most held at once by this key only (overrides the deployment's cap): inflight, text requests waiting or running; streams, open status streams and Prefer: wait holds",
+    "most held at once by this key only (overrides the deployment's cap): inflight, text requests waiting or running; streams, open status streams and Prefer: wait holds; webhooks, webhook deliveries queued and not yet ended",
 } as const;
 
 /** A key's own limits: each a per-minute budget or a cap, overriding the deployment's. */
@@ -49,6 +50,7 @@ export const newApiKeySchema = {
     },
     scopes: { ...scopesSchema, default: [SCOPE_ALL] },
     limits: { type: "object", additionalProperties: false, properties: keyLimitProperties, default: {} },
+    webhookHosts: webhookHostsSchema,
     rotate: {
       type: "boolean",
       default: false,
@@ -61,6 +63,7 @@ export interface NewApiKeyRequest {
   name: string;
   scopes: string[];
   limits: KeyLimits;
+  webhookHosts?: string[];
   rotate: boolean;
 }
 
@@ -70,7 +73,7 @@ export const validateNewApiKey = compileValidator<NewApiKeyRequest>(newApiKeySch
 /**
  * A change to a key (PATCH /admin/keys/{id}, `keys update`): `scopes` replaces the key's scopes;
  * each entry of `limits` sets that limit, or with null drops the key's own value (the deployment's
- * applies again). Limits not named stay as they are.
+ * applies again). Limits not named stay as they are. `webhookHosts` replaces the key's list; null drops it.
  */
 export const keyUpdateSchema = {
   type: "object",
@@ -89,12 +92,18 @@ export const keyUpdateSchema = {
         ]),
       ),
     },
+    webhookHosts: {
+      ...webhookHostsSchema,
+      type: ["array", "null"],
+      description: `${webhookHostsSchema.description} null: any host again.`,
+    },
   },
 } as const;
 
 export interface KeyUpdate {
   scopes?: string[];
   limits?: { [Name in keyof KeyLimits]?: number | null };
+  webhookHosts?: string[] | null;
 }
 
 /** The change, or ApiError INVALID_PARAMETER naming every bad field. */

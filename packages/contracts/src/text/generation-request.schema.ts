@@ -1,6 +1,7 @@
 import { DEFAULT_BOT_NAME, REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
 import { speechRequestSchema } from "../speech/speech-request.schema.js";
 import { SPEECH_LIMITS } from "../speech/speech-request.js";
+import { WEBHOOK_EVENTS } from "../webhooks/webhook-events.js";
 
 /** Non-empty and not only white space. */
 const TEXT = { type: "string", minLength: 1, pattern: "\\S" } as const;
@@ -54,6 +55,16 @@ const webhook = {
     "http or https URL that receives the final record, signed per Standard Webhooks. Its host must be a public address (not loopback, private, link-local, site-local or metadata, nor an IPv6 form carrying such an IPv4) unless the deployment allows private ones. See docs/api.md, Webhooks.",
 } as const;
 
+/** Extension: which ends of the request are delivered to `webhook`. */
+const webhookEvents = {
+  type: "array",
+  items: { type: "string", enum: [...WEBHOOK_EVENTS] },
+  minItems: 1,
+  uniqueItems: true,
+  description:
+    'Which ends of the request are POSTed to `webhook` (only with `webhook`): `completed`, `error` (a failure, a lost job, the time limit) and `cancelled` (your own cancel). Default `["completed","error"]`: a cancel is not delivered unless asked for.',
+} as const;
+
 const { voice, format, speed } = speechRequestSchema.properties;
 /**
  * Extension: also synthesize the reply. The speech endpoint's bounds and enums; `voice`
@@ -77,6 +88,7 @@ function requestSchema(message: object, botName: object, required: string[]) {
       botName,
       samplingParams,
       webhook,
+      webhookEvents,
       speak,
     },
   } as const;

@@ -1,6 +1,7 @@
 import type { ModelId } from "../models.js";
 import type { AudioFormat } from "../speech/audio-formats.js";
 import type { VoiceId } from "../speech/voices.js";
+import type { WebhookEvent } from "../webhooks/webhook-events.js";
 
 export type MessageRole = "You" | "Bot";
 
@@ -53,6 +54,8 @@ export interface GenerationRequest {
   samplingParams: SamplingParams;
   /** Extension: where the final record is delivered, signed. */
   webhook?: string;
+  /** Extension: which ends are delivered (default: completed and error, not the client's own cancel). */
+  webhookEvents?: WebhookEvent[];
   /** Extension: synthesize the reply as well. */
   speak?: SpeakOptions;
 }

@@ -67,8 +67,8 @@ export function ipLiteralOf(hostname: string): string | null {
   return ipaddr.isValid(bare) ? bare : null;
 }
 
-/** Names that mean this machine whatever DNS says. */
-function isLocalName(hostname: string): boolean {
+/** Names that mean this machine whatever DNS says (RFC 6761). */
+export function isLocalName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, "");
   return name === "localhost" || name.endsWith(".localhost");
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { validateKeyUpdate, validateNewApiKey, type KeyLimits, type KeyUpdate } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
+import { newWebhookSecret, WebhookSecrets, type RotatedWebhookSecret } from "./webhook-secrets.js";
 
 /** What the service knows about a key. The secret itself is never stored, only its SHA-256. */
 export interface ApiKeyRecord {
@@ -10,6 +11,10 @@ export interface ApiKeyRecord {
   scopes: string[];
   /** Overrides of the configured per-minute limits and holding caps, for this key only. */
   limits: KeyLimits;
+  /** The only hosts its webhooks may name (set by the operator); null: any the address rules allow. */
+  webhookHosts: string[] | null;
+  /** It has a webhook signing secret of its own; false: a key from before, signed with WEBHOOK_SECRET. */
+  ownWebhookSecret: boolean;
   createdAt: string;
   revoked: boolean;
 }
@@ -18,6 +23,8 @@ export interface NewApiKey {
   record: ApiKeyRecord;
   /** The secret, shown once at creation. */
   secret: string;
+  /** The key's webhook signing secret (`whsec_…`), shown once at creation. */
+  webhookSecret: string;
 }
 
 export class ApiKeyError extends Error {}
@@ -39,6 +46,8 @@ function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
     name: hash.name,
     scopes: JSON.parse(hash.scopes ?? "[]") as string[],
     limits: JSON.parse(hash.limits ?? "{}") as KeyLimits,
+    webhookHosts: hash.webhookHosts ? (JSON.parse(hash.webhookHosts) as string[]) : null,
+    ownWebhookSecret: hash.webhookSecret === "own",
     createdAt: hash.createdAt ?? "",
     revoked: hash.revoked === "1",
   };
@@ -53,10 +62,16 @@ export class ApiKeyStore {
   /**
    * A new key named `name` (names are unique among keys not revoked). With `replace`, a key already
    * holding the name is revoked first: how a key is rotated under the same name. Bad input (the
-   * contract's bounds, shared by the admin API and the CLI) throws ApiError INVALID_PARAMETER.
+   * contract's bounds, shared by the admin API and the CLI) throws ApiError INVALID_PARAMETER. The
+   * key gets its own webhook signing secret, stored beside it (webhook-secrets.ts).
    */
-  async create(name: string, scopes: string[], limits: KeyLimits = {}, { replace = false } = {}): Promise<NewApiKey> {
-    validateNewApiKey({ name, scopes, limits });
+  async create(
+    name: string,
+    scopes: string[],
+    limits: KeyLimits = {},
+    { replace = false, webhookHosts }: { replace?: boolean; webhookHosts?: string[] } = {},
+  ): Promise<NewApiKey> {
+    validateNewApiKey({ name, scopes, limits, ...(webhookHosts && { webhookHosts }) });
     const holder = replace ? await this.redis.hget(this.keys.apiKeyNames(), name) : null;
     if (holder) await this.revokeById(holder);
     const record: ApiKeyRecord = {
@@ -64,6 +79,8 @@ export class ApiKeyStore {
       name,
       scopes,
       limits,
+      webhookHosts: webhookHosts ?? null,
+      ownWebhookSecret: true,
       createdAt: new Date().toISOString(),
       revoked: false,
     };
@@ -74,17 +91,22 @@ export class ApiKeyStore {
       );
     const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
     const secretHash = hashSecret(secret);
+    const webhookSecret = newWebhookSecret();
+    const { webhookHosts: hosts, ownWebhookSecret: _, ...fields } = record;
     await this.redis
       .multi()
       .hset(this.keys.apiKeyBySecretHash(secretHash), {
-        ...record,
+        ...fields,
         scopes: JSON.stringify(scopes),
         limits: JSON.stringify(limits),
+        ...(hosts && { webhookHosts: JSON.stringify(hosts) }),
+        webhookSecret: "own",
         revoked: "0",
       })
+      .hset(this.keys.apiKeyWebhookSecrets(record.id), "current", webhookSecret)
       .hset(this.keys.apiKeyIndex(), record.id, secretHash)
       .exec();
-    return { record, secret };
+    return { record, secret, webhookSecret };
   }
 
   /** The key a request presents, or null when it is unknown. Revoked keys are returned as such. */
@@ -111,25 +133,48 @@ export class ApiKeyStore {
   }
 
   /**
-   * Changes a key's scopes and limits in place (its secret, id and usage stay): each limit named sets
-   * it, or with null drops it. Bad input throws ApiError INVALID_PARAMETER; a revoked key cannot
-   * change. Gateways see the change once their key cache lets go of the old record.
+   * Changes a key's scopes, limits and webhook hosts in place (its secret, id and usage stay): each
+   * limit named sets it, or with null drops it; webhookHosts replaces the list, null drops it. Bad
+   * input throws ApiError INVALID_PARAMETER; a revoked key cannot change. Gateways see the change once
+   * their key cache lets go of the old record.
    */
   async update(id: string, change: KeyUpdate): Promise<ApiKeyRecord> {
-    const { scopes, limits } = validateKeyUpdate(change);
-    const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
-    const key = secretHash ? this.keys.apiKeyBySecretHash(secretHash) : null;
-    const record = key ? fromHash(await this.redis.hgetall(key)) : null;
-    if (!key || !record) throw new ApiKeyError(`no key with id "${id}"`);
-    if (record.revoked) throw new ApiKeyRevoked(`key "${id}" is revoked: it cannot change`);
+    const { scopes, limits, webhookHosts } = validateKeyUpdate(change);
+    const { key, record } = await this.changeable(id);
     const merged: KeyLimits = { ...record.limits };
     for (const [name, value] of Object.entries(limits ?? {}) as [keyof KeyLimits, number | null][]) {
       if (value === null) delete merged[name];
       else merged[name] = value;
     }
-    const updated = { ...record, scopes: scopes ?? record.scopes, limits: merged };
-    await this.redis.hset(key, { scopes: JSON.stringify(updated.scopes), limits: JSON.stringify(merged) });
+    const hosts = webhookHosts === undefined ? record.webhookHosts : webhookHosts;
+    const updated = { ...record, scopes: scopes ?? record.scopes, limits: merged, webhookHosts: hosts };
+    const write = this.redis
+      .multi()
+      .hset(key, { scopes: JSON.stringify(updated.scopes), limits: JSON.stringify(merged) });
+    if (hosts === null) write.hdel(key, "webhookHosts");
+    else write.hset(key, "webhookHosts", JSON.stringify(hosts));
+    await write.exec();
     return updated;
+  }
+
+  /**
+   * A new webhook signing secret for the key. With `overlapMs` the one it replaces (a key from before
+   * per-key secrets: the deployment's WEBHOOK_SECRET) still signs beside it that long, so its owner
+   * can move its receivers over; a delivery then carries both signatures.
+   */
+  async rotateWebhookSecret(id: string, overlapMs: number, now = Date.now()): Promise<RotatedWebhookSecret> {
+    const { key } = await this.changeable(id);
+    return new WebhookSecrets(this.redis, this.keys).rotate(id, key, overlapMs, now);
+  }
+
+  /** The record of a key that may change (it exists and is not revoked), and its Redis key. */
+  private async changeable(id: string): Promise<{ key: string; record: ApiKeyRecord }> {
+    const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
+    const key = secretHash ? this.keys.apiKeyBySecretHash(secretHash) : null;
+    const record = key ? fromHash(await this.redis.hgetall(key)) : null;
+    if (!key || !record) throw new ApiKeyError(`no key with id "${id}"`);
+    if (record.revoked) throw new ApiKeyRevoked(`key "${id}" is revoked: it cannot change`);
+    return { key, record };
   }
 
   /**

@@ -6,6 +6,8 @@ const record = (id: string): ApiKeyRecord => ({
   name: id,
   scopes: ["*"],
   limits: {},
+  webhookHosts: null,
+  ownWebhookSecret: true,
   createdAt: "",
   revoked: false,
 });

@@ -1,3 +1,4 @@
 export { ApiKeyError, ApiKeyRevoked, ApiKeyStore, type ApiKeyRecord, type NewApiKey } from "./api-key-store.js";
 export { ApiKeyUsage, sumUsage, utcDay, type DailyUsage, type UsageOperation } from "./api-key-usage.js";
 export { CachedApiKeys, type ApiKeyLookup } from "./cached-api-keys.js";
+export { newWebhookSecret, WebhookSecrets, type RotatedWebhookSecret, type WebhookSigning } from "./webhook-secrets.js";

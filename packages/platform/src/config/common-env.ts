@@ -78,7 +78,7 @@ export const COMMON_ENV = {
     type: "string",
     pattern: "^whsec_[A-Za-z0-9+/]{22,}={0,2}$",
     description:
-      "Standard Webhooks signing secret (whsec_ + base64 of 16+ random bytes); unset: a submit with `webhook` is refused",
+      "Standard Webhooks secret (whsec_ + base64 of 16+ random bytes) signing only for API keys made before keys had their own; unset: those keys' submits with `webhook` are refused",
   },
   WEBHOOK_ALLOW_PRIVATE: {
     type: "boolean",

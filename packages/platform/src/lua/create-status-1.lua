@@ -11,6 +11,7 @@
     ARGV[3] model
     ARGV[4] createdAt (ms)
     ARGV[5] webhook URL ('' for none)
+    ARGV[6] the events delivered to it (comma-separated)
 
   Output:
     nil

@@ -13,8 +13,8 @@
     ARGV[5..] field, value, field, value... (the final record's fields)
 
   Output:
-    0 when not written; else the record's webhook URL (for this writer, the one that turned it
-    final, to queue its one delivery), or 1 without one
+    0 when not written; else, for a record with a webhook, {webhook URL, owner, webhook events}
+    (for this writer, the one that turned it final, to queue its one delivery), or 1 without one
 ]]
 --- @include "includes/publish-change"
 
@@ -24,4 +24,6 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('PUBLISH', ARGV[3], ARGV[2])
 publishChange(KEYS[1], ARGV[4], ARGV[2])
-return redis.call('HGET', KEYS[1], 'webhook') or 1
+local webhook = redis.call('HGET', KEYS[1], 'webhook')
+if not webhook then return 1 end
+return {webhook, redis.call('HGET', KEYS[1], 'owner') or '', redis.call('HGET', KEYS[1], 'webhookEvents') or ''}

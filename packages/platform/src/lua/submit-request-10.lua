@@ -10,8 +10,9 @@
     KEYS[10]   the owner's request index (index-request-1's)
 
     ARGV[1..5]   join-queue-8's: createdAt (ms), request id, key id, in-flight cap, last turn
-    ARGV[6..10]  create-status-1's: ttl (s), owner, model, createdAt (ms), webhook URL ('' for none)
-    ARGV[11..13] index-request-1's: ttl (s), createdAt (ms), request id
+    ARGV[6..11]  create-status-1's: ttl (s), owner, model, createdAt (ms), webhook URL ('' for none),
+                 its events
+    ARGV[12..14] index-request-1's: ttl (s), createdAt (ms), request id
 
   Output:
     join-queue-8's: {ticket, turn}, or {0, held, average job seconds} when refused
@@ -23,6 +24,6 @@
 
 local joined = joinQueue(slice(KEYS, 1, 8), slice(ARGV, 1, 5))
 if joined[1] == 0 then return joined end
-createStatus(slice(KEYS, 9, 1), slice(ARGV, 6, 5))
-indexRequest(slice(KEYS, 10, 1), slice(ARGV, 11, 3))
+createStatus(slice(KEYS, 9, 1), slice(ARGV, 6, 6))
+indexRequest(slice(KEYS, 10, 1), slice(ARGV, 12, 3))
 return joined

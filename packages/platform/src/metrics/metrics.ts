@@ -40,8 +40,13 @@ export interface WorkerMetrics extends ServiceMetrics {
   recordPromptCache(model: string, promptTokens: number, cachedTokens: number): void;
   /** One finished synthesis; unknown durations (null) are left out rather than counted as 0. */
   recordSpeech(format: string, audioSeconds: number | null, synthesisSeconds: number | null): void;
-  /** One webhook attempt's outcome: delivered, retried, or why the delivery ended (gone, refused, failed, expired). */
+  /**
+   * One webhook attempt's outcome: delivered, retried, paused, or why the delivery ended (gone, refused,
+   * unsigned, failed, expired).
+   */
   recordWebhook(outcome: string): void;
+  /** A key's receiver address paused by its circuit breaker, or resumed after a successful trial. */
+  recordWebhookBreaker(change: "paused" | "closed"): void;
   /** One cache-aware routing decision on a text job this worker took from the shared queue (RoutingDecision). */
   recordRouting(decision: string): void;
 }
@@ -159,8 +164,14 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
   });
   const webhooks = new Counter({
     name: "webhook_deliveries_total",
-    help: "Webhook attempts by outcome: delivered, retried, or the end of a delivery that was not (gone, refused, failed, expired)",
+    help: "Webhook attempts by outcome: delivered, retried, paused (not made: the key's address is paused), or the end of a delivery that was not (gone, refused, unsigned, failed, expired)",
     labelNames: ["outcome"] as const,
+    registers,
+  });
+  const breakers = new Counter({
+    name: "webhook_breaker_changes_total",
+    help: "A key's webhook address paused after failing too often (to=paused), or resumed after a successful trial (to=closed)",
+    labelNames: ["to"] as const,
     registers,
   });
   const routing = new Counter({
@@ -174,6 +185,7 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
     service: "worker",
     recordRouting: (decision) => routing.inc({ decision }),
     recordWebhook: (outcome) => webhooks.inc({ outcome }),
+    recordWebhookBreaker: (change) => breakers.inc({ to: change }),
     recordJob: (queue, outcome) => jobs.inc({ queue, outcome }),
     recordGeneration: (name, count, seconds) => {
       tokens.inc({ model: name }, count);

@@ -38,6 +38,11 @@ function allKeys(keys: RedisKeys, arg: string): string[] {
     keys.routingWorkerAlive(arg),
     keys.routingWorkers(),
     keys.routingSweepLock(),
+    keys.apiKeyWebhookSecrets(arg),
+    keys.webhookTurns(),
+    keys.webhookPending(arg),
+    keys.webhookBreakers(arg),
+    keys.webhookQueueWaiting(),
   ];
 }
 
@@ -91,6 +96,11 @@ describe("redisKeys", () => {
       "p:routing:{routing}:alive:x",
       "p:routing:{routing}:workers",
       "p:routing:{routing}:sweep-lock",
+      "p:apikeys:{registry}:webhook-secrets:x",
+      "p:webhooks:{webhook-delivery}:turns",
+      "p:webhooks:{webhook-delivery}:pending:x",
+      "p:webhooks:{webhook-delivery}:breakers:x",
+      "p:bull:{webhook-delivery}:webhook-delivery:prioritized",
     ]);
   });
 

@@ -3,8 +3,8 @@ import { QUEUES } from "@chorus/contracts";
 /**
  * The one place that builds Redis key names, each under the configured prefix. Hash tags (in
  * braces) keep every script's keys in one Cluster slot while the load spreads: one tag per queue
- * (BullMQ's keys and the text queue's sets), per request (record, audio), per API key (index,
- * usage, idempotency), and one for the key registry. On a single Redis tags change nothing.
+ * (BullMQ's keys and the queue's own sets: text turns, webhook turns), per request (record, audio),
+ * per API key (index, usage, idempotency), and one for the key registry. On one Redis they change nothing.
  */
 export interface RedisKeys {
   /**
@@ -31,6 +31,16 @@ export interface RedisKeys {
   apiKeyIndex(): string;
   /** Hash: key name -> key id (names are unique). */
   apiKeyNames(): string;
+  /** Hash of one key's webhook signing secrets: `current`; during a rotation's overlap `previous`, `previousUntil`. */
+  apiKeyWebhookSecrets(keyId: string): string;
+  /** Webhook queue: hash of `serving` (the turn last started) and, per API key id, its latest delivery's turn. */
+  webhookTurns(): string;
+  /** Webhook queue: sorted set of one API key's deliveries queued and not yet ended (request ids, by queueing time). */
+  webhookPending(keyId: string): string;
+  /** Webhook queue: hash of one API key's receivers that failed lately (address -> circuit state, JSON). */
+  webhookBreakers(keyId: string): string;
+  /** BullMQ's sorted set of the webhook queue's prioritized (waiting) jobs: empty when no delivery waits. */
+  webhookQueueWaiting(): string;
   /** Prefix rate-limit-redis puts before a limiter's client keys. */
   rateLimit(limiter: string): string;
   /** Pub/sub channel on which gateways tell every worker to stop a job. */
@@ -106,6 +116,7 @@ export function redisKeys(prefix: string): RedisKeys {
   const textQueue = `${prefix}:text-queue:${queueTag(QUEUES.text)}`;
   const registry = `${prefix}:apikeys:{registry}`;
   const routing = `${prefix}:routing:{routing}`;
+  const webhooks = `${prefix}:webhooks:${queueTag(QUEUES.webhooks)}`;
   return {
     bullPrefix,
     status: (requestId) => `${prefix}:status:{${requestId}}`,
@@ -117,6 +128,11 @@ export function redisKeys(prefix: string): RedisKeys {
     routingWorkers: () => `${routing}:workers`,
     routingSweepLock: () => `${routing}:sweep-lock`,
     apiKeyNames: () => `${registry}:names`,
+    apiKeyWebhookSecrets: (keyId) => `${registry}:webhook-secrets:${keyId}`,
+    webhookTurns: () => `${webhooks}:turns`,
+    webhookPending: (keyId) => `${webhooks}:pending:${keyId}`,
+    webhookBreakers: (keyId) => `${webhooks}:breakers:${keyId}`,
+    webhookQueueWaiting: () => `${bullPrefix(QUEUES.webhooks)}:${QUEUES.webhooks}:prioritized`,
     rateLimit: (limiter) => `${prefix}:rl:${limiter}:`,
     cancelChannel: () => `${prefix}:cancel`,
     statusFinalChannel: () => `${prefix}:status-final`,

@@ -1,5 +1,11 @@
 export { LAST_TURN, type QueueJoin } from "./fair-turns.js";
 export { isExpiredWorkerSlotsEntry, JobTimeStats, liveWorkerCount, workerSlotsEntry } from "./queue-stats.js";
 export { RequestIndex, type IndexPosition, type IndexSlice } from "./request-index.js";
-export { StatusStore, type Completion, type FinalRecordHook } from "./status-store.js";
+export {
+  StatusStore,
+  type Completion,
+  type FinalRecordHook,
+  type FinishedWithWebhook,
+  type WebhookTarget,
+} from "./status-store.js";
 export type { StoredStatus } from "./stored-status.js";

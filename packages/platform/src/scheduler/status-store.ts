@@ -1,4 +1,13 @@
-import { CANCELLED_ERROR, type FailureCode, type FinishReason, type ModelId } from "@chorus/contracts";
+import {
+  CANCELLED_ERROR,
+  parseWebhookEvents,
+  storedWebhookEvents,
+  webhookEventOf,
+  type FailureCode,
+  type FinishReason,
+  type ModelId,
+  type WebhookEvent,
+} from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
@@ -29,9 +38,27 @@ export interface Completion {
   audioError?: string;
 }
 
+/** Where a request's final record goes, and for which of its ends. */
+export interface WebhookTarget {
+  url: string;
+  /** Absent: the default (completed and error, not the client's own cancel). */
+  events?: readonly WebhookEvent[];
+}
+
+/** A record that has just turned final and has a webhook. */
+export interface FinishedWithWebhook {
+  requestId: string;
+  url: string;
+  /** The API key that sent the request. */
+  keyId: string;
+  /** How it ended, and the events the request asked to have delivered. */
+  event: WebhookEvent;
+  events: WebhookEvent[];
+}
+
 /** Takes the delivery of a record that has just turned final and has a webhook (see webhooks/). */
 export interface FinalRecordHook {
-  finished(requestId: string, webhook: string): Promise<void>;
+  finished(record: FinishedWithWebhook): Promise<void>;
 }
 
 type JoinReply = Parameters<typeof parseQueueJoin>[0];
@@ -88,7 +115,7 @@ export class StatusStore {
     owner: string,
     model: ModelId,
     now = Date.now(),
-    webhook = "",
+    webhook?: WebhookTarget,
     inFlightCap: number | null = null,
   ): Promise<QueueJoin> {
     const k = this.keys;
@@ -103,7 +130,7 @@ export class StatusStore {
       k.textJobsBacklog(),
     ];
     const joinArgs = [now, requestId, owner, inFlightCap ?? 0, LAST_TURN];
-    const createArgs = [this.ttlSeconds, owner, model, now, webhook];
+    const createArgs = [this.ttlSeconds, owner, model, now, webhook?.url ?? "", storedWebhookEvents(webhook?.events)];
     const indexArgs = [this.ttlSeconds, now, requestId];
     if (!this.redis.isCluster) {
       const reply = await this.scripts.submit(
@@ -249,7 +276,11 @@ export class StatusStore {
         .catch(() => 0),
     ]);
     // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
-    if (typeof written === "string" && this.onFinal) await this.onFinal.finished(requestId, written);
+    if (Array.isArray(written) && this.onFinal) {
+      const [url, keyId, events] = written as [string, string, string];
+      const event = webhookEventOf(fields as { status: string; finishReason?: string });
+      await this.onFinal.finished({ requestId, url, keyId, event, events: parseWebhookEvents(events) });
+    }
     return written !== 0;
   }
 }

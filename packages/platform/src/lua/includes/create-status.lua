@@ -5,6 +5,6 @@
 local function createStatus(KEYS, ARGV)
   redis.call('HSET', KEYS[1], 'status', 'processing', 'owner', ARGV[2], 'model', ARGV[3], 'progress', 0,
     'createdAt', ARGV[4], 'rev', 1)
-  if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'webhook', ARGV[5]) end
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'webhook', ARGV[5], 'webhookEvents', ARGV[6]) end
   redis.call('EXPIRE', KEYS[1], ARGV[1])
 end
