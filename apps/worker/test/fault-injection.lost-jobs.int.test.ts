@@ -93,7 +93,11 @@ describe("the lost-job sweep", () => {
     expect([one, two].filter((r) => r === null)).toHaveLength(1);
     expect(one ?? two).toEqual({ lost: 1, failed: 1 });
     expect(await status(removed)).toEqual({ status: "error", error: LOST_ERROR, errorCode: "lost" });
-    expect(await status(failed)).toEqual({ status: "error", error: "generation failed: engine exploded" });
+    expect(await status(failed)).toEqual({
+      status: "error",
+      error: "generation failed: engine exploded",
+      errorCode: "generation_failed",
+    });
     expect(await status(waiting)).toEqual({ status: "processing", progress: 0, queuePosition: 0 });
     expect(await lostCount(metrics)).toBe(1);
 

@@ -12,7 +12,7 @@ import { finalRecord } from "../../../test-support/records.js";
 import { TEST_REDIS, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 
 /** The non-chat build of the fixture's weights: the same request makes another prompt, so another reply. */
-const OTHER_MODEL = new URL("../../../../shared/models/stories260K.gguf", import.meta.url).pathname;
+const OTHER_MODEL = new URL("../../../fixtures/models/stories260K.gguf", import.meta.url).pathname;
 
 interface Outcome {
   /** What the client put together from the stream's deltas. */
