@@ -56,16 +56,11 @@ export class TextJobs {
   ) {}
 
   /**
-   * The request joins the queue and gets its record (StatusStore.create: one script on one Redis),
-   * which hands it its turn, the priority of its job, and refuses it at once, writing nothing, when
-   * its key holds its cap of requests in flight. Only then is the job added, so no worker ever
-   * finds its record missing. The record goes down the gateway's lean, auto-pipelined connection
-   * (concurrent submits share its writes); the job down BullMQ's. Should either fail, what was
-   * written is closed at once (closeUnqueued) and the client gets the error; a job queued anyway
-   * finds its record closed and is skipped. With REDIS_WAIT_REPLICAS, the id is returned only once
-   * replicas confirm the job, written after the record on the one replication stream, so both;
-   * when they do not, the record is left as it is (a retry with the same Idempotency-Key may be
-   * handed this id if the key's release is lost in a failover).
+   * Record first (StatusStore.create: its turn, its job's priority, or refused at the in-flight cap,
+   * writing nothing), then the job, so no worker finds its record missing. Should either fail, the
+   * record is closed at once (closeUnqueued); a job queued anyway finds it closed and is skipped.
+   * With REDIS_WAIT_REPLICAS the id is returned only once replicas confirm the job (written after
+   * the record on the one replication stream, so both).
    */
   async submit(submission: NewTextJob): Promise<{ requestId: string; acceptedAt: number }> {
     const {
