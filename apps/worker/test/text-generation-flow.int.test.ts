@@ -137,6 +137,7 @@ describeWithModel("a conversation through gateway, queue and worker (stories260K
       expect(await finalRecord(gw2.app, k, submittedId(res))).toEqual({
         status: "error",
         error: "generation failed: model exploded",
+        errorCode: "generation_failed",
       });
     } finally {
       await w2.close();
