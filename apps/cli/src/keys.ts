@@ -12,28 +12,35 @@ import { ApiKeyError, ApiKeyStore } from "@chorus/platform/api-keys";
 import { parseCommandLine } from "@chorus/platform/process";
 import { redisKeys } from "@chorus/platform/redis";
 import { runOnRedis } from "./command-redis.js";
+import { listLines, parseExpiry, rotateKey } from "./keys-lifecycle.js";
 import { parseWebhookHosts, rotateWebhookSecret, UsageError } from "./keys-webhooks.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
   create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N,webhooks=N]
-         [--webhook-hosts LIST] [--rotate] [--json]
+         [--webhook-hosts LIST] [--expires WHEN] [--rotate] [--json]
           prints the new key on stdout, and its webhook signing secret (whsec_…) on
           stderr: both are shown this once (--json: both on stdout, as JSON);
           --rotate revokes a key holding NAME first (revoked names are free again);
           text, tts, status: requests per minute; inflight: text requests waiting or
           running; streams: open status streams and waits; webhooks: webhook deliveries
-          queued and not yet ended; --webhook-hosts: the only hosts its webhooks may name
-  update ID [--scopes LIST] [--limits text=N,...] [--webhook-hosts LIST]
+          queued and not yet ended; --webhook-hosts: the only hosts its webhooks may name;
+          --expires 30d (s, m, h, d from now) or an ISO date-time: the key stops working then
+  update ID [--scopes LIST] [--limits text=N,...] [--webhook-hosts LIST] [--expires WHEN|never]
           changes a key in place (its secret, id and usage stay): --scopes replaces its
           scopes; each --limits entry sets that limit, NAME=default drops the key's own
           (the deployment's applies); --webhook-hosts a.example.com,*.b.example.com
           replaces its webhook hosts ('*': any host, '': none); gateways apply it
-          within KEY_CACHE_TTL_MS
+          within KEY_CACHE_TTL_MS; --expires sets its expiry, never drops it
+  rotate ID [--overlap DURATION]
+          a new secret for the key, printed on stdout (shown this once); its id, scopes,
+          limits, usage and webhook secret stay; with --overlap (90s, 30m, 1h, 2d) the old
+          secret still works that long (only the newest old secret: rotating again ends
+          an earlier overlap), without it the old secret stops at once
   rotate-webhook-secret ID [--overlap DURATION]
           a new webhook signing secret for the key, printed on stdout (shown this once);
           with --overlap (90s, 30m, 1h, 2d) the one it replaces still signs beside it
           that long: deliveries carry both signatures while receivers move over
-  list    every key, with column headers
+  list    every key, with column headers (LAST USED: to the minute)
   revoke ID | revoke --name NAME
           ID only ever matches an id; a name is revoked only with --name;
           a key already revoked (by id, or the last key that held NAME) is said so, exit 0
@@ -94,6 +101,7 @@ function parseCommand(args: string[]) {
       json: { type: "boolean" },
       "webhook-hosts": { type: "string" },
       overlap: { type: "string" },
+      expires: { type: "string" },
     },
   });
 }
@@ -104,16 +112,12 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
     await create(store, values);
   } else if (command === "update" && target !== undefined) {
     await update(store, target, values);
+  } else if (command === "rotate" && target !== undefined) {
+    await rotateKey(store, target, values.overlap);
   } else if (command === "rotate-webhook-secret" && target !== undefined) {
     await rotateWebhookSecret(store, target, values.overlap);
   } else if (command === "list") {
-    const listed = await store.list(); // read before printing: a failure leaves no half a table
-    process.stdout.write("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\n");
-    for (const k of listed) {
-      process.stdout.write(
-        `${k.id}\t${k.name}\t${k.scopes.join(",")}\t${JSON.stringify(k.limits)}\t${k.createdAt}\t${k.revoked ? "revoked" : "active"}\n`,
-      );
-    }
+    process.stdout.write(listLines(await store.list())); // read before printing: a failure leaves no half a table
   } else if (command === "revoke" && (target === undefined) !== (values.name === undefined)) {
     // Never both ways at once: a key may be named like another key's id.
     await (target !== undefined ? revokeById(store, target) : revokeByName(store, values.name as string));
@@ -124,7 +128,8 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
 
 function whatWasWrong(command: string | undefined, target: string | undefined): string {
   if (command === undefined) return "no command given";
-  if (command === "update" || command === "rotate-webhook-secret") return `${command} needs an ID`;
+  if (command === "update" || command === "rotate" || command === "rotate-webhook-secret")
+    return `${command} needs an ID`;
   if (command === "revoke")
     return target === undefined ? "revoke needs an ID or --name NAME" : "revoke takes an ID or --name NAME, not both";
   return `unknown command '${command}'`;
@@ -134,11 +139,12 @@ function whatWasWrong(command: string | undefined, target: string | undefined): 
 async function create(store: ApiKeyStore, values: CommandLine["values"]): Promise<void> {
   if (!values.name) throw new UsageError("create needs --name NAME");
   const hosts = values["webhook-hosts"] === undefined ? null : parseWebhookHosts(values["webhook-hosts"]);
+  const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, false);
   const { record, secret, webhookSecret } = await store.create(
     values.name,
     parseScopes(values.scopes),
     parseLimits(values.limits),
-    { replace: values.rotate === true, ...(hosts && { webhookHosts: hosts }) },
+    { replace: values.rotate === true, ...(hosts && { webhookHosts: hosts }), ...(expiresAt && { expiresAt }) },
   );
   if (values.json)
     return void process.stdout.write(`${JSON.stringify({ id: record.id, key: secret, webhookSecret })}\n`);
@@ -151,12 +157,13 @@ async function update(store: ApiKeyStore, id: string, values: CommandLine["value
   if (values.scopes !== undefined) change.scopes = parseScopes(values.scopes);
   if (values.limits !== undefined) change.limits = parseLimitEntries(values.limits, true);
   if (values["webhook-hosts"] !== undefined) change.webhookHosts = parseWebhookHosts(values["webhook-hosts"]);
+  if (values.expires !== undefined) change.expiresAt = parseExpiry(values.expires, true);
   if (Object.keys(change).length === 0)
-    throw new UsageError(`update needs --scopes or --limits (or --webhook-hosts)\n\n${USAGE}`);
+    throw new UsageError(`update needs --scopes, --limits, --webhook-hosts or --expires\n\n${USAGE}`);
   const record = await store.update(id, change);
   const hosts = record.webhookHosts === null ? "any" : record.webhookHosts.join(",") || "none";
   process.stderr.write(
-    `updated ${record.id} (${record.name}): scopes ${record.scopes.join(",")}, limits ${JSON.stringify(record.limits)}, webhook hosts ${hosts}\n`,
+    `updated ${record.id} (${record.name}): scopes ${record.scopes.join(",")}, limits ${JSON.stringify(record.limits)}, webhook hosts ${hosts}, expires ${record.expiresAt ?? "never"}\n`,
   );
 }
 

@@ -66,7 +66,7 @@ describe("npm run keys", () => {
     expect(rotated.stdout).not.toBe(first.stdout);
 
     const listed = keys("list").stdout.trim().split("\n");
-    expect(listed[0]).toBe("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE");
+    expect(listed[0]).toBe("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\tEXPIRES\tLAST USED");
     expect(
       listed.slice(1).map((line) =>
         line
@@ -131,7 +131,7 @@ describe("npm run keys", () => {
     const id = idOf("unchanged");
     const nothing = keys("update", id);
     expect(nothing.code).toBe(2);
-    expect(nothing.stderr).toContain("--scopes or --limits");
+    expect(nothing.stderr).toContain("update needs --scopes, --limits, --webhook-hosts or --expires");
     const unknown = keys("update", "key_0000000000000000", "--limits", "text=3");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no key with id");

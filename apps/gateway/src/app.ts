@@ -1,5 +1,5 @@
 import { ApiError, type ModelId } from "@chorus/contracts";
-import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage } from "@chorus/platform/api-keys";
+import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type KeyLastUsed } from "@chorus/platform/api-keys";
 import { type Logger } from "@chorus/platform/logger";
 import { type GatewayMetrics } from "@chorus/platform/metrics";
 import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
@@ -57,6 +57,8 @@ export interface GatewayDeps {
   apiKeys: ApiKeyStore;
   /** How requests find their key: the store, usually behind a short in-process cache. */
   keyLookup: ApiKeyLookup;
+  /** When each key last authenticated, written at most once a minute per key from here. */
+  keyLastUsed: KeyLastUsed;
   statuses: StatusStore;
   /** Requests waiting (`Prefer: wait`) for a record to turn final. */
   finalStatusWaits: FinalStatusWaits;
@@ -132,7 +134,7 @@ export function buildApp(deps: GatewayDeps): Express {
     authFailureLimit: deps.authFailureLimit,
     metrics: deps.metrics,
   });
-  const authenticated = authenticate(deps.keyLookup, limiters.authFailure);
+  const authenticated = authenticate(deps.keyLookup, limiters.authFailure, deps.keyLastUsed);
   const status = countedUsage(limiters.status, deps.requestCounts, "status");
   const tts = countedUsage(limiters.tts, deps.requestCounts, "tts");
   const text = (model: ModelId) => countedUsage(limiters.text(model), deps.requestCounts, "text");

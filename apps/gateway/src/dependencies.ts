@@ -1,4 +1,4 @@
-import { ApiKeyStore, ApiKeyUsage, CachedApiKeys } from "@chorus/platform/api-keys";
+import { ApiKeyStore, ApiKeyUsage, CachedApiKeys, KeyLastUsed } from "@chorus/platform/api-keys";
 import { type Logger } from "@chorus/platform/logger";
 import { createMetrics, readQueueDepths } from "@chorus/platform/metrics";
 import { createSpeechQueue, createTextQueue } from "@chorus/platform/queues";
@@ -93,6 +93,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     logger,
     apiKeys,
     keyLookup: new CachedApiKeys(apiKeys, config.KEY_CACHE_TTL_MS),
+    keyLastUsed: new KeyLastUsed(redis, keys),
     statuses,
     finalStatusWaits,
     statusChanges,

@@ -142,6 +142,7 @@ describe("admin API with ADMIN_TOKEN", () => {
       webhookHosts: null,
       webhookSigning: "own",
       createdAt: expect.any(String),
+      expiresAt: null,
       revoked: false,
     });
     const { id, key, createdAt } = created.body as CreatedKey;
@@ -167,7 +168,9 @@ describe("admin API with ADMIN_TOKEN", () => {
       webhookHosts: null,
       webhookSigning: "own",
       createdAt,
+      expiresAt: null,
       revoked: false,
+      lastUsedAt: expect.any(String), // it was used just above
     });
     expect(JSON.stringify(listed.body)).not.toContain(key);
     expect(JSON.stringify(listed.body)).not.toContain((created.body as { webhookSecret: string }).webhookSecret);

@@ -20,6 +20,7 @@ export * from "./rate-limits.js";
 export { errorEnvelopeSchema } from "./errors.schema.js";
 export { statusRecordSchema } from "./status-record.schema.js";
 export {
+  expiryTime,
   keyUpdateSchema,
   MAX_API_KEY_NAME_CHARS,
   newApiKeySchema,
@@ -31,6 +32,7 @@ export {
 export {
   MAX_WEBHOOK_SECRET_OVERLAP_SECONDS,
   validateWebhookSecretRotation,
+  validateKeyRotation,
   webhookSecretRotationSchema,
   type WebhookSecretRotation,
 } from "./admin/webhook-secret.schema.js";

@@ -1,4 +1,4 @@
-import { ApiError, validateNewApiKey, type KeyUpdate } from "@chorus/contracts";
+import { ApiError, validateKeyRotation, validateNewApiKey, type KeyUpdate } from "@chorus/contracts";
 import {
   ApiKeyError,
   ApiKeyRevoked,
@@ -23,7 +23,17 @@ export interface AdminKeysDeps {
 }
 
 /** A key as the admin API shows it: never its secret (which is not stored) nor its webhook secret. */
-const shown = ({ id, name, scopes, limits, webhookHosts, ownWebhookSecret, createdAt, revoked }: ApiKeyRecord) => ({
+const shown = ({
+  id,
+  name,
+  scopes,
+  limits,
+  webhookHosts,
+  ownWebhookSecret,
+  createdAt,
+  expiresAt,
+  revoked,
+}: ApiKeyRecord) => ({
   id,
   name,
   scopes,
@@ -31,16 +41,25 @@ const shown = ({ id, name, scopes, limits, webhookHosts, ownWebhookSecret, creat
   webhookHosts,
   webhookSigning: ownWebhookSecret ? "own" : "deployment",
   createdAt,
+  expiresAt,
   revoked,
 });
 
-/** POST/GET /admin/keys, PATCH/DELETE /admin/keys/{id}, GET /admin/keys/{id}/usage: the keys CLI's store, over HTTP. */
+/** A revoked key cannot change: 409. */
+function refuseRevoked(id: string) {
+  return (error: unknown): never => {
+    if (error instanceof ApiKeyRevoked) throw new ApiError("CONFLICT", `key '${id}' is revoked: it cannot change`);
+    throw error;
+  };
+}
+
+/** POST/GET /admin/keys, PATCH/DELETE /admin/keys/{id}, POST .../rotate, GET .../usage: the keys CLI's store. */
 export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenticate: RequestHandler): void {
   router.post("/admin/keys", authenticate, jsonBody(), async (req, res) => {
-    const { name, scopes, limits, rotate, webhookHosts } = validateNewApiKey(req.body);
-    const options = { replace: rotate, ...(webhookHosts && { webhookHosts }) };
+    const { name, scopes, limits, rotate, webhookHosts, expiresAt } = validateNewApiKey(req.body);
+    const options = { replace: rotate, ...(webhookHosts && { webhookHosts }), ...(expiresAt && { expiresAt }) };
     const created = await deps.apiKeys.create(name, scopes, limits, options).catch((error: unknown) => {
-      // The store refuses only a name held by a key not revoked (the input was checked above).
+      // Past the input checks (an expiry in the past is its ApiError), the store refuses only a name held.
       if (error instanceof ApiKeyError)
         throw new ApiError(
           "CONFLICT",
@@ -54,18 +73,27 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
     res.status(201).json({ ...shown(created.record), key: created.secret, webhookSecret });
   });
   router.get("/admin/keys", authenticate, async (_req, res) => {
-    res.json({ data: (await deps.apiKeys.list()).map(shown) });
+    const listed = await deps.apiKeys.list();
+    res.json({ data: listed.map((key) => ({ ...shown(key), lastUsedAt: key.lastUsedAt })) });
   });
   router.patch("/admin/keys/:id", authenticate, jsonBody(), async (req, res) => {
     const { id } = await existingKey(deps.apiKeys, req);
-    const updated = await deps.apiKeys.update(id, req.body as KeyUpdate).catch((error: unknown) => {
-      if (error instanceof ApiKeyRevoked) throw new ApiError("CONFLICT", `key '${id}' is revoked: it cannot change`);
-      throw error;
-    });
+    const updated = await deps.apiKeys.update(id, req.body as KeyUpdate).catch(refuseRevoked(id));
     deps.keyLookup.forget(id);
-    const { scopes, limits, webhookHosts } = updated;
-    requestLogger(req).info("api key updated", { keyId: id, scopes, limits, webhookHosts });
+    const { scopes, limits, webhookHosts, expiresAt } = updated;
+    requestLogger(req).info("api key updated", { keyId: id, scopes, limits, webhookHosts, expiresAt });
     res.json(shown(updated));
+  });
+  router.post("/admin/keys/:id/rotate", authenticate, jsonBody(), async (req, res) => {
+    const { id } = await existingKey(deps.apiKeys, req);
+    const { overlapSeconds } = validateKeyRotation(req.body ?? {});
+    const rotated = await deps.apiKeys.rotate(id, overlapSeconds * 1000).catch(refuseRevoked(id));
+    deps.keyLookup.forget(id); // found again, the old secret carries its overlap's end (or is gone)
+    requestLogger(req).info("api key rotated", { keyId: id, overlapSeconds });
+    res.setHeader("Cache-Control", "no-store"); // it carries the secret
+    const previousValidUntil =
+      rotated.previousValidUntil === null ? null : new Date(rotated.previousValidUntil).toISOString();
+    res.json({ ...shown(rotated.record), key: rotated.secret, previousValidUntil });
   });
   router.delete("/admin/keys/:id", authenticate, async (req, res) => {
     const { id } = await existingKey(deps.apiKeys, req);

@@ -1,5 +1,5 @@
 import { ApiError } from "@chorus/contracts";
-import { type ApiKeyLookup, type ApiKeyRecord } from "@chorus/platform/api-keys";
+import { type ApiKeyLookup, type ApiKeyRecord, type KeyLastUsed } from "@chorus/platform/api-keys";
 import { bearerToken } from "@chorus/platform/auth";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
@@ -13,25 +13,49 @@ export function authenticatedKey(req: Request): ApiKeyRecord {
   return key;
 }
 
-function failureMessage(token: string | null, key: ApiKeyRecord | null): string {
-  if (token === null) return "missing or malformed Authorization header; send 'Authorization: Bearer <API key>'";
-  return key?.revoked ? "the API key has been revoked" : "the API key is not valid";
+/** Why a key found is refused at `now`, or null when it is accepted. */
+function refusal(key: ApiKeyRecord, now: number): { message: string; reason: string } | null {
+  if (key.revoked) return { message: "the API key has been revoked", reason: "revoked" };
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now)
+    return { message: `the API key expired at ${key.expiresAt}`, reason: "expired" };
+  if (key.replacedSecretUntil !== null && key.replacedSecretUntil <= now)
+    return { message: "the API key's secret was replaced by a rotation; use the new one", reason: "rotated" };
+  return null;
+}
+
+function failure(token: string | null, key: ApiKeyRecord | null, now: number): ApiError {
+  if (token === null)
+    return new ApiError(
+      "UNAUTHORIZED",
+      "missing or malformed Authorization header; send 'Authorization: Bearer <API key>'",
+    );
+  const refused = key && refusal(key, now);
+  if (!refused) return new ApiError("UNAUTHORIZED", "the API key is not valid");
+  return new ApiError("UNAUTHORIZED", refused.message, { reason: refused.reason });
 }
 
 /**
  * Bearer-key authentication. Failed attempts count against a per-address budget (`onFailure`, a
  * rate limiter): past it the client gets 429 instead of 401, so keys cannot be guessed at speed.
+ * Expiry is checked on each request, so a cached key never outlives it. `lastUsed` hears of each
+ * key admitted (it writes off the request path).
  */
-export function authenticate(apiKeys: ApiKeyLookup, onFailure: RequestHandler): RequestHandler {
+export function authenticate(
+  apiKeys: ApiKeyLookup,
+  onFailure: RequestHandler,
+  lastUsed?: Pick<KeyLastUsed, "note">,
+): RequestHandler {
   const admit = (req: Request, res: Response, next: NextFunction, token: string | null, key: ApiKeyRecord | null) => {
-    if (key && !key.revoked) {
+    const now = Date.now();
+    if (key && !refusal(key, now)) {
       (req as AuthenticatedRequest)[KEY_PROPERTY] = key;
+      lastUsed?.note(key.id, now);
       next();
       return;
     }
     // The failure limiter calls its callback only while under budget; over it, it answers 429 itself.
     void onFailure(req, res, (error?: unknown) => {
-      next(error ?? new ApiError("UNAUTHORIZED", failureMessage(token, key)));
+      next(error ?? failure(token, key, now));
     });
   };
   // Not an async function: a cached key (most requests) is admitted in the same tick, no promise.

@@ -1,4 +1,5 @@
 import { keyUpdateSchema, LIMITED_OPERATIONS, newApiKeySchema, webhookHostsSchema } from "@chorus/contracts";
+import { keyLifecyclePaths, keyLifecycleSchemas } from "./admin-key-lifecycle.paths.js";
 import { ADMIN_WEBHOOK_SCHEMAS, adminWebhookPaths } from "./admin-webhooks.paths.js";
 import { json, type Operation, type Paths } from "./operation.js";
 import { errors } from "./responses.js";
@@ -23,6 +24,11 @@ const keyFields = {
       "`own`: its webhooks are signed with its own secret; `deployment`: a key made before keys had one, signed with WEBHOOK_SECRET (rotate it to give it its own).",
   },
   createdAt: { type: "string", format: "date-time" },
+  expiresAt: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "After it the key gets 401 UNAUTHORIZED (`details.reason`: `expired`); null: never.",
+  },
   revoked: { type: "boolean" },
 } satisfies Record<string, Schema>;
 const perOperation: Schema = {
@@ -71,7 +77,7 @@ export const ADMIN_SCHEMAS = {
     type: "object",
     required: ["data"],
     properties: {
-      data: { type: "array", items: schemaRef("ApiKey"), description: "Oldest first, revoked keys included." },
+      data: { type: "array", items: schemaRef("ListedApiKey"), description: "Oldest first, revoked keys included." },
     },
   },
   DailyUsage: {
@@ -100,6 +106,7 @@ export const ADMIN_SCHEMAS = {
     },
   },
   ...ADMIN_WEBHOOK_SCHEMAS,
+  ...keyLifecycleSchemas(keyFields),
 } satisfies Record<string, Schema>;
 
 const key = {
@@ -110,6 +117,7 @@ const key = {
   webhookHosts: ["hooks.partner-a.example"],
   webhookSigning: "own",
   createdAt: "2026-01-01T12:00:00.000Z",
+  expiresAt: null,
   revoked: false,
 };
 const used = (text: number, tts: number) => ({
@@ -144,7 +152,7 @@ export function adminPaths(): Paths {
         operationId: "createApiKey",
         summary: "Create an API key",
         description:
-          "The same bounds as `npm run keys -- create`. A name already held by a key not revoked is 409 CONFLICT, unless `rotate` revokes that key first. The key gets its own webhook signing secret, answered here once; `webhookHosts` restricts its webhooks to those hosts.",
+          "The same bounds as `npm run keys -- create`. A name already held by a key not revoked is 409 CONFLICT, unless `rotate` revokes that key first (to keep the key and change only its secret: POST /admin/keys/{id}/rotate). `expiresAt` must be in the future (else 400). The key gets its own webhook signing secret, answered here once; `webhookHosts` restricts its webhooks to those hosts.",
         requestBody: {
           required: true,
           content: json(schemaRef("NewApiKeyRequest"), {
@@ -171,7 +179,9 @@ export function adminPaths(): Paths {
         responses: {
           "200": {
             description: "Every key.",
-            content: json(schemaRef("ApiKeyList"), { keys: { data: [key] } }),
+            content: json(schemaRef("ApiKeyList"), {
+              keys: { data: [{ ...key, lastUsedAt: "2026-01-02T08:41:07.000Z" }] },
+            }),
           },
           ...errors(401, 429, 500, 503),
         },
@@ -181,9 +191,9 @@ export function adminPaths(): Paths {
       patch: {
         ...admin,
         operationId: "updateApiKey",
-        summary: "Change an API key's scopes, limits or webhook hosts",
+        summary: "Change an API key's scopes, limits, webhook hosts or expiry",
         description:
-          "The key keeps its secret, id and usage (`npm run keys -- update ID`). `scopes` replaces its scopes; each entry of `limits` sets that limit, or with `null` drops the key's own value so the deployment's applies again; limits not named stay. `webhookHosts` replaces the hosts its webhooks may name (a submit naming another is 400); `null`: any host again. " +
+          "The key keeps its secret, id and usage (`npm run keys -- update ID`). `scopes` replaces its scopes; each entry of `limits` sets that limit, or with `null` drops the key's own value so the deployment's applies again; limits not named stay. `webhookHosts` replaces the hosts its webhooks may name (a submit naming another is 400); `null`: any host again. `expiresAt` (in the future, else 400) sets when the key stops working; `null`: never. " +
           "At once on the gateway that answers; on the others within their key cache's time (`KEY_CACHE_TTL_MS`, 5 s by default). A revoked key is 409 CONFLICT.",
         parameters: [idParameter],
         requestBody: {
@@ -193,6 +203,7 @@ export function adminPaths(): Paths {
             back: { limits: { text: null } },
             narrow: { scopes: ["text:Witch"] },
             hosts: { webhookHosts: ["hooks.partner-a.example", "*.partner-a.example"] },
+            expiry: { expiresAt: "2026-12-31T23:59:59Z" },
           }),
         },
         responses: {
@@ -215,6 +226,7 @@ export function adminPaths(): Paths {
         responses: { "204": { description: "Revoked." }, ...errors(401, 404, 429, 500, 503) },
       },
     },
+    ...keyLifecyclePaths(key),
     ...adminWebhookPaths(),
     "/admin/keys/{id}/usage": {
       get: {

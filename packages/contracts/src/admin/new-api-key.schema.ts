@@ -1,5 +1,6 @@
 import { KNOWN_SCOPES, SCOPE_ALL } from "../scopes.js";
 import { CAPPED_HOLDINGS, LIMITED_OPERATIONS, type KeyLimits } from "../rate-limits.js";
+import { ApiError } from "../errors.js";
 import { compileValidator } from "../validation/validator.js";
 import { webhookHostsSchema } from "../webhooks/webhook-hosts.js";
 
@@ -24,6 +25,12 @@ const keyLimitProperties = {
   ...Object.fromEntries(LIMITED_OPERATIONS.map((operation) => [operation, perMinute])),
   ...Object.fromEntries(CAPPED_HOLDINGS.map((holding) => [holding, heldAtOnce])),
 } as Record<keyof KeyLimits, typeof perMinute | typeof heldAtOnce>;
+
+const expiresAtSchema = {
+  type: "string",
+  format: "date-time",
+  description: "ISO 8601 time after which the key is refused (401); in the future",
+} as const;
 
 const scopesSchema = {
   type: "array",
@@ -51,6 +58,7 @@ export const newApiKeySchema = {
     scopes: { ...scopesSchema, default: [SCOPE_ALL] },
     limits: { type: "object", additionalProperties: false, properties: keyLimitProperties, default: {} },
     webhookHosts: webhookHostsSchema,
+    expiresAt: expiresAtSchema,
     rotate: {
       type: "boolean",
       default: false,
@@ -64,6 +72,7 @@ export interface NewApiKeyRequest {
   scopes: string[];
   limits: KeyLimits;
   webhookHosts?: string[];
+  expiresAt?: string;
   rotate: boolean;
 }
 
@@ -74,6 +83,7 @@ export const validateNewApiKey = compileValidator<NewApiKeyRequest>(newApiKeySch
  * A change to a key (PATCH /admin/keys/{id}, `keys update`): `scopes` replaces the key's scopes;
  * each entry of `limits` sets that limit, or with null drops the key's own value (the deployment's
  * applies again). Limits not named stay as they are. `webhookHosts` replaces the key's list; null drops it.
+ * `expiresAt` sets when the key stops working; null: never.
  */
 export const keyUpdateSchema = {
   type: "object",
@@ -97,6 +107,11 @@ export const keyUpdateSchema = {
       type: ["array", "null"],
       description: `${webhookHostsSchema.description} null: any host again.`,
     },
+    expiresAt: {
+      ...expiresAtSchema,
+      type: ["string", "null"],
+      description: `${expiresAtSchema.description}; null: never`,
+    },
   },
 } as const;
 
@@ -104,7 +119,23 @@ export interface KeyUpdate {
   scopes?: string[];
   limits?: { [Name in keyof KeyLimits]?: number | null };
   webhookHosts?: string[] | null;
+  expiresAt?: string | null;
 }
 
 /** The change, or ApiError INVALID_PARAMETER naming every bad field. */
 export const validateKeyUpdate = compileValidator<KeyUpdate>(keyUpdateSchema);
+
+/**
+ * A valid `expiresAt` (the schema checked its form) as ms, or ApiError INVALID_PARAMETER when it is
+ * not after `now`: a key born expired is a mistake, not a wish.
+ */
+export function expiryTime(expiresAt: string, now = Date.now()): number {
+  const ms = Date.parse(expiresAt);
+  if (!(ms > now))
+    throw ApiError.invalidParameter(
+      "expiresAt",
+      "string (ISO 8601 date-time)",
+      `expiresAt must be in the future (got ${expiresAt.slice(0, 40)})`,
+    );
+  return ms;
+}

@@ -24,3 +24,6 @@ export interface WebhookSecretRotation {
 }
 
 export const validateWebhookSecretRotation = compileValidator<WebhookSecretRotation>(webhookSecretRotationSchema);
+
+/** POST /admin/keys/{id}/rotate and `keys rotate ID --overlap`: the same body, the old API key's secret overlapping. */
+export const validateKeyRotation = validateWebhookSecretRotation;

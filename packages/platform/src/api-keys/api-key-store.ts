@@ -1,7 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
-import { validateKeyUpdate, validateNewApiKey, type KeyLimits, type KeyUpdate } from "@chorus/contracts";
+import { randomBytes } from "node:crypto";
+import { expiryTime, validateKeyUpdate, validateNewApiKey, type KeyLimits, type KeyUpdate } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
+import { hashSecret, newSecret, SECRET_PREFIX } from "./api-key-secret.js";
+import { rotateKeySecret, type RotatedSecret } from "./api-key-rotation.js";
 import { newWebhookSecret, WebhookSecrets, type RotatedWebhookSecret } from "./webhook-secrets.js";
 
 /** What the service knows about a key. The secret itself is never stored, only its SHA-256. */
@@ -16,8 +18,15 @@ export interface ApiKeyRecord {
   /** It has a webhook signing secret of its own; false: a key from before, signed with WEBHOOK_SECRET. */
   ownWebhookSecret: boolean;
   createdAt: string;
+  /** After this (ISO) the key is refused; null: never. */
+  expiresAt: string | null;
   revoked: boolean;
+  /** Found by the secret a rotation replaced: it is accepted until then (ms). Null: the current secret. */
+  replacedSecretUntil: number | null;
 }
+
+/** A key as listed: with when it last authenticated (null: not since this was recorded). */
+export type ListedApiKey = ApiKeyRecord & { lastUsedAt: string | null };
 
 export interface NewApiKey {
   record: ApiKeyRecord;
@@ -32,13 +41,6 @@ export class ApiKeyError extends Error {}
 /** The key exists but is revoked, so it cannot change. */
 export class ApiKeyRevoked extends ApiKeyError {}
 
-/** Keys carry a recognisable prefix (for secret scanners) and 256 random bits. */
-const SECRET_PREFIX = "ck_";
-
-export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
-}
-
 function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
   if (!hash.id || !hash.name) return null;
   return {
@@ -49,8 +51,18 @@ function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
     webhookHosts: hash.webhookHosts ? (JSON.parse(hash.webhookHosts) as string[]) : null,
     ownWebhookSecret: hash.webhookSecret === "own",
     createdAt: hash.createdAt ?? "",
+    expiresAt: hash.expiresAt || null,
     revoked: hash.revoked === "1",
+    replacedSecretUntil: null,
   };
+}
+
+interface Changeable {
+  key: string;
+  record: ApiKeyRecord;
+  secretHash: string;
+  /** The secret the last rotation replaced (its pointer may have expired already). */
+  previousSecretHash: string | null;
 }
 
 export class ApiKeyStore {
@@ -69,9 +81,14 @@ export class ApiKeyStore {
     name: string,
     scopes: string[],
     limits: KeyLimits = {},
-    { replace = false, webhookHosts }: { replace?: boolean; webhookHosts?: string[] } = {},
+    {
+      replace = false,
+      webhookHosts,
+      expiresAt,
+    }: { replace?: boolean; webhookHosts?: string[]; expiresAt?: string } = {},
   ): Promise<NewApiKey> {
-    validateNewApiKey({ name, scopes, limits, ...(webhookHosts && { webhookHosts }) });
+    validateNewApiKey({ name, scopes, limits, ...(webhookHosts && { webhookHosts }), ...(expiresAt && { expiresAt }) });
+    if (expiresAt !== undefined) expiryTime(expiresAt);
     const holder = replace ? await this.redis.hget(this.keys.apiKeyNames(), name) : null;
     if (holder) await this.revokeById(holder);
     const record: ApiKeyRecord = {
@@ -82,17 +99,19 @@ export class ApiKeyStore {
       webhookHosts: webhookHosts ?? null,
       ownWebhookSecret: true,
       createdAt: new Date().toISOString(),
+      expiresAt: expiresAt ?? null,
       revoked: false,
+      replacedSecretUntil: null,
     };
     const claimed = await this.redis.hsetnx(this.keys.apiKeyNames(), name, record.id);
     if (claimed === 0)
       throw new ApiKeyError(
         `a key named "${name}" already exists: choose another name, revoke it first, or replace it (keys create --rotate)`,
       );
-    const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
+    const secret = newSecret();
     const secretHash = hashSecret(secret);
     const webhookSecret = newWebhookSecret();
-    const { webhookHosts: hosts, ownWebhookSecret: _, ...fields } = record;
+    const { webhookHosts: hosts, ownWebhookSecret: _, replacedSecretUntil: __, expiresAt: ___, ...fields } = record;
     await this.redis
       .multi()
       .hset(this.keys.apiKeyBySecretHash(secretHash), {
@@ -100,6 +119,7 @@ export class ApiKeyStore {
         scopes: JSON.stringify(scopes),
         limits: JSON.stringify(limits),
         ...(hosts && { webhookHosts: JSON.stringify(hosts) }),
+        ...(expiresAt && { expiresAt }),
         webhookSecret: "own",
         revoked: "0",
       })
@@ -109,10 +129,17 @@ export class ApiKeyStore {
     return { record, secret, webhookSecret };
   }
 
-  /** The key a request presents, or null when it is unknown. Revoked keys are returned as such. */
-  async findBySecret(secret: string): Promise<ApiKeyRecord | null> {
+  /**
+   * The key a request presents, or null when it is unknown. Revoked and expired keys are returned as
+   * such; a secret a rotation replaced, during its overlap, as its key with `replacedSecretUntil`.
+   */
+  async findBySecret(secret: string, now = Date.now()): Promise<ApiKeyRecord | null> {
     if (!secret.startsWith(SECRET_PREFIX)) return null;
-    return fromHash(await this.redis.hgetall(this.keys.apiKeyBySecretHash(hashSecret(secret))));
+    const hash = await this.redis.hgetall(this.keys.apiKeyBySecretHash(hashSecret(secret)));
+    if (!hash.replacedBy) return fromHash(hash);
+    const until = Number(hash.until);
+    const record = until > now ? await this.get(hash.replacedBy) : null;
+    return record && { ...record, replacedSecretUntil: until };
   }
 
   /** The key with this id (revoked or not), or null. */
@@ -121,25 +148,31 @@ export class ApiKeyStore {
     return secretHash ? fromHash(await this.redis.hgetall(this.keys.apiKeyBySecretHash(secretHash))) : null;
   }
 
-  async list(): Promise<ApiKeyRecord[]> {
-    const index = await this.redis.hgetall(this.keys.apiKeyIndex());
+  async list(): Promise<ListedApiKey[]> {
+    const [index, lastUsed] = await Promise.all([
+      this.redis.hgetall(this.keys.apiKeyIndex()),
+      this.redis.hgetall(this.keys.apiKeyLastUsed()),
+    ]);
     const pipeline = this.redis.pipeline();
     for (const secretHash of Object.values(index)) pipeline.hgetall(this.keys.apiKeyBySecretHash(secretHash));
     const results = (await pipeline.exec()) ?? [];
     return results
       .map(([, hash]) => fromHash(hash as Record<string, string>))
       .filter((r): r is ApiKeyRecord => r !== null)
+      .map((record) => ({ ...record, lastUsedAt: lastUsed[record.id] ?? null }))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /**
-   * Changes a key's scopes, limits and webhook hosts in place (its secret, id and usage stay): each
-   * limit named sets it, or with null drops it; webhookHosts replaces the list, null drops it. Bad
+   * Changes a key's scopes, limits, webhook hosts and expiry in place (its secret, id and usage stay):
+   * each limit named sets it, or with null drops it; webhookHosts replaces the list, null drops it;
+   * expiresAt (in the future) sets the expiry, null drops it. Bad
    * input throws ApiError INVALID_PARAMETER; a revoked key cannot change. Gateways see the change once
    * their key cache lets go of the old record.
    */
   async update(id: string, change: KeyUpdate): Promise<ApiKeyRecord> {
-    const { scopes, limits, webhookHosts } = validateKeyUpdate(change);
+    const { scopes, limits, webhookHosts, expiresAt } = validateKeyUpdate(change);
+    if (expiresAt) expiryTime(expiresAt);
     const { key, record } = await this.changeable(id);
     const merged: KeyLimits = { ...record.limits };
     for (const [name, value] of Object.entries(limits ?? {}) as [keyof KeyLimits, number | null][]) {
@@ -147,12 +180,21 @@ export class ApiKeyStore {
       else merged[name] = value;
     }
     const hosts = webhookHosts === undefined ? record.webhookHosts : webhookHosts;
-    const updated = { ...record, scopes: scopes ?? record.scopes, limits: merged, webhookHosts: hosts };
+    const expiry = expiresAt === undefined ? record.expiresAt : expiresAt;
+    const updated = {
+      ...record,
+      scopes: scopes ?? record.scopes,
+      limits: merged,
+      webhookHosts: hosts,
+      expiresAt: expiry,
+    };
     const write = this.redis
       .multi()
       .hset(key, { scopes: JSON.stringify(updated.scopes), limits: JSON.stringify(merged) });
     if (hosts === null) write.hdel(key, "webhookHosts");
     else write.hset(key, "webhookHosts", JSON.stringify(hosts));
+    if (expiry === null) write.hdel(key, "expiresAt");
+    else write.hset(key, "expiresAt", expiry);
     await write.exec();
     return updated;
   }
@@ -167,14 +209,35 @@ export class ApiKeyStore {
     return new WebhookSecrets(this.redis, this.keys).rotate(id, key, overlapMs, now);
   }
 
+  /**
+   * A new secret for the key, its id, scopes, limits, usage and webhook secret kept. With `overlapMs`
+   * the replaced secret is still accepted that long; only the newest replaced secret overlaps (an
+   * earlier rotation's stops at once). A revoked key cannot rotate.
+   */
+  async rotate(id: string, overlapMs: number, now = Date.now()): Promise<RotatedSecret & { record: ApiKeyRecord }> {
+    const { key, record, secretHash, previousSecretHash } = await this.changeable(id);
+    const rotated = await rotateKeySecret(this.redis, this.keys, {
+      id,
+      recordKey: key,
+      secretHash,
+      previousSecretHash,
+      overlapMs,
+      now,
+    });
+    if (rotated === "revoked") throw new ApiKeyRevoked(`key "${id}" is revoked: it cannot change`);
+    if (rotated === "changed") throw new ApiKeyError(`key "${id}" changed meanwhile (rotated or revoked): try again`);
+    return { ...rotated, record };
+  }
+
   /** The record of a key that may change (it exists and is not revoked), and its Redis key. */
-  private async changeable(id: string): Promise<{ key: string; record: ApiKeyRecord }> {
+  private async changeable(id: string): Promise<Changeable> {
     const secretHash = await this.redis.hget(this.keys.apiKeyIndex(), id);
     const key = secretHash ? this.keys.apiKeyBySecretHash(secretHash) : null;
-    const record = key ? fromHash(await this.redis.hgetall(key)) : null;
-    if (!key || !record) throw new ApiKeyError(`no key with id "${id}"`);
+    const hash = key ? await this.redis.hgetall(key) : {};
+    const record = fromHash(hash);
+    if (!key || !secretHash || !record) throw new ApiKeyError(`no key with id "${id}"`);
     if (record.revoked) throw new ApiKeyRevoked(`key "${id}" is revoked: it cannot change`);
-    return { key, record };
+    return { key, record, secretHash, previousSecretHash: hash.previousSecretHash ?? null };
   }
 
   /**

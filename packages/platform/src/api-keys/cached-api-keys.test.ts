@@ -9,7 +9,9 @@ const record = (id: string): ApiKeyRecord => ({
   webhookHosts: null,
   ownWebhookSecret: true,
   createdAt: "",
+  expiresAt: null,
   revoked: false,
+  replacedSecretUntil: null,
 });
 
 function fakeStore(keys: Record<string, ApiKeyRecord>) {

@@ -33,6 +33,8 @@ export interface RedisKeys {
   apiKeyNames(): string;
   /** Hash of one key's webhook signing secrets: `current`; during a rotation's overlap `previous`, `previousUntil`. */
   apiKeyWebhookSecrets(keyId: string): string;
+  /** Hash: key id -> when it last authenticated (ISO; written at most once a minute per gateway). */
+  apiKeyLastUsed(): string;
   /** Webhook queue: hash of `serving` (the turn last started) and, per API key id, its latest delivery's turn. */
   webhookTurns(): string;
   /** Webhook queue: sorted set of one API key's deliveries queued and not yet ended (request ids, by queueing time). */
@@ -129,6 +131,7 @@ export function redisKeys(prefix: string): RedisKeys {
     routingSweepLock: () => `${routing}:sweep-lock`,
     apiKeyNames: () => `${registry}:names`,
     apiKeyWebhookSecrets: (keyId) => `${registry}:webhook-secrets:${keyId}`,
+    apiKeyLastUsed: () => `${registry}:last-used`,
     webhookTurns: () => `${webhooks}:turns`,
     webhookPending: (keyId) => `${webhooks}:pending:${keyId}`,
     webhookBreakers: (keyId) => `${webhooks}:breakers:${keyId}`,
