@@ -12,6 +12,7 @@ export const NATIVE_FEATURE_FIELDS: FeatureFieldNames = {
   formatParam: "responseFormat",
 };
 export const OPENAI_FEATURE_FIELDS: FeatureFieldNames = { samplingPrefix: "", formatParam: "response_format" };
+export const RESPONSES_FEATURE_FIELDS: FeatureFieldNames = { samplingPrefix: "", formatParam: "text.format" };
 
 /**
  * 400 naming a field the model's engine cannot honour (an extra sampling field, a response format),
