@@ -1,7 +1,7 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
 import { ApiKeyUsage } from "@chorus/platform/api-keys";
 import { createWorkerRedis, redisKeys, type RedisTarget } from "@chorus/platform/redis";
-import { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
+import { JobTimeStats, ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { Worker } from "bullmq";
 import {
@@ -10,6 +10,7 @@ import {
   type LlmEngine,
   loadCharacterCatalog,
   loadLlamaEngine,
+  publishModelFeatures,
 } from "@chorus/worker/llm";
 import {
   createWorkers,
@@ -113,6 +114,8 @@ export async function startTestWorker(
       : null,
     ...overrides,
   };
+  // As dependencies.ts does: the gateway refuses at admission what the engine cannot honour.
+  await publishModelFeatures(new ModelFeatures(connection, keys.modelFeatures()), deps.modelFor, deps.logger);
   const workers = createWorkers(deps);
   const subscriber = connection.duplicate();
   subscriber.on("error", () => undefined);

@@ -3,7 +3,7 @@ import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type KeyLastUsed
 import { type Logger } from "@chorus/platform/logger";
 import { type GatewayMetrics } from "@chorus/platform/metrics";
 import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
-import { RequestIndex, type StatusStore } from "@chorus/platform/scheduler";
+import { ModelFeatures, RequestIndex, type StatusStore } from "@chorus/platform/scheduler";
 import { type SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { Queue } from "bullmq";
 import express, { type Express, type Request, type Response } from "express";
@@ -163,6 +163,7 @@ export function buildApp(deps: GatewayDeps): Express {
     jobs: deps.textJobs,
     webhooks: deps.webhooks,
     speechEnabled: deps.speechJobs !== null,
+    modelFeatures: new ModelFeatures(deps.redis, deps.keys.modelFeatures()),
   });
   const textDoor = { admission: textAdmission, budgets, statuses: deps.statuses, waits: deps.finalStatusWaits };
   addTextRoutes(app, textDoor, authenticated);

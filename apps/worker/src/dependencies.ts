@@ -2,7 +2,7 @@ import { SPEECH_LIMITS } from "@chorus/contracts";
 import { ApiKeyUsage, WebhookSecrets } from "@chorus/platform/api-keys";
 import { type Logger } from "@chorus/platform/logger";
 import { createWorkerRedis, redisKeys, redisTargetOf, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
-import { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
+import { JobTimeStats, ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import { createWebhookQueue, WebhookBreakers, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
@@ -10,6 +10,7 @@ import { loadCharacterCatalog } from "./characters/character-catalog.js";
 import { spokenReplyTtlSeconds, type WorkerConfig } from "./config.js";
 import { loadModelsConfigFile, modelsConfigFromEnv } from "./models/load-models-config.js";
 import { createModelRegistry } from "./models/model-registry.js";
+import { publishModelFeatures } from "./models/publish-model-features.js";
 import { ReplyLengthStats } from "./progress/reply-length-stats.js";
 import { speechEngineConfig } from "./engines/tts/speech-engine.config.js";
 import { createSpeechEngine } from "./engines/tts/speech-engine.factory.js";
@@ -75,6 +76,7 @@ export async function createWorkerDeps(
   );
   const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
   await replyLengths.load();
+  await publishModelFeatures(new ModelFeatures(connection, keys.modelFeatures()), registry.modelFor, logger);
   return {
     connection,
     keys,

@@ -73,10 +73,14 @@ async function chat(
   return { firstDeltaMs: Number.NaN, ms: nowMs() - sentAt, tokens: whole.usage?.completion_tokens ?? Number.NaN };
 }
 
-/** The request as an OpenAI client sends it to the service: its messages as user/assistant turns. */
+/**
+ * The request as an OpenAI client sends it to the service: its messages as user/assistant turns. No
+ * seed: a client's seed makes the job reproducible (its prompt read afresh, decoded alone), which
+ * neither the native side nor llama-server's (`cache_prompt: true`) pays; the rows compare rates.
+ */
 function serviceBody(request: InferenceRequest) {
   const messages = request.messages.map((m) => ({ role: m.role === "You" ? "user" : "assistant", content: m.content }));
-  return { model: "default", messages, max_tokens: request.maxTokens, ...SAMPLING, seed: SEED };
+  return { model: "default", messages, max_tokens: request.maxTokens, ...SAMPLING };
 }
 
 function row(name: string, subject: Figure, baseline: Figure, target: Target | null, notes: string[]): BenchRow {

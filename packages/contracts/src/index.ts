@@ -6,6 +6,10 @@ export * from "./request-id.js";
 export * from "./status-lists/index.js";
 export * from "./jobs.js";
 export * from "./text/generation-request.js";
+export * from "./text/sampling-knobs.js";
+export * from "./text/response-format.js";
+export * from "./text/engine-features.js";
+export { unsupportedSchemaPart, type UnsupportedPart } from "./text/json-schema-support.js";
 export { sentSamplingParams, validateGenerationRequest } from "./text/validate-generation-request.js";
 export {
   characterModelRequestSchema,

@@ -8,6 +8,16 @@ export const SAMPLING_BOUNDS = {
   topP: { exclusiveMin: 0, max: 1, default: 0.9 },
   /** An extension of the contract: no default, each job without one draws a random seed. */
   seed: { min: 0, max: 2 ** 32 - 1 },
+  /** Extensions (OpenAI's, llama.cpp's): no defaults, absent means the engine's neutral value. */
+  presencePenalty: { min: -2, max: 2 },
+  frequencyPenalty: { min: -2, max: 2 },
+  /** 0 turns top-k off, as in llama.cpp. */
+  topK: { min: 0, max: 1000 },
+  minP: { min: 0, max: 1 },
+  repetitionPenalty: { exclusiveMin: 0, max: 2 },
+  typicalP: { exclusiveMin: 0, max: 1 },
+  /** logit_bias: token id -> bias, at most maxEntries of them (OpenAI's bounds). */
+  logitBias: { min: -100, max: 100, maxEntries: 300 },
 } as const;
 
 export const REQUEST_LIMITS = {

@@ -1,10 +1,12 @@
 import type { GenerationRequest, ModelId, SamplingParams } from "@chorus/contracts";
 import type { ApiKeyRecord } from "@chorus/platform/api-keys";
+import type { ModelFeatures } from "@chorus/platform/scheduler";
 import type { IdempotencyKeys } from "../services/idempotency.js";
 import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { refuseWhenQueueFull } from "./back-pressure.js";
 import type { Budgets } from "./budgets.js";
+import { refuseWhatModelLacks, type FeatureFieldNames } from "./engine-features.js";
 import { checkFinishOptions, refuseWhenWebhooksBackedUp, type WebhookPolicy } from "./finish-options.js";
 import type { LimitPolicy } from "./limit-policy.js";
 import { textModelAccess } from "./model-access.js";
@@ -18,6 +20,8 @@ export interface TextRequest {
   idempotencyKey: string | null;
   /** The client reads the reply as it grows: the worker publishes its growth. */
   streamReply?: boolean;
+  /** Where the body holds what the model's engine must honour (default: the native body's names). */
+  featureFields?: FeatureFieldNames;
 }
 
 /** What a door hands admission: whose request, for which model, and how the client waits for it. */
@@ -52,15 +56,18 @@ export interface TextAdmissionDeps {
   jobs: TextJobs;
   webhooks: WebhookPolicy;
   speechEnabled: boolean;
+  /** What each model's engine honours, as the workers publish it. */
+  modelFeatures: ModelFeatures;
 }
 
 const nothingHeld = (): void => undefined;
 
 /**
  * Admits a text request, the same way whichever door it came through, in one order: model access
- * (404, 403) → budget (429) → the body (400) and what it asks for at its end → the key's stream
- * place and in-flight cap (429) → idempotency (a replay queues nothing; 409) → back-pressure (503)
- * and the key's webhook backlog (429) → the queue. Whatever a refused request took is given back.
+ * (404, 403) → budget (429) → the body (400), what the model's engine can honour (400) and what it
+ * asks for at its end → the key's stream place and in-flight cap (429) → idempotency (a replay
+ * queues nothing; 409) → back-pressure (503) and the key's webhook backlog (429) → the queue.
+ * Whatever a refused request took is given back.
  */
 export class TextAdmission {
   constructor(private readonly deps: TextAdmissionDeps) {}
@@ -78,6 +85,7 @@ export class TextAdmission {
     try {
       await budgets.text(model);
       read = await submission.read(model);
+      await refuseWhatModelLacks(this.deps.modelFeatures, model, read);
       checkFinishOptions(key, read.request, this.deps.webhooks, this.deps.speechEnabled);
       if (read.request.speak !== undefined) await budgets.speech();
     } catch (refusal) {

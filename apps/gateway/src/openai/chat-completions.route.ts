@@ -5,7 +5,8 @@ import {
   type MappedChatRequest,
 } from "@chorus/contracts";
 import type { Request, Response } from "express";
-import type { TextAdmission } from "../admission/text-admission.js";
+import type { TextAdmission, TextRequest } from "../admission/text-admission.js";
+import { OPENAI_FEATURE_FIELDS } from "../admission/engine-features.js";
 import type { Budgets } from "../admission/budgets.js";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { logHttp } from "../middleware/request-context.js";
@@ -40,10 +41,10 @@ async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentit
  */
 export function chatCompletionsHandler(deps: ChatCompletionDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const read = (): MappedChatRequest & { idempotencyKey: string | null; streamReply: boolean } => {
+    const read = (): MappedChatRequest & TextRequest => {
       const mapped = mapChatCompletionRequest(req.body);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
-      return { ...mapped, idempotencyKey, streamReply: mapped.stream };
+      return { ...mapped, idempotencyKey, streamReply: mapped.stream, featureFields: OPENAI_FEATURE_FIELDS };
     };
     const submission = { key: authenticatedKey(req), model: modelNamedIn(req.body), holdsStream: true, read };
     const admitted = await deps.admission.admit(submission, deps.budgets(req, res));

@@ -8,6 +8,7 @@ import {
 } from "@chorus/contracts";
 import type { StoredStatus } from "@chorus/platform/scheduler";
 import type { Express, Request, RequestHandler, Response } from "express";
+import { RESPONSES_FEATURE_FIELDS } from "../admission/engine-features.js";
 import type { StreamPlaces } from "../admission/stream-places.js";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { jsonBody } from "../middleware/json-body.js";
@@ -43,7 +44,7 @@ function createResponse(deps: ResponsesDeps) {
     const read = () => {
       mapped = mapResponseCreateRequest(req.body);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
-      return { ...mapped.chat, idempotencyKey, streamReply: mapped.stream };
+      return { ...mapped.chat, idempotencyKey, streamReply: mapped.stream, featureFields: RESPONSES_FEATURE_FIELDS };
     };
     const body = req.body as { background?: unknown; stream?: unknown } | null;
     const holdsStream = body?.background !== true || body.stream === true;

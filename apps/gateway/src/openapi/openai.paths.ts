@@ -167,7 +167,7 @@ export function openAiPaths(): Paths {
         summary: "Create a chat completion (OpenAI's shape)",
         tags,
         description:
-          "The text job `POST /api/text/{model}` makes (same budget of the model, scopes, caps, queue and record), answered once it is final, or with `stream: true` as Server-Sent Events of `chat.completion.chunk`. Each field is mapped, ignored or refused (400): docs/api.md lists them. A client that disconnects cancels the job.",
+          "The text job `POST /api/text/{model}` makes (same budget of the model, scopes, caps, queue and record), answered once it is final, or with `stream: true` as Server-Sent Events of `chat.completion.chunk`. Each field is mapped, ignored or refused (400): docs/api.md lists them. `temperature: 0` is greedy; a client's `seed` (or temperature 0) gives the same reply whatever else runs. The extra sampling fields (`top_k`, `min_p`, `repetition_penalty`, `typical_p`, penalties, `logit_bias`) and `response_format` (`json_object`, `json_schema`) are refused (400 naming the field) where the model's engine cannot honour them. A client that disconnects cancels the job.",
         parameters: [parameterRef("IdempotencyKey")],
         requestBody: {
           required: true,
@@ -177,6 +177,24 @@ export function openAiPaths(): Paths {
               messages: [{ role: "user", content: "Hello! What are you brewing?" }],
               max_tokens: 100,
               seed: 7,
+            },
+            structured: {
+              model: "default",
+              messages: [{ role: "user", content: "Name a cat and its age, as JSON." }],
+              max_tokens: 200,
+              temperature: 0,
+              response_format: {
+                type: "json_schema",
+                json_schema: {
+                  name: "cat",
+                  schema: {
+                    type: "object",
+                    properties: { name: { type: "string", maxLength: 20 }, age: { type: "integer", minimum: 0 } },
+                    required: ["name", "age"],
+                    additionalProperties: false,
+                  },
+                },
+              },
             },
           }),
         },

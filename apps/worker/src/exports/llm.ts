@@ -14,5 +14,6 @@ export { sseJsonEvents } from "../engines/llm/llama-server.stream.js";
 export { LLAMA_RUNTIMES, loadLlamaEngine, type LlamaRuntime } from "../engines/llm/llama-engine.factory.js";
 export type { LlmEngine } from "../engines/llm/llm-engine.js";
 export { resolveSampling } from "../processors/sampling.js";
+export { publishModelFeatures } from "../models/publish-model-features.js";
 export { buildChatTurns } from "../prompt/build-chat-turns.js";
 export { trimToContext } from "../prompt/trim-to-context.js";

@@ -37,6 +37,12 @@ const openAiEngine = {
     contextTokens: { type: "integer", minimum: 256 },
     timeoutMs: { type: "integer", minimum: 1000 },
     maxRetries: { type: "integer", minimum: 0, maximum: 10 },
+    /** The sampling fields beyond OpenAI's that the server takes; a request for another is refused (400). */
+    samplingExtensions: {
+      type: "array",
+      uniqueItems: true,
+      items: { type: "string", enum: ["top_k", "min_p", "repetition_penalty", "typical_p"] },
+    },
   },
 } as const;
 

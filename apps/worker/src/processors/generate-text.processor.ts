@@ -15,7 +15,7 @@ import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
 import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
-import { resolveSampling } from "./sampling.js";
+import { refuseWhatEngineLacks, resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
 
 export interface GenerateTextDeps {
@@ -91,6 +91,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     const startedAt = Date.now();
     const { engine, character } = deps.modelFor(model);
     const sampling = resolveSampling(job.data, character.sampling);
+    refuseWhatEngineLacks(sampling, job.data, engine);
     // The record is marked started while the prompt is built and counted (work in this process), so
     // the round trip to Redis costs the job no time; a skipped job wasted that work only.
     const [state, { turns, droppedMessages }] = await Promise.all([
@@ -138,6 +139,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         signal: stop.signal,
         onProgress,
         ...(request.stop ? { stop: request.stop } : {}),
+        ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
         ...(deltas ? { streamText: true } : {}),
       });
       deltas?.stop();

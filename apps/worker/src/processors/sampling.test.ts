@@ -22,6 +22,8 @@ describe("resolveSampling", () => {
       temperature: 1.1,
       topP: 0.95,
       seed: expect.any(Number),
+      knobs: {},
+      reproducible: false,
     });
   });
 
@@ -31,6 +33,8 @@ describe("resolveSampling", () => {
       temperature: 0.2,
       topP: 0.95,
       seed: expect.any(Number),
+      knobs: {},
+      reproducible: false,
     });
   });
 
@@ -40,6 +44,8 @@ describe("resolveSampling", () => {
       temperature: 0.5,
       topP: 0.8,
       seed: expect.any(Number),
+      knobs: {},
+      reproducible: false,
     });
   });
 
@@ -52,5 +58,27 @@ describe("resolveSampling", () => {
     const seeds = Array.from({ length: 50 }, () => resolveSampling(job({}), modelDefaults).seed);
     for (const seed of seeds) expect(Number.isInteger(seed) && seed >= 0 && seed <= 2 ** 32 - 1).toBe(true);
     expect(new Set(seeds).size).toBeGreaterThan(45);
+  });
+
+  it("when the job has only the seed drawn at submit, then it is not reproducible (cache reuse stays on)", () => {
+    const drawn = { ...job({ temperature: 0.7 }), seed: 1234 };
+    expect(resolveSampling(drawn, modelDefaults)).toMatchObject({ seed: 1234, reproducible: false });
+  });
+
+  it("when the client sent a seed or temperature 0, then the reply must be reproducible", () => {
+    expect(resolveSampling(job({ seed: 5 }), modelDefaults).reproducible).toBe(true);
+    expect(resolveSampling(job({ temperature: 0 }), modelDefaults).reproducible).toBe(true);
+    expect(
+      resolveSampling(job(undefined, { max_tokens: 9, temperature: 0.5, top_p: 1, seed: 3 } as never), modelDefaults)
+        .reproducible,
+    ).toBe(true);
+  });
+
+  it("when the client set extra sampling fields, then they reach the engine (neutral ones left out)", () => {
+    const knobs = resolveSampling(
+      job({ top_k: 5, presence_penalty: 0, logit_bias: { "7": -100 } }),
+      modelDefaults,
+    ).knobs;
+    expect(knobs).toEqual({ top_k: 5, logit_bias: { "7": -100 } });
   });
 });

@@ -1,4 +1,6 @@
 import { REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
+import { chatSamplingKnobSchemas } from "./map-sampling.js";
+import { chatResponseFormatSchema } from "./map-structured-output.js";
 
 /** OpenAI sends `null` for "not set" as readily as leaving a field out: every optional field takes it. */
 const orNull = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, "null"] }) as const;
@@ -51,7 +53,7 @@ export const chatCompletionRequestSchema = {
     messages: { type: "array", minItems: 1, maxItems: L.maxMessages, items: message },
     max_tokens: orNull({ type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max }),
     max_completion_tokens: orNull({ type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max }),
-    // OpenAI's range is 0-2; below the service's lowest temperature the request is sampled at that one.
+    // OpenAI's range is 0-2: 0 is greedy, between it and the service's lowest, that lowest (mapTemperature).
     temperature: orNull({ type: "number", minimum: 0, maximum: S.temperature.max }),
     top_p: orNull({ type: "number", exclusiveMinimum: S.topP.exclusiveMin, maximum: S.topP.max }),
     seed: orNull({ type: "integer", minimum: S.seed.min, maximum: S.seed.max }),
@@ -66,9 +68,7 @@ export const chatCompletionRequestSchema = {
       anyOf: [stopSequence, { type: "array", maxItems: L.maxStopSequences, items: stopSequence }, { type: "null" }],
     },
     n: ANY,
-    presence_penalty: ANY,
-    frequency_penalty: ANY,
-    logit_bias: ANY,
+    ...chatSamplingKnobSchemas,
     logprobs: ANY,
     top_logprobs: ANY,
     tools: ANY,
@@ -76,7 +76,7 @@ export const chatCompletionRequestSchema = {
     parallel_tool_calls: ANY,
     functions: ANY,
     function_call: ANY,
-    response_format: ANY,
+    response_format: chatResponseFormatSchema,
     modalities: ANY,
     audio: ANY,
     prediction: ANY,

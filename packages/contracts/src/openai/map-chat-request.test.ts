@@ -99,8 +99,12 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
     expect(refusal(body({ max_completion_tokens: 33, max_tokens: 34 })).parameter).toBe("max_completion_tokens");
   });
 
-  it("when temperature is 0 (OpenAI's greedy), then the job samples at the service's lowest temperature", () => {
-    expect(mapChatCompletionRequest(body({ temperature: 0 })).clientSampling.temperature).toBe(0.1);
+  it("when temperature is 0 (OpenAI's greedy), then the job is greedy (temperature 0)", () => {
+    expect(mapChatCompletionRequest(body({ temperature: 0 })).clientSampling.temperature).toBe(0);
+  });
+
+  it("when temperature is between 0 and the service's lowest, then the job samples at that lowest", () => {
+    expect(mapChatCompletionRequest(body({ temperature: 0.05 })).clientSampling.temperature).toBe(0.1);
   });
 
   it("when fields are null, then they count as not set", () => {
@@ -191,14 +195,10 @@ describe("mapChatCompletionRequest: fields accepted only at their neutral value"
 
   it.each([
     ["n", 2],
-    ["presence_penalty", 0.5],
-    ["frequency_penalty", -1],
-    ["logit_bias", { "50256": -100 }],
     ["logprobs", true],
     ["top_logprobs", 3],
     ["tools", [{ type: "function", function: { name: "f" } }]],
     ["tool_choice", "required"],
-    ["response_format", { type: "json_object" }],
     ["modalities", ["text", "audio"]],
     ["audio", { voice: "alloy", format: "mp3" }],
     ["reasoning_effort", "low"],

@@ -3,6 +3,8 @@ import { REQUEST_LIMITS, SAMPLING_BOUNDS } from "../limits.js";
 import type { GenerationRequest, Message, SamplingParams } from "../text/generation-request.js";
 import { compileValidator } from "../validation/validator.js";
 import { chatCompletionRequestSchema } from "./chat-completion-request.schema.js";
+import { mapSamplingKnobs, mapTemperature } from "./map-sampling.js";
+import { mapResponseFormat, refuseInvalidResponseFormat, type ChatResponseFormat } from "./map-structured-output.js";
 import { NEUTRAL_ONLY_FIELDS } from "./neutral-fields.js";
 import type { ChatCompletionRequest, ChatMessageParam } from "./openai-shapes.js";
 
@@ -72,11 +74,10 @@ function sentSampling(body: ChatCompletionRequest): Partial<SamplingParams> {
       "max_tokens and max_completion_tokens differ; send one of them",
     );
   }
-  const sent: Partial<SamplingParams> = {};
+  const sent: Partial<SamplingParams> = mapSamplingKnobs(body);
   const maxTokens = max_completion_tokens ?? max_tokens;
   if (maxTokens != null) sent.max_tokens = maxTokens;
-  // OpenAI allows 0 (greedy); the service samples no lower than its minimum, which is nearly greedy.
-  if (temperature != null) sent.temperature = Math.max(temperature, SAMPLING_BOUNDS.temperature.min);
+  if (temperature != null) sent.temperature = mapTemperature(temperature);
   if (top_p != null) sent.top_p = top_p;
   if (seed != null) sent.seed = seed;
   return sent;
@@ -120,6 +121,7 @@ function refuseToolMessages(body: unknown): void {
 export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
   refuseToolMessages(body);
   refuseInvalidStop(body);
+  refuseInvalidResponseFormat(body);
   const chat = validateChatRequest(body);
   refuseNonNeutral(chat);
   const clientSampling = sentSampling(chat);
@@ -130,7 +132,13 @@ export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
     ...clientSampling,
   };
   const stop = stopSequences(chat.stop);
-  const request: GenerationRequest = { ...mapMessages(chat.messages), ...(stop ? { stop } : {}), samplingParams };
+  const responseFormat = mapResponseFormat(chat.response_format as ChatResponseFormat | undefined);
+  const request: GenerationRequest = {
+    ...mapMessages(chat.messages),
+    ...(stop ? { stop } : {}),
+    ...(responseFormat ? { responseFormat } : {}),
+    samplingParams,
+  };
   return {
     request,
     clientSampling,

@@ -9,15 +9,10 @@ interface NeutralOnly {
 }
 
 const isEmptyArray = (value: unknown) => Array.isArray(value) && value.length === 0;
-const isEmptyObject = (value: unknown) =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 const never = () => false;
 
 export const NEUTRAL_ONLY_FIELDS: Readonly<Record<string, NeutralOnly>> = {
   n: { accepts: (value) => value === 1, why: "n must be 1: a completion here has exactly one choice" },
-  presence_penalty: { accepts: (value) => value === 0, why: "presence_penalty is not supported (only 0)" },
-  frequency_penalty: { accepts: (value) => value === 0, why: "frequency_penalty is not supported (only 0)" },
-  logit_bias: { accepts: isEmptyObject, why: "logit_bias is not supported (only {})" },
   logprobs: { accepts: (value) => value === false, why: "logprobs are not supported (only false)" },
   top_logprobs: { accepts: (value) => value === 0, why: "top_logprobs is not supported (only 0)" },
   tools: { accepts: isEmptyArray, why: "tools are not supported: the models here do not call functions" },
@@ -29,10 +24,6 @@ export const NEUTRAL_ONLY_FIELDS: Readonly<Record<string, NeutralOnly>> = {
   function_call: {
     accepts: (value) => value === "none" || value === "auto",
     why: "function_call must be 'none' or 'auto': there are no functions",
-  },
-  response_format: {
-    accepts: (value) => typeof value === "object" && value !== null && (value as { type?: unknown }).type === "text",
-    why: "response_format must be {type: 'text'}: structured (JSON) output is not supported",
   },
   modalities: {
     accepts: (value) => Array.isArray(value) && value.every((m) => m === "text"),

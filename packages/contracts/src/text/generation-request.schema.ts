@@ -2,6 +2,8 @@ import { DEFAULT_BOT_NAME, REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../
 import { speechRequestSchema } from "../speech/speech-request.schema.js";
 import { SPEECH_LIMITS } from "../speech/speech-request.js";
 import { WEBHOOK_EVENTS } from "../webhooks/webhook-events.js";
+import { responseFormatSchema } from "./response-format.js";
+import { SAMPLING_KNOB_SCHEMAS } from "./sampling-knobs.js";
 
 /** Non-empty and not only white space. */
 const TEXT = { type: "string", minLength: 1, pattern: "\\S" } as const;
@@ -43,6 +45,7 @@ const samplingParams = {
     temperature: { ...P.temperature, default: S.temperature.default },
     top_p: { ...P.top_p, default: S.topP.default },
     seed: P.seed,
+    ...SAMPLING_KNOB_SCHEMAS,
   },
 } as const;
 
@@ -87,6 +90,7 @@ function requestSchema(message: object, botName: object, required: string[]) {
       persona: { type: "string", maxLength: L.maxPersonaChars },
       botName,
       samplingParams,
+      responseFormat: responseFormatSchema,
       webhook,
       webhookEvents,
       speak,

@@ -2,6 +2,8 @@ import type { ModelId } from "../models.js";
 import type { AudioFormat } from "../speech/audio-formats.js";
 import type { VoiceId } from "../speech/voices.js";
 import type { WebhookEvent } from "../webhooks/webhook-events.js";
+import type { ResponseFormat } from "./response-format.js";
+import type { SamplingKnobs } from "./sampling-knobs.js";
 
 export type MessageRole = "You" | "Bot";
 
@@ -19,8 +21,10 @@ export interface Message {
   image?: string | null;
 }
 
-export interface SamplingParams {
+/** The contract's fields, and the extensions (SamplingKnobs) that engines honour where they can. */
+export interface SamplingParams extends SamplingKnobs {
   max_tokens: number;
+  /** 0 only from /v1 (OpenAI's greedy): the most likely token every time. */
   temperature: number;
   top_p: number;
   /** Extension: the same seed, request, model and engine give the same reply. Absent: a random seed per job. */
@@ -52,6 +56,8 @@ export interface GenerationRequest {
    */
   stop?: string[];
   samplingParams: SamplingParams;
+  /** Extension: the reply is JSON of this form (constrained sampling). */
+  responseFormat?: ResponseFormat;
   /** Extension: where the final record is delivered, signed. */
   webhook?: string;
   /** Extension: which ends are delivered (default: completed and error, not the client's own cancel). */

@@ -356,7 +356,7 @@ describe("validateGenerationRequest on character models", () => {
       },
     );
 
-    it.each(["top_k", "topP", "Seed"])("when samplingParams has the unknown field %j, then it is named", (field) => {
+    it.each(["topK", "topP", "Seed"])("when samplingParams has the unknown field %j, then it is named", (field) => {
       rejects("Witch", body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");
     });
 

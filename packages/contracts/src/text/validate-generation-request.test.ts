@@ -403,6 +403,13 @@ describe("validateGenerationRequest on the default model", () => {
         temperature: { min: 0.1, max: 2.0, default: 0.7 },
         topP: { exclusiveMin: 0, max: 1, default: 0.9 },
         seed: { min: 0, max: 4294967295 },
+        presencePenalty: { min: -2, max: 2 },
+        frequencyPenalty: { min: -2, max: 2 },
+        topK: { min: 0, max: 1000 },
+        minP: { min: 0, max: 1 },
+        repetitionPenalty: { exclusiveMin: 0, max: 2 },
+        typicalP: { exclusiveMin: 0, max: 1 },
+        logitBias: { min: -100, max: 100, maxEntries: 300 },
       });
     });
 
@@ -544,7 +551,7 @@ describe("validateGenerationRequest on the default model", () => {
       },
     );
 
-    it.each(["maxTokens", "topP", "top_k", "stop", "Temperature", "presence_penalty"])(
+    it.each(["maxTokens", "topP", "topK", "stop", "Temperature", "mirostat"])(
       "when samplingParams has the unknown field %j, then samplingParams.<field> is named",
       (field) => {
         rejects(body({ samplingParams: { [field]: 1 } }), `samplingParams.${field}`, "none (unknown field)");

@@ -55,6 +55,8 @@ export interface RedisKeys {
   replyDeltaChannel(): string;
   /** Hash: model id -> average reply length in tokens, learned by the workers. */
   replyLengthStats(): string;
+  /** Hash: model id -> JSON EngineFeatures of the engine serving it, published by the workers (model-features.ts). */
+  modelFeatures(): string;
   /** Counter handing each accepted text job its ticket: the order of the waiting set below. */
   textJobTickets(): string;
   /**
@@ -142,6 +144,7 @@ export function redisKeys(prefix: string): RedisKeys {
     statusChangedChannel: () => `${prefix}:status-changed`,
     replyDeltaChannel: () => `${prefix}:reply-delta`,
     replyLengthStats: () => `${prefix}:stats:reply-tokens`,
+    modelFeatures: () => `${prefix}:model-features`,
     textJobTickets: () => `${textQueue}:tickets`,
     textJobsWaiting: () => `${textQueue}:waiting`,
     textQueueTurns: () => `${textQueue}:turns`,

@@ -5,6 +5,8 @@ import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.pro
 import { SlotMonitor } from "./llama-server.slot-monitor.js";
 import { SlotPool, type CacheSlot } from "./slot-pool.js";
 import { stopSequencesFor } from "./stop-sequences.js";
+import { LLAMA_SERVER_FEATURES, samplingFields } from "./llama-server.sampling.js";
+import { RunGate } from "./run-gate.js";
 import { sseJsonEvents, type StreamedCompletionEvent } from "./llama-server.stream.js";
 
 /** How often running jobs' progress is read from the server (one request for every slot). */
@@ -72,7 +74,10 @@ class ProgressCount {
  */
 export class LlamaServerLlmEngine implements LlmEngine {
   readonly name = "llama.cpp (llama-server)";
+  readonly features = LLAMA_SERVER_FEATURES;
   private readonly pool: SlotPool<ServerSlot>;
+  /** Reproducible jobs (a client's seed, temperature 0) are decoded alone: see RunGate. */
+  private readonly gate = new RunGate();
   private readonly monitor: SlotMonitor;
   /** The prompt last tokenized: trimming counts the conversation that generate() then sends. */
   private last: { key: string; tokens: number[] } | null = null;
@@ -150,7 +155,11 @@ export class LlamaServerLlmEngine implements LlmEngine {
 
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
     const prompt = this.promptTokens(input.turns);
-    const { slot } = await this.pool.acquire(prompt, input.signal);
+    const leaveGate = await this.gate.enter(input.sampling.reproducible === true, input.signal);
+    const { slot } = await this.pool.acquire(prompt, input.signal).catch((error: unknown) => {
+      leaveGate();
+      throw error;
+    });
     const previous = slot.lastReply;
     const unwatch = input.streamText
       ? () => undefined
@@ -169,8 +178,12 @@ export class LlamaServerLlmEngine implements LlmEngine {
       // The server lets go of a cancelled request within about a second (it checks the connection
       // once a second): the slot is lent again only then, so no job queues behind the cancelled
       // one and no job's progress is read from it.
-      if (input.signal.aborted) void this.monitor.untilIdle(slot.id).then(() => this.pool.release(slot));
-      else this.pool.release(slot);
+      const release = () => {
+        this.pool.release(slot);
+        leaveGate();
+      };
+      if (input.signal.aborted) void this.monitor.untilIdle(slot.id).then(release);
+      else release();
     }
   }
 
@@ -182,16 +195,11 @@ export class LlamaServerLlmEngine implements LlmEngine {
 
   /** The native /completion request: the prompt as the tokens already counted (ChatPrompt), pinned to the slot. */
   private completionBody(slot: ServerSlot, prompt: number[], input: GenerationInput) {
-    const { maxTokens, temperature, topP, seed } = input.sampling;
     return {
       prompt,
-      n_predict: maxTokens,
-      temperature,
-      top_p: topP,
-      seed,
+      ...samplingFields(input),
       stop: stopSequencesFor(input.stop),
       id_slot: slot.id,
-      cache_prompt: true,
       response_fields: COMPLETION_FIELDS,
     };
   }

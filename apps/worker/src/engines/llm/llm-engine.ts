@@ -1,3 +1,5 @@
+import type { EngineFeatures, ResponseFormat, SamplingKnobs } from "@chorus/contracts";
+
 /** A chat turn in the engine-neutral form every text engine accepts. */
 export interface ChatTurn {
   role: "system" | "user" | "assistant";
@@ -6,10 +8,18 @@ export interface ChatTurn {
 
 export interface SamplingOptions {
   maxTokens: number;
+  /** 0: greedy (the most likely token every time). */
   temperature: number;
   topP: number;
   /** The sampler's seed: the same seed, input and model give the same reply. */
   seed: number;
+  /** The extra sampling fields the request set (only those the engine's `features` name reach it). */
+  knobs?: SamplingKnobs;
+  /**
+   * The client asked for a reproducible reply (its own seed, or temperature 0): the engine must give
+   * the same reply whatever its caches hold (llama-server then reads the prompt afresh).
+   */
+  reproducible?: boolean;
 }
 
 export interface GenerationProgress {
@@ -34,6 +44,8 @@ export interface GenerationInput {
    * at some cost to the decode rate (llama-server then streams its answer instead of being polled).
    */
   streamText?: boolean;
+  /** The reply must be JSON of this form (only when the engine's `features` name it). */
+  responseFormat?: ResponseFormat;
 }
 
 /** Why generation ended: the engine stopped by itself (end of text, a stop sequence), or at its token limit. */
@@ -55,6 +67,8 @@ export interface LlmEngine {
   readonly name: string;
   /** Tokens one generation can hold: prompt and reply together. */
   readonly contextTokens: number;
+  /** What it honours beyond the contract's sampling fields; absent: nothing. */
+  readonly features?: EngineFeatures;
   /**
    * Tokens the prompt made from `turns` takes, chat template included: exact for llama.cpp (in
    * process or its server), an estimate for other remote servers (their tokenizer is not at hand).

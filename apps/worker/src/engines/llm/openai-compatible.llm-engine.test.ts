@@ -69,6 +69,29 @@ describe("OpenAiCompatibleLlmEngine", () => {
     });
   });
 
+  it("when the request sets extra sampling fields and a JSON schema, then they are sent under OpenAI's names", async () => {
+    const knobs = { presence_penalty: 0.5, frequency_penalty: -1, logit_bias: { "42": -100 }, top_k: 5 };
+    const schema = { type: "object", properties: { a: { type: "integer" } } };
+    await makeEngine({ samplingExtensions: ["top_k"] }).generate(
+      input({
+        sampling: { maxTokens: 9, temperature: 0, topP: 0.9, seed: 7, knobs },
+        responseFormat: { type: "json_schema", name: "thing", schema, strict: true },
+      }),
+    );
+    expect(server.requests.at(-1)?.body).toMatchObject({
+      ...knobs,
+      temperature: 0,
+      response_format: { type: "json_schema", json_schema: { name: "thing", schema, strict: true } },
+    });
+  });
+
+  it("when configured with sampling extensions, then its features name OpenAI's fields and those", () => {
+    expect(makeEngine({ samplingExtensions: ["min_p"] }).features).toEqual({
+      sampling: ["presence_penalty", "frequency_penalty", "logit_bias", "min_p"],
+      responseFormats: ["json_object", "json_schema"],
+    });
+  });
+
   it("when there is no API key, then no Authorization header is sent", async () => {
     await makeEngine().generate(input());
     expect(server.requests.at(-1)?.headers.authorization).toBeUndefined();

@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { EngineFeatures } from "@chorus/contracts";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";
 import { restartOnBytes } from "../openai-compatible/restart-on-bytes.js";
 import { ChatCompletionAccumulator } from "./openai-compatible.stream.js";
+import { openAiCompatibleFeatures, upstreamSamplingFields, type ExtensionKnob } from "./openai-compatible.sampling.js";
 import { OpenAiCompatibleUpstreamError, retryDelayMs, upstreamError } from "./openai-compatible.upstream-error.js";
 
 export interface OpenAiCompatibleLlmEngineOptions {
@@ -23,6 +25,8 @@ export interface OpenAiCompatibleLlmEngineOptions {
   stop?: string[];
   /** Ask for the final usage chunk; turn off for servers that reject `stream_options` (Groq, Mistral). */
   includeUsage?: boolean;
+  /** The sampling fields beyond OpenAI's that the server takes (vLLM: all four); others are refused at admission. */
+  samplingExtensions?: readonly ExtensionKnob[];
   /** The upstream model's context window in tokens (default 8192); used to trim long conversations. */
   contextTokens?: number;
   fetch?: typeof fetch;
@@ -75,6 +79,7 @@ const MAX_UPSTREAM_STOPS = 4;
 export class OpenAiCompatibleLlmEngine implements LlmEngine {
   readonly name = "openai-compatible";
   readonly contextTokens: number;
+  readonly features: EngineFeatures;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryPolicy: { baseDelayMs: number; maxDelayMs: number };
@@ -84,6 +89,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 
   constructor(private readonly options: OpenAiCompatibleLlmEngineOptions) {
     this.contextTokens = options.contextTokens ?? 8192;
+    this.features = openAiCompatibleFeatures(options.samplingExtensions);
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.maxRetries = options.maxRetries ?? 2;
     this.retryPolicy = { baseDelayMs: options.retryBaseDelayMs ?? 500, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
@@ -160,6 +166,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
       temperature,
       top_p: topP,
       seed,
+      ...upstreamSamplingFields(input),
       stream: true,
       ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
       ...(stop.length ? { stop } : {}),

@@ -1,0 +1,32 @@
+import type { EngineFeatures, ResponseFormat, SamplingKnob } from "@chorus/contracts";
+import type { GenerationInput } from "./llm-engine.js";
+
+/** Knobs OpenAI's API defines: every compatible server takes them. */
+const OPENAI_KNOBS: SamplingKnob[] = ["presence_penalty", "frequency_penalty", "logit_bias"];
+
+/** Knobs beyond OpenAI's that a server may take (vLLM, llama-server, SGLang): named per engine in MODELS_CONFIG. */
+export const EXTENSION_KNOBS = ["top_k", "min_p", "repetition_penalty", "typical_p"] as const;
+export type ExtensionKnob = (typeof EXTENSION_KNOBS)[number];
+
+export function openAiCompatibleFeatures(extensions: readonly ExtensionKnob[] = []): EngineFeatures {
+  return { sampling: [...OPENAI_KNOBS, ...extensions], responseFormats: ["json_object", "json_schema"] };
+}
+
+/** OpenAI's response_format for the job's. */
+function responseFormatField(format: ResponseFormat): object {
+  if (format.type === "json_object") return { type: "json_object" };
+  const { name, schema, strict } = format;
+  return {
+    type: "json_schema",
+    json_schema: { name: name ?? "response", schema, ...(strict === undefined ? {} : { strict }) },
+  };
+}
+
+/** The request's knobs (under OpenAI's and the extensions' own names) and response format, as sent upstream. */
+export function upstreamSamplingFields(input: GenerationInput): Record<string, unknown> {
+  const knobs = Object.entries(input.sampling.knobs ?? {}).filter(([, value]) => value !== undefined);
+  return {
+    ...Object.fromEntries(knobs),
+    ...(input.responseFormat ? { response_format: responseFormatField(input.responseFormat) } : {}),
+  };
+}

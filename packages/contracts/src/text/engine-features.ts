@@ -1,0 +1,43 @@
+import { ApiError } from "../errors.js";
+import type { ResponseFormat, ResponseFormatType } from "./response-format.js";
+import { knobsSet, type SamplingKnob, type SamplingKnobs } from "./sampling-knobs.js";
+
+/**
+ * What a model's engine honours beyond the contract's sampling fields. Workers publish it per model
+ * (the gateway refuses at admission what the engine cannot do) and check it again before they run a job.
+ */
+export interface EngineFeatures {
+  sampling: SamplingKnob[];
+  responseFormats: ResponseFormatType[];
+}
+
+/** What a request asks of an engine beyond the contract. */
+export interface AskedFeatures {
+  sampling: SamplingKnobs;
+  responseFormat?: ResponseFormat | undefined;
+}
+
+/**
+ * 400 naming the first field `features` cannot honour; `prefix` is where sampling fields sit in the
+ * body (`samplingParams.` on /api, nothing on /v1), `formatParam` the response format's field.
+ */
+export function refuseUnsupported(
+  asked: AskedFeatures,
+  features: EngineFeatures,
+  names: { samplingPrefix: string; formatParam: string },
+): void {
+  const knob = knobsSet(asked.sampling).find((k) => !features.sampling.includes(k));
+  if (knob)
+    throw ApiError.invalidParameter(
+      `${names.samplingPrefix}${knob}`,
+      "absent",
+      `${knob} is not supported by this model's engine (it supports: ${features.sampling.join(", ") || "none of the extra sampling fields"})`,
+    );
+  const format = asked.responseFormat?.type;
+  if (format && !features.responseFormats.includes(format))
+    throw ApiError.invalidParameter(
+      names.formatParam,
+      "absent",
+      `structured output (${format}) is not supported by this model's engine`,
+    );
+}
