@@ -26,6 +26,7 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
     let engine: LlmEngine;
     let keyA: string;
     let keyB: string;
+    let keyC: string;
     let operatorTokens: number;
 
     beforeAll(async () => {
@@ -34,7 +35,7 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
       engine = await loadFixtureEngine(2, 2048, runtime);
       worker = await startTestWorker(prefix, engine, { concurrency: 2 });
       const limits = { limits: { text: 1_000_000, status: 1_000_000 } };
-      [keyA, keyB] = [await gw.createKey(limits), await gw.createKey(limits)];
+      [keyA, keyB, keyC] = [await gw.createKey(limits), await gw.createKey(limits), await gw.createKey(limits)];
       const { default: character } = await loadCharacterCatalog();
       // The operator's system turn as a prompt of its own (with the reply's opening): at least the shared part.
       operatorTokens = await engine.countPromptTokens(operatorTurns(character));
@@ -51,13 +52,17 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
       return finalRecord(gw.app, key, submittedId(res));
     }
 
-    it("when key B sends the prompt key A sent twice, then B's cachedTokens is at most the operator's part, and A's own cache is kept", async () => {
-      const words = Array.from({ length: 110 }, (_, i) => `word${(i * 7919 + Date.now()) % 100_000}`).join(" ");
-      const body = {
+    /** A unique prompt of ~1,200 tokens (110 words the fixture model's tokenizer splits finely). */
+    function uniquePrompt(seed: string) {
+      const words = Array.from({ length: 110 }, (_, i) => `${seed}${(i * 7919 + Date.now()) % 100_000}`).join(" ");
+      return {
         messages: [{ role: "You", content: `Remember these: ${words}`, index: 0 }],
         samplingParams: { max_tokens: 4 },
       };
+    }
 
+    it("when key B sends the prompt key A sent twice, then B reuses only the operator's part, as for a prompt nobody sent", async () => {
+      const body = uniquePrompt("word");
       const firstOfA = await generate(keyA, body);
       const secondOfA = await generate(keyA, body);
       expect(firstOfA.promptTokens).toBeGreaterThan(900);
@@ -65,13 +70,18 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
 
       const ofB = await generate(keyB, body);
       expect(ofB).toMatchObject({ status: "completed", promptTokens: firstOfA.promptTokens });
-      // B read its prompt from the operator's boundary at the latest: nothing of A's past it was reused.
+      // B read its prompt from the operator's boundary: nothing of A's past it was reused.
       expect(ofB.cachedTokens).toBeLessThanOrEqual(operatorTokens);
       expect(operatorTokens).toBeLessThan(ofB.promptTokens! / 3);
-
       // B's own copy is B's: its second send is cached.
       const secondOfB = await generate(keyB, body);
       expect(secondOfB.cachedTokens).toBeGreaterThanOrEqual(secondOfB.promptTokens! - 1);
+      // A prompt nobody sent, on a slot another key holds, reuses exactly as much: B learns nothing.
+      const ofC = await generate(keyC, uniquePrompt("ward"));
+      expect(ofC.cachedTokens).toBe(ofB.cachedTokens);
+      // The operator's part is reused all the same (not read again from the start).
+      expect(ofB.cachedTokens).toBeGreaterThan(operatorTokens / 2);
+
       // llama-server keeps A's cache for A (saved when B took its slot), restored for A only.
       if (runtime === "server") {
         const thirdOfA = await generate(keyA, body);

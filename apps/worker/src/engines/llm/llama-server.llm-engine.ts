@@ -11,6 +11,11 @@ import { sseJsonEvents, type StreamedCompletionEvent } from "./llama-server.stre
 /** Owns a slot whose preparation failed: no key is it, so the next job empties it (SlotPool's mustCut). */
 const UNKNOWN_OWNER = "\u0000unknown";
 
+/** Three token ids: one of them differs from any two tokens (cutTo). */
+const FILLER_TOKENS = [1, 2, 3];
+/** A cut reads one token: far longer means the server is stuck. */
+const CUT_TIMEOUT_MS = 30_000;
+
 /** LLM_CACHE_RAM_MB unset: what llama-server's own host cache would take. */
 const DEFAULT_STATES_MIB = 8192;
 
@@ -207,10 +212,8 @@ export class LlamaServerLlmEngine implements LlmEngine {
 
   /**
    * Makes the slot hold nothing of another key's beyond the operator's prefix: what it held is kept
-   * for its key when this job would lose most of it, then the job's own key's best saved state is
-   * restored when it reuses more, else another key's tokens that match beyond the shared prefix are
-   * erased (the prompt is then read from the start; the server reuses the longest common prefix of
-   * what a slot holds, so it cannot be told to stop at the boundary).
+   * for its key when this job would lose most of it (or cuts it), then the job's own key's best saved
+   * state is restored when it reuses more, else another key's slot is cut back to the shared prefix.
    */
   private async prepare(borrowed: Borrowed<ServerSlot>, prompt: readonly number[], scope: CacheScope): Promise<void> {
     const { slot, sharedPrefix, mustCut, previousOwner } = borrowed;
@@ -220,7 +223,22 @@ export class LlamaServerLlmEngine implements LlmEngine {
     if (losing && previousOwner !== null && previousOwner !== UNKNOWN_OWNER)
       await this.states.save(slot, previousOwner);
     if (restoring) await this.states.restore(slot, kept.state).catch(() => this.states.erase(slot));
-    else if (mustCut) await this.states.erase(slot);
+    else if (mustCut) await this.cutTo(slot, prompt, sharedPrefix);
+  }
+
+  /**
+   * Leaves the slot holding the prompt's first `keep` tokens only. The server reuses the longest
+   * common prefix of what a slot holds and cannot be told to stop earlier, so it is sent those tokens
+   * and one that differs from both what the slot holds next and what the prompt has next: it keeps
+   * `keep`, reads one token, and the job's prompt then matches exactly `keep`.
+   */
+  private async cutTo(slot: ServerSlot, prompt: readonly number[], keep: number): Promise<void> {
+    if (keep === 0) return this.states.erase(slot);
+    const filler = FILLER_TOKENS.find((token) => token !== slot.tokens[keep] && token !== prompt[keep])!;
+    const tokens = [...prompt.slice(0, keep), filler];
+    const body = { prompt: tokens, n_predict: 1, id_slot: slot.id, cache_prompt: true, response_fields: ["content"] };
+    await this.send("/completion", body, AbortSignal.timeout(CUT_TIMEOUT_MS)).then((response) => response.text());
+    slot.tokens = tokens;
   }
 
   private promptTokens(turns: ChatTurn[]): number[] {

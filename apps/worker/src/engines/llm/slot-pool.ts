@@ -21,8 +21,8 @@ export interface Borrowed<S extends CacheSlot> {
   /** Leading tokens of the prompt the slot holds and the job may reuse. */
   sharedPrefix: number;
   /**
-   * The slot holds another key's tokens matching the prompt beyond `sharedPrefix` (or up to all it
-   * holds, which the engine may know only in part): the engine must cut them before the job reads it.
+   * The slot holds another key's tokens: the engine must cut it back to `sharedPrefix` before the job
+   * reads it. Always, not only when more of it matches: what the cut costs must not tell either.
    */
   mustCut: boolean;
   /** Who the slot held tokens for before this job (the engine may keep them for that key). */
@@ -47,9 +47,7 @@ function reuseOf(slot: CacheSlot, prompt: readonly number[], scope: CacheScope |
   const held = slot.cachedTokens();
   const common = sharedPrefixLength(held, prompt);
   if (!scope || slot.owner === null || slot.owner === scope.owner) return { sharedPrefix: common, mustCut: false };
-  const sharedPrefix = Math.min(common, scope.sharedTokens);
-  // All it holds matches (or it holds nothing we know of): the engine may hold more than it tells, cut it.
-  return { sharedPrefix, mustCut: common > sharedPrefix || common === held.length };
+  return { sharedPrefix: Math.min(common, scope.sharedTokens), mustCut: true };
 }
 
 /**
@@ -103,7 +101,7 @@ export class SlotPool<S extends CacheSlot> {
     if (next) next.grant(this.take(next.prompt, next.scope));
   }
 
-  /** The free slot with the most to reuse; on a tie, one that needs no cut. */
+  /** The free slot with the most to reuse; on a tie, one of the key's own (or nobody's): no cut. */
   private take(prompt: readonly number[], scope: CacheScope | undefined): Borrowed<S> {
     let best = 0;
     let bestReuse = { sharedPrefix: -1, mustCut: true };
