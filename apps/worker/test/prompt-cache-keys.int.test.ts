@@ -27,6 +27,7 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
     let keyA: string;
     let keyB: string;
     let keyC: string;
+    let keyD: string;
     let operatorTokens: number;
 
     beforeAll(async () => {
@@ -35,7 +36,7 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
       engine = await loadFixtureEngine(2, 2048, runtime);
       worker = await startTestWorker(prefix, engine, { concurrency: 2 });
       const limits = { limits: { text: 1_000_000, status: 1_000_000 } };
-      [keyA, keyB, keyC] = [await gw.createKey(limits), await gw.createKey(limits), await gw.createKey(limits)];
+      [keyA, keyB, keyC, keyD] = await Promise.all([1, 2, 3, 4].map(() => gw.createKey(limits)));
       const { default: character } = await loadCharacterCatalog();
       // The operator's system turn as a prompt of its own (with the reply's opening): at least the shared part.
       operatorTokens = await engine.countPromptTokens(operatorTurns(character));
@@ -87,6 +88,9 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
         const thirdOfA = await generate(keyA, body);
         expect(thirdOfA.cachedTokens).toBeGreaterThanOrEqual(thirdOfA.promptTokens! - 1);
       }
+      // B's copy is now kept beyond the slots too (saved when C took its slot): never restored for another key.
+      const ofD = await generate(keyD, body);
+      expect(ofD.cachedTokens).toBe(ofB.cachedTokens);
     }, 120_000);
   }),
 );

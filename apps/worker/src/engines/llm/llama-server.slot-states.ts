@@ -54,7 +54,8 @@ export class SlotStates {
     const answer = await this.action(slot.id, "save", file);
     this.saved.push({ owner, tokens: slot.tokens, file, bytes: answer.n_written ?? 0 });
     this.bytes += answer.n_written ?? 0;
-    while (this.bytes > this.budgetBytes && this.saved.length > 0) await this.drop(this.saved[0]!);
+    while (this.bytes > this.budgetBytes && this.saved.length > 0)
+      await this.drop(this.saved[0]!).catch(() => undefined);
   }
 
   /** Loads a saved state into the slot; it is then the slot's, no longer kept here. */
@@ -71,8 +72,11 @@ export class SlotStates {
     slot.tokens = [];
   }
 
+  /** Forgets the state (after `before`, if given) and removes its file; once only, if two jobs chose it. */
   private async drop(state: SavedState, before?: () => Promise<void>): Promise<void> {
-    this.saved = this.saved.filter((kept) => kept !== state);
+    const at = this.saved.indexOf(state);
+    if (at < 0) throw new Error("that saved state was taken by another job");
+    this.saved.splice(at, 1);
     this.bytes -= state.bytes;
     try {
       await before?.();
