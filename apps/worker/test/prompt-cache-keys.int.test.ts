@@ -36,7 +36,12 @@ describeWithModel("prompt cache scoped per API key (stories260K-chatml)", () =>
       engine = await loadFixtureEngine(2, 2048, runtime);
       worker = await startTestWorker(prefix, engine, { concurrency: 2 });
       const limits = { limits: { text: 1_000_000, status: 1_000_000 } };
-      [keyA, keyB, keyC, keyD] = await Promise.all([1, 2, 3, 4].map(() => gw.createKey(limits)));
+      [keyA, keyB, keyC, keyD] = (await Promise.all([1, 2, 3, 4].map(() => gw.createKey(limits)))) as [
+        string,
+        string,
+        string,
+        string,
+      ];
       const { default: character } = await loadCharacterCatalog();
       // The operator's system turn as a prompt of its own (with the reply's opening): at least the shared part.
       operatorTokens = await engine.countPromptTokens(operatorTurns(character));
