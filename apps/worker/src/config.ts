@@ -81,7 +81,7 @@ export const WORKER_ENV = {
     default: defaultPromptCacheMiB(memoryBudget().bytes),
     minimum: 0,
     description:
-      "llama-server: host memory (MiB) for prompts kept beyond the slots (its --cache-ram), so a conversation whose slot was taken still skips its prompt; 0: off (default: llama-server's own 8192, or a quarter of the worker's memory if less: its container's cgroup limit, else this machine's)",
+      "llama-server: MiB for prompts kept beyond the slots, per API key (saved slot states; its own --cache-ram is off, as it restores any key's prompt), so a conversation whose slot was taken still skips its prompt; 0: off (default: llama-server's own 8192, or a quarter of the worker's memory if less: its container's cgroup limit, else this machine's)",
   },
   WORKER_CONCURRENCY: {
     type: "integer",

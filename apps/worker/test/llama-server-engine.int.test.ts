@@ -193,6 +193,8 @@ describeWithModel("llama-server run by the worker", () => {
             sampling,
             signal: new AbortController().signal,
             onProgress: () => undefined,
+            // One key's conversations: kept beyond the slot for that key (SlotStates).
+            cacheScope: { owner: "key-a", sharedTurns: [] },
           });
         try {
           const first = await run(turns);
@@ -211,12 +213,12 @@ describeWithModel("llama-server run by the worker", () => {
         }
       }
 
-      it("when another conversation took the only slot, then the first one's next turn is still read from the host-memory prompt cache", async () => {
+      it("when another conversation took the only slot, then the first one's next turn is still restored from the slot states its key keeps", async () => {
         const { cached, earlierPrompt } = await cachedAfterSlotTaken(64);
         expect(cached).toBeGreaterThanOrEqual(earlierPrompt - 1); // the earlier turn's prompt at least
       }, 60_000);
 
-      it("when the host-memory prompt cache is off (0), then that next turn is read whole", async () => {
+      it("when the slot states are off (LLM_CACHE_RAM_MB 0), then that next turn is read whole", async () => {
         const { cached, earlierPrompt } = await cachedAfterSlotTaken(0);
         // At most the chat template's start, shared with the other conversation
         expect(cached).toBeLessThan(earlierPrompt / 2);

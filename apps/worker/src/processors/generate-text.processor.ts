@@ -5,7 +5,7 @@ import type { Logger } from "@chorus/platform/logger";
 import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
-import { buildChatTurns } from "../prompt/build-chat-turns.js";
+import { buildChatTurns, operatorTurns } from "../prompt/build-chat-turns.js";
 import { trimToContext } from "../prompt/trim-to-context.js";
 import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
@@ -138,6 +138,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         sampling,
         signal: stop.signal,
         onProgress,
+        cacheScope: { owner: job.data.keyId, sharedTurns: operatorTurns(character) },
         ...(request.stop ? { stop: request.stop } : {}),
         ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
         ...(deltas ? { streamText: true } : {}),

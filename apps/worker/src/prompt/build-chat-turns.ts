@@ -15,7 +15,10 @@ export function expandMacros(text: string, botName: string): string {
  * the character's built-in traits, which stay whatever persona a request brings, and then the
  * instructions of a /v1 request's system messages: they add to the persona, never replace it.
  */
-export function systemPrompt(request: GenerationRequest, character: Character): string {
+export function systemPrompt(
+  request: Pick<GenerationRequest, "persona" | "botName" | "instructions">,
+  character: Character,
+): string {
   const botName = request.botName ?? character.botName;
   const persona = expandMacros(request.persona?.trim() || character.persona, botName);
   const traits = character.traits.length > 0 ? `\n${botName} is ${character.traits.join("; ")}.` : "";
@@ -33,4 +36,12 @@ function toTurn(message: Message): ChatTurn {
  */
 export function buildChatTurns(request: GenerationRequest, character: Character): ChatTurn[] {
   return [{ role: "system", content: systemPrompt(request, character) }, ...request.messages.map(toTurn)];
+}
+
+/**
+ * The operator's own turns at the start of every prompt with this character (its system turn as no
+ * request changes it): every key's cache may be reused this far, and no farther.
+ */
+export function operatorTurns(character: Character): ChatTurn[] {
+  return [{ role: "system", content: systemPrompt({}, character) }];
 }

@@ -2,11 +2,12 @@ import { describe, expect, it } from "@jest/globals";
 import type { GenerateTextJob } from "@chorus/contracts";
 import { conversationPrefixes, MAX_PREFIXES, prefixesAfterReply } from "./conversation-prefixes.js";
 
-type Chat = Pick<GenerateTextJob, "model" | "request">;
+type Chat = Pick<GenerateTextJob, "keyId" | "model" | "request">;
 
 function chat(contents: string[], overrides: Partial<GenerateTextJob["request"]> = {}): Chat {
   const messages = contents.map((content, i) => ({ role: i % 2 === 0 ? ("You" as const) : ("Bot" as const), content }));
   return {
+    keyId: "key-a",
     model: "Witch",
     request: { messages, botName: "Bot", samplingParams: { max_tokens: 10, temperature: 1, top_p: 1 }, ...overrides },
   };
@@ -25,6 +26,8 @@ describe("conversationPrefixes", () => {
     const base = conversationPrefixes(chat(["hi", "hello"]));
     const others = [
       conversationPrefixes({ ...chat(["hi", "hello"]), model: "Mage" }),
+      // Another key's identical chat: routing never sends a key where another key's conversation is cached.
+      conversationPrefixes({ ...chat(["hi", "hello"]), keyId: "key-b" }),
       conversationPrefixes(chat(["hi", "hello"], { persona: "a cat" })),
       conversationPrefixes(chat(["hi", "hello"], { botName: "Tom" })),
       conversationPrefixes(chat(["hi", "hello"], { instructions: "be brief" })),

@@ -3,11 +3,23 @@ import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./l
 import { ChatPrompt } from "./chat-prompt.js";
 import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.process.js";
 import { SlotMonitor } from "./llama-server.slot-monitor.js";
-import { SlotPool, type CacheSlot } from "./slot-pool.js";
+import { SlotStates } from "./llama-server.slot-states.js";
+import { SlotPool, sharedPrefixLength, type Borrowed, type CacheScope, type CacheSlot } from "./slot-pool.js";
 import { stopSequencesFor } from "./stop-sequences.js";
 import { LLAMA_SERVER_FEATURES, samplingFields } from "./llama-server.sampling.js";
 import { RunGate } from "./run-gate.js";
 import { sseJsonEvents, type StreamedCompletionEvent } from "./llama-server.stream.js";
+
+/** Owns a slot whose preparation failed: no key is it, so the next job empties it (SlotPool's mustCut). */
+const UNKNOWN_OWNER = "\u0000unknown";
+
+/** Three token ids: one of them differs from any two tokens (cutTo). */
+const FILLER_TOKENS = [1, 2, 3];
+/** A cut reads one token: far longer means the server is stuck. */
+const CUT_TIMEOUT_MS = 30_000;
+
+/** LLM_CACHE_RAM_MB unset: what llama-server's own host cache would take. */
+const DEFAULT_STATES_MIB = 8192;
 
 /** How often running jobs' progress is read from the server (one request for every slot). */
 const PROGRESS_POLL_MS = 100;
@@ -15,6 +27,7 @@ const PROGRESS_POLL_MS = 100;
 /** One of llama-server's slots, and the prompt it last read (what its cache holds, in front). */
 class ServerSlot implements CacheSlot {
   tokens: readonly number[] = [];
+  owner: string | null = null;
   /**
    * The text of the last task completed on it. With slots debug, /slots shows that text (another
    * request's reply) for a new task until the new task's text is not empty: never passed on.
@@ -79,6 +92,9 @@ export class LlamaServerLlmEngine implements LlmEngine {
   /** Reproducible jobs (a client's seed, temperature 0) are decoded alone: see RunGate. */
   private readonly gate = new RunGate();
   private readonly monitor: SlotMonitor;
+  private readonly states: SlotStates;
+  /** The operator's turns (a character's system turn) as tokens, by their JSON. */
+  private readonly operatorTokens = new Map<string, number[]>();
   /** The prompt last tokenized: trimming counts the conversation that generate() then sends. */
   private last: { key: string; tokens: number[] } | null = null;
 
@@ -87,9 +103,11 @@ export class LlamaServerLlmEngine implements LlmEngine {
     private readonly prompt: ChatPrompt,
     readonly contextTokens: number,
     slots: number,
+    statesMiB: number,
   ) {
     this.pool = new SlotPool(Array.from({ length: slots }, (_, id) => new ServerSlot(id)));
     this.monitor = new SlotMonitor(() => `${server.url}/slots`, PROGRESS_POLL_MS);
+    this.states = new SlotStates(() => server.url, server.stateDirectory, statesMiB * 1024 * 1024);
   }
 
   static async start(settings: LlamaServerSettings): Promise<LlamaServerLlmEngine> {
@@ -108,6 +126,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
         prompt,
         props.default_generation_settings?.n_ctx ?? settings.contextPerSlot,
         props.total_slots ?? settings.slots,
+        settings.promptCacheMiB ?? DEFAULT_STATES_MIB,
       );
     } catch (error) {
       await server.stop();
@@ -156,17 +175,22 @@ export class LlamaServerLlmEngine implements LlmEngine {
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
     const prompt = this.promptTokens(input.turns);
     const leaveGate = await this.gate.enter(input.sampling.reproducible === true, input.signal);
-    const { slot } = await this.pool.acquire(prompt, input.signal).catch((error: unknown) => {
+    const scope = this.scopeOf(input, prompt);
+    const borrowed = await this.pool.acquire(prompt, input.signal, scope).catch((error: unknown) => {
       leaveGate();
       throw error;
     });
+    const { slot } = borrowed;
     const previous = slot.lastReply;
-    const unwatch = input.streamText
-      ? () => undefined
-      : this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) =>
+    let unwatch = () => undefined as void;
+    let prepared = false;
+    try {
+      if (scope) await this.prepare(borrowed, prompt, scope);
+      prepared = true;
+      if (!input.streamText)
+        unwatch = this.monitor.watch(slot.id, input.sampling.seed, (tokens, text) =>
           progress.report(tokens, text === previous ? undefined : text),
         );
-    try {
       const result = input.streamText
         ? await this.completeStreamed(slot, prompt, input, progress)
         : await this.complete(slot, prompt, input);
@@ -175,6 +199,8 @@ export class LlamaServerLlmEngine implements LlmEngine {
     } finally {
       unwatch();
       slot.tokens = prompt;
+      // What it holds is unknown: another key's, maybe. Nobody's: every next job cuts it first.
+      if (!prepared) [slot.tokens, slot.owner] = [[], UNKNOWN_OWNER];
       // The server lets go of a cancelled request within about a second (it checks the connection
       // once a second): the slot is lent again only then, so no job queues behind the cancelled
       // one and no job's progress is read from it.
@@ -185,6 +211,47 @@ export class LlamaServerLlmEngine implements LlmEngine {
       if (input.signal.aborted) void this.monitor.untilIdle(slot.id).then(release);
       else release();
     }
+  }
+
+  /** The job's key and how many of its prompt's tokens are the operator's (shared with every key). */
+  private scopeOf(input: GenerationInput, prompt: readonly number[]): CacheScope | undefined {
+    if (!input.cacheScope) return undefined;
+    const { owner, sharedTurns } = input.cacheScope;
+    const key = JSON.stringify(sharedTurns);
+    let operator = this.operatorTokens.get(key);
+    if (!operator) this.operatorTokens.set(key, (operator = this.prompt.tokens(sharedTurns)));
+    return { owner, sharedTokens: sharedPrefixLength(prompt, operator) };
+  }
+
+  /**
+   * Makes the slot hold nothing of another key's beyond the operator's prefix: what it held is kept
+   * for its key when this job would lose most of it (or cuts it), then the job's own key's best saved
+   * state is restored when it reuses more, else another key's slot is cut back to the shared prefix.
+   */
+  private async prepare(borrowed: Borrowed<ServerSlot>, prompt: readonly number[], scope: CacheScope): Promise<void> {
+    const { slot, sharedPrefix, mustCut, previousOwner } = borrowed;
+    const kept = this.states.best(scope.owner, prompt);
+    const restoring = kept !== null && kept.common > sharedPrefix;
+    const losing = restoring || mustCut || sharedPrefix < slot.tokens.length / 2;
+    if (losing && previousOwner !== null && previousOwner !== UNKNOWN_OWNER)
+      await this.states.save(slot, previousOwner);
+    if (restoring) await this.states.restore(slot, kept.state).catch(() => this.states.erase(slot));
+    else if (mustCut) await this.cutTo(slot, prompt, sharedPrefix);
+  }
+
+  /**
+   * Leaves the slot holding the prompt's first `keep` tokens only. The server reuses the longest
+   * common prefix of what a slot holds and cannot be told to stop earlier, so it is sent those tokens
+   * and one that differs from both what the slot holds next and what the prompt has next: it keeps
+   * `keep`, reads one token, and the job's prompt then matches exactly `keep`.
+   */
+  private async cutTo(slot: ServerSlot, prompt: readonly number[], keep: number): Promise<void> {
+    if (keep === 0) return this.states.erase(slot);
+    const filler = FILLER_TOKENS.find((token) => token !== slot.tokens[keep] && token !== prompt[keep])!;
+    const tokens = [...prompt.slice(0, keep), filler];
+    const body = { prompt: tokens, n_predict: 1, id_slot: slot.id, cache_prompt: true, response_fields: ["content"] };
+    await this.send("/completion", body, AbortSignal.timeout(CUT_TIMEOUT_MS)).then((response) => response.text());
+    slot.tokens = tokens;
   }
 
   private promptTokens(turns: ChatTurn[]): number[] {

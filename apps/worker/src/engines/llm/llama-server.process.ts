@@ -1,5 +1,8 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@chorus/platform/logger";
@@ -13,8 +16,9 @@ export interface LlamaServerSettings {
   /** Context tokens per slot (llama-server caps it at the model's training context). */
   contextPerSlot: number;
   /**
-   * MiB of host memory for prompts kept beyond the slots (--cache-ram): a conversation whose slot
-   * another took is restored from there instead of read again. 0: off; unset: llama-server's default.
+   * MiB for prompts kept beyond the slots, per API key (SlotStates, in files of `stateDirectory`): a
+   * conversation whose slot another took is restored from there instead of read again. 0: off;
+   * unset: 8192. llama-server's own --cache-ram is always off: it would restore another key's prompt.
    */
   promptCacheMiB?: number | undefined;
   gpu: "auto" | false;
@@ -61,12 +65,19 @@ export class LlamaServerProcess {
   private constructor(
     private readonly settings: LlamaServerSettings,
     private port: number,
+    /** Where slots are saved to and restored from (--slot-save-path); removed at stop. */
+    readonly stateDirectory: string,
   ) {}
 
   /** Starts the server and resolves once it answers /health with the model loaded. */
   static async start(settings: LlamaServerSettings): Promise<LlamaServerProcess> {
-    const server = new LlamaServerProcess(settings, 0);
-    await server.launch();
+    const server = new LlamaServerProcess(settings, 0, await mkdtemp(join(tmpdir(), "chorus-slots-")));
+    try {
+      await server.launch();
+    } catch (error) {
+      await rm(server.stateDirectory, { recursive: true, force: true });
+      throw error;
+    }
     return server;
   }
 
@@ -103,10 +114,11 @@ export class LlamaServerProcess {
     this.stopped.abort();
     if (this.child) await terminate(this.child, timeoutMs);
     await this.healthy.catch(() => undefined); // a launch under way ends once its child is gone
+    await rm(this.stateDirectory, { recursive: true, force: true });
   }
 
   private args(): string[] {
-    const { modelPath, threads, slots, contextPerSlot, promptCacheMiB, gpu } = this.settings;
+    const { modelPath, threads, slots, contextPerSlot, gpu } = this.settings;
     const args = [
       "-m",
       modelPath,
@@ -122,7 +134,8 @@ export class LlamaServerProcess {
     // The slots share nothing: each holds its own conversation's cache (as in the in-process engine).
     args.push("--no-kv-unified", "--host", "127.0.0.1", "--port", String(this.port), "--no-webui");
     if (gpu === false) args.push("--n-gpu-layers", "0");
-    if (promptCacheMiB !== undefined) args.push("--cache-ram", String(promptCacheMiB));
+    // Its host cache restores the best match of any key's prompts: SlotStates keeps them per key instead.
+    args.push("--cache-ram", "0", "--slot-save-path", `${this.stateDirectory}/`);
     return args;
   }
 

@@ -10,7 +10,7 @@ import {
 import { toHistory } from "./chat-prompt.js";
 import { stopSequencesFor } from "./stop-sequences.js";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
-import { SlotPool, type CacheSlot } from "./slot-pool.js";
+import { SlotPool, sharedPrefixLength, type CacheScope, type CacheSlot } from "./slot-pool.js";
 
 export interface LlamaEngineOptions {
   modelPath: string;
@@ -25,6 +25,7 @@ export interface LlamaEngineOptions {
 
 /** One context sequence with its chat driver, kept for the life of the engine. */
 class LlamaSlot implements CacheSlot {
+  owner: string | null = null;
   constructor(
     readonly sequence: LlamaContextSequence,
     readonly chat: LlamaChat,
@@ -81,7 +82,10 @@ export class LlamaLlmEngine implements LlmEngine {
   async generate(input: GenerationInput): Promise<GenerationResult> {
     const history = toHistory(input.turns);
     const prompt = this.promptTokens(history);
-    const { slot } = await this.pool.acquire(prompt, input.signal);
+    const scope = this.scopeOf(input, prompt);
+    const { slot, sharedPrefix, mustCut } = await this.pool.acquire(prompt, input.signal, scope);
+    // Another key's tokens beyond the operator's prefix: gone before this prompt is read.
+    if (mustCut) await this.cut(slot, sharedPrefix);
     const before = slot.sequence.tokenMeter.getState();
     let streamed = 0;
     let text = "";
@@ -125,6 +129,23 @@ export class LlamaLlmEngine implements LlmEngine {
       // After an unexpected failure the slot's cache may not match its tokens: start it empty.
       if (!healthy) await slot.sequence.clearHistory().catch(() => undefined);
       this.pool.release(slot);
+    }
+  }
+
+  /** The job's key and how many of its prompt's tokens are the operator's (shared with every key). */
+  private scopeOf(input: GenerationInput, prompt: readonly number[]): CacheScope | undefined {
+    if (!input.cacheScope) return undefined;
+    const operator = this.promptTokens(toHistory(input.cacheScope.sharedTurns));
+    return { owner: input.cacheScope.owner, sharedTokens: sharedPrefixLength(prompt, operator) };
+  }
+
+  /** Keeps the slot's first `keep` tokens only; if that fails, none. */
+  private async cut(slot: LlamaSlot, keep: number): Promise<void> {
+    const end = slot.sequence.nextTokenIndex;
+    try {
+      if (end > keep) await slot.sequence.eraseContextTokenRanges([{ start: keep, end }]);
+    } catch {
+      await slot.sequence.clearHistory();
     }
   }
 

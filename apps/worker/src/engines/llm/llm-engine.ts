@@ -46,6 +46,12 @@ export interface GenerationInput {
   streamText?: boolean;
   /** The reply must be JSON of this form (only when the engine's `features` name it). */
   responseFormat?: ResponseFormat;
+  /**
+   * Whose prompt this is (the API key's id) and the operator's own turns at its start (the
+   * character's system turn), which every key shares on purpose: an engine with a prompt cache
+   * reuses another key's cache only as far as those turns go. Absent: not scoped.
+   */
+  cacheScope?: { owner: string; sharedTurns: ChatTurn[] };
 }
 
 /** Why generation ended: the engine stopped by itself (end of text, a stop sequence), or at its token limit. */

@@ -1,6 +1,7 @@
 import { SlotPool, sharedPrefixLength, type CacheSlot } from "./slot-pool.js";
 
 class FakeSlot implements CacheSlot {
+  owner: string | null = null;
   constructor(
     readonly name: string,
     public tokens: number[] = [],
@@ -96,5 +97,34 @@ describe("SlotPool", () => {
 
   it("when created without slots, then it throws", () => {
     expect(() => new SlotPool([])).toThrow("at least one slot");
+  });
+});
+
+describe("SlotPool scoped by key", () => {
+  const operatorPart = 2;
+  const scope = (owner: string) => ({ owner, sharedTokens: operatorPart });
+
+  it("when another key's slot holds the prompt, then only the operator's part counts and the rest must be cut", async () => {
+    const [a, b] = [new FakeSlot("a"), new FakeSlot("b")];
+    const pool = new SlotPool([a, b]);
+    const first = await pool.acquire([1, 2, 3, 4, 5], live(), scope("A"));
+    a.tokens = [1, 2, 3, 4, 5];
+    pool.release(first.slot);
+
+    const own = await pool.acquire([1, 2, 3, 4, 5, 6], live(), scope("A"));
+    expect(own).toMatchObject({ slot: a, sharedPrefix: 5, mustCut: false, previousOwner: "A" });
+    pool.release(own.slot);
+
+    const other = await pool.acquire([1, 2, 3, 4, 5, 6], live(), scope("B"));
+    expect(other).toMatchObject({ slot: a, sharedPrefix: operatorPart, mustCut: true, previousOwner: "A" });
+    expect(a.owner).toBe("B");
+  });
+
+  it("when another key's slot shares only the operator's part, then it is reused that far and cut there all the same", async () => {
+    const a = new FakeSlot("a", [1, 2, 9, 9]);
+    a.owner = "A";
+    const pool = new SlotPool([a]);
+    // Cut whether or not more matched: the cut's cost tells nothing of what the other key sent.
+    expect(await pool.acquire([1, 2, 3], live(), scope("B"))).toMatchObject({ sharedPrefix: 2, mustCut: true });
   });
 });
