@@ -1,11 +1,10 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@chorus/platform/logger";
+import { createSlotStateDirectory } from "./slot-state-directory.js";
 
 export interface LlamaServerSettings {
   binary: string;
@@ -71,7 +70,7 @@ export class LlamaServerProcess {
 
   /** Starts the server and resolves once it answers /health with the model loaded. */
   static async start(settings: LlamaServerSettings): Promise<LlamaServerProcess> {
-    const server = new LlamaServerProcess(settings, 0, await mkdtemp(join(tmpdir(), "chorus-slots-")));
+    const server = new LlamaServerProcess(settings, 0, await createSlotStateDirectory());
     try {
       await server.launch();
     } catch (error) {
