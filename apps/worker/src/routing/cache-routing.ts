@@ -23,6 +23,10 @@ export interface RoutedCopy {
 }
 export const ROUTED_COPY: RoutedCopy = { routed: true };
 
+/** A failed step-aside is tried this often, pausing longer each time (about 4 s in all). */
+const STEP_ASIDE_TRIES = 6;
+const STEP_ASIDE_PAUSE_MS = 250;
+
 export type TextProcessor = (
   job: Job<GenerateTextJob>,
   token?: string,
@@ -254,10 +258,21 @@ export class CacheRouting {
     return (await this.deps.connection.exists(`${jobKey}:lock`)) === 1;
   }
 
-  /** The shared copy steps aside for `ms` (no attempt spent). */
+  /**
+   * The shared copy steps aside for `ms` (no attempt spent). A Redis error while moving it is retried
+   * for a few seconds (well within the job's lock) before it is let through to fail the attempt.
+   */
   private async later(job: Job<GenerateTextJob>, token: string | undefined, ms: number): Promise<never> {
-    await job.moveToDelayed(Date.now() + ms, token);
-    throw new DelayedError();
+    for (let tries = 1; ; tries++) {
+      try {
+        await job.moveToDelayed(Date.now() + ms, token);
+        throw new DelayedError();
+      } catch (error) {
+        if (error instanceof DelayedError || tries >= STEP_ASIDE_TRIES) throw error;
+        this.deps.logger.warn("stepping aside failed; trying again", { error: String(error) });
+        await new Promise((resolve) => setTimeout(resolve, STEP_ASIDE_PAUSE_MS * tries));
+      }
+    }
   }
 
   /** What `step` gives, or null when Redis failed it (logged): the caller then takes the safe way. */
