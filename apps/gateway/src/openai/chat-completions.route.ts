@@ -1,6 +1,7 @@
 import {
   chatCompletionOf,
   mapChatCompletionRequest,
+  type ChatLimits,
   type CompletionIdentity,
   type MappedChatRequest,
 } from "@chorus/contracts";
@@ -23,6 +24,7 @@ export interface ChatCompletionDeps extends ChatStreamDeps {
   budgets(req: Request, res: Response): Budgets;
   jobs: TextJobs;
   waits: FinalStatusWaits;
+  limits: ChatLimits;
 }
 
 async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentity, res: Response): Promise<void> {
@@ -41,7 +43,7 @@ async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentit
 export function chatCompletionsHandler(deps: ChatCompletionDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const read = (): MappedChatRequest & { idempotencyKey: string | null; streamReply: boolean } => {
-      const mapped = mapChatCompletionRequest(req.body);
+      const mapped = mapChatCompletionRequest(req.body, deps.limits);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
       return { ...mapped, idempotencyKey, streamReply: mapped.stream };
     };
