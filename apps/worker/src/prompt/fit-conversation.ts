@@ -22,18 +22,18 @@ export async function fitConversation(
   engine: Pick<LlmEngine, "contextTokens" | "countPromptTokens">,
   resolvedMaxTokens: number,
 ): Promise<FittedConversation> {
-  const budget = replyBudget(job, resolvedMaxTokens);
+  const budget = replyBudget(job, { resolved: resolvedMaxTokens, modelDefault: character.sampling.max_tokens });
   const { contextTokens } = engine;
-  const trimmed = await trimToContext(buildChatTurns(job.request, character), {
-    contextTokens,
-    replyTokens: budget.reserve,
-    countPromptTokens: (turns) => engine.countPromptTokens(turns),
-  });
+  const turns = buildChatTurns(job.request, character);
+  const trim = (replyTokens: number) =>
+    trimToContext(turns, { contextTokens, replyTokens, countPromptTokens: (kept) => engine.countPromptTokens(kept) });
+  let trimmed = await trim(budget.reserve);
+  if (!trimmed.fits && budget.leastReserve < budget.reserve) trimmed = await trim(budget.leastReserve);
   const refused = budget.refuseOverflow && !trimmed.fits;
   return {
     turns: trimmed.turns,
     droppedMessages: trimmed.droppedMessages,
     maxTokens: replyTokens(budget, contextTokens, trimmed.promptTokens),
-    refusal: refused ? contextLengthExceeded(contextTokens, trimmed.promptTokens, budget.reserve) : null,
+    refusal: refused ? contextLengthExceeded(contextTokens, trimmed.promptTokens, budget.leastReserve) : null,
   };
 }

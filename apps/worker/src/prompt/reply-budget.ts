@@ -5,24 +5,32 @@ import { GenerationFailure } from "../records/failure-message.js";
 export interface ReplyBudget {
   /** Tokens trimming keeps free for the reply. */
   reserve: number;
+  /** Where even the newest message leaves less than `reserve`: the room trimming keeps at the least. */
+  leastReserve: number;
   /** The most the reply may take where the context leaves room for it. */
   limit: number;
-  /** A conversation whose system turn and last message leave no `reserve` is refused, not cut. */
+  /** A conversation whose system turn and last message leave no `leastReserve` is refused, not cut. */
   refuseOverflow: boolean;
 }
 
 /**
- * A native job's reply has its max_tokens (the client's or the model's default), reserved whole. A
- * /v1 job (`contextFit`) with the client's max_tokens has that, reserved whole too; without one it
- * runs to the end of the context, at most the deployment's ceiling, and trimming reserves the
- * model's default (`resolvedMaxTokens`), so a long conversation still leaves a reply some room.
+ * A native job's reply has its max_tokens (the client's, else the model's default), reserved whole.
+ * A /v1 job (`contextFit`) with the client's max_tokens has that, reserved whole where the newest
+ * messages allow, else at least the model's default (clients often send a large max_tokens
+ * whatever the model); without one it runs to the end of the context, at most the deployment's
+ * ceiling, and trimming reserves the model's default.
  */
-export function replyBudget(job: GenerateTextJob, resolvedMaxTokens: number): ReplyBudget {
+export function replyBudget(job: GenerateTextJob, maxTokens: { resolved: number; modelDefault: number }): ReplyBudget {
   const fit = job.request.contextFit;
-  if (!fit) return { reserve: resolvedMaxTokens, limit: resolvedMaxTokens, refuseOverflow: false };
+  if (!fit) {
+    const tokens = maxTokens.resolved;
+    return { reserve: tokens, leastReserve: tokens, limit: tokens, refuseOverflow: false };
+  }
+  const least = Math.min(maxTokens.modelDefault, fit.ceiling);
   const sent = job.clientSampling?.max_tokens;
-  if (sent !== undefined) return { reserve: sent, limit: sent, refuseOverflow: true };
-  return { reserve: Math.min(resolvedMaxTokens, fit.ceiling), limit: fit.ceiling, refuseOverflow: true };
+  if (sent !== undefined)
+    return { reserve: sent, leastReserve: Math.min(sent, least), limit: sent, refuseOverflow: true };
+  return { reserve: least, leastReserve: least, limit: fit.ceiling, refuseOverflow: true };
 }
 
 /**
