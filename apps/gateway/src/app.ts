@@ -1,4 +1,4 @@
-import { ApiError, type ModelId } from "@chorus/contracts";
+import { ApiError, type ChatLimits, type ModelId } from "@chorus/contracts";
 import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type KeyLastUsed } from "@chorus/platform/api-keys";
 import { type Logger } from "@chorus/platform/logger";
 import { type GatewayMetrics } from "@chorus/platform/metrics";
@@ -71,6 +71,8 @@ export interface GatewayDeps {
   queueDepth: QueueDepth;
   /** Text backlog at which submits get 503 (null: no bound). */
   maxQueueDepth: number | null;
+  /** What a /v1 text request may ask (MAX_COMPLETION_TOKENS). */
+  chatLimits: ChatLimits;
   /** The streams and waits each key holds open, over all gateways. */
   openStreams: OpenStreams;
   /** How long delivered speech is kept for retries with the same Idempotency-Key. */
@@ -179,7 +181,13 @@ export function buildApp(deps: GatewayDeps): Express {
     { statuses: deps.statuses, audio: deps.replyAudio },
     { authenticate: authenticated, limit: tts },
   );
-  const chat = { ...textDoor, jobs: deps.textJobs, changes: deps.statusChanges, deltas: deps.replyDeltas };
+  const chat = {
+    ...textDoor,
+    jobs: deps.textJobs,
+    changes: deps.statusChanges,
+    deltas: deps.replyDeltas,
+    limits: deps.chatLimits,
+  };
   const openAi = { chat, responses: { ...chat, places }, speech: speechDoor, connections: redisConnections(deps) };
   addOpenAiRoutes(app, openAi, { authenticate: authenticated, status });
   addHealthRoutes(app, redisConnections(deps), deps.instanceId);

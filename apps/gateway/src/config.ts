@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS } from "@chorus/contracts";
+import { DEFAULT_CHAT_LIMITS, DEFAULT_LIMITS } from "@chorus/contracts";
 import {
   COMMON_ENV,
   ConfigError,
@@ -97,6 +97,13 @@ export const GATEWAY_ENV = {
     minimum: 1,
     description:
       "status streams and Prefer: wait holds one gateway keeps open, all keys together (~72 kB each); one more gets 503 with Retry-After",
+  },
+  MAX_COMPLETION_TOKENS: {
+    type: "integer",
+    default: DEFAULT_CHAT_LIMITS.maxCompletionTokens,
+    minimum: 1,
+    description:
+      "the most tokens of a /v1 reply: max_tokens' bound, and where a reply without max_tokens stops if the model and its context have not stopped it first",
   },
   REDIS_WAIT_REPLICAS: {
     type: "integer",

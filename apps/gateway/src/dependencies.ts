@@ -111,6 +111,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
     maxQueueDepth: config.MAX_QUEUE_DEPTH > 0 ? config.MAX_QUEUE_DEPTH : null,
+    chatLimits: { maxCompletionTokens: config.MAX_COMPLETION_TOKENS },
     openStreams,
     audioKeepSeconds: config.AUDIO_TTL_SECONDS,
     speechJobs: speech?.jobs ?? null,

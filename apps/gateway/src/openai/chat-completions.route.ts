@@ -1,6 +1,7 @@
 import {
   chatCompletionOf,
   mapChatCompletionRequest,
+  type ChatLimits,
   type CompletionIdentity,
   type MappedChatRequest,
 } from "@chorus/contracts";
@@ -24,6 +25,7 @@ export interface ChatCompletionDeps extends ChatStreamDeps {
   budgets(req: Request, res: Response): Budgets;
   jobs: TextJobs;
   waits: FinalStatusWaits;
+  limits: ChatLimits;
 }
 
 async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentity, res: Response): Promise<void> {
@@ -42,7 +44,7 @@ async function answerWhole(deps: ChatCompletionDeps, identity: CompletionIdentit
 export function chatCompletionsHandler(deps: ChatCompletionDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const read = (): MappedChatRequest & TextRequest => {
-      const mapped = mapChatCompletionRequest(req.body);
+      const mapped = mapChatCompletionRequest(req.body, deps.limits);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
       return { ...mapped, idempotencyKey, streamReply: mapped.stream, featureFields: OPENAI_FEATURE_FIELDS };
     };

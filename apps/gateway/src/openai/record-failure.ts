@@ -14,6 +14,14 @@ export function recordFailure(record: StatusRecord | undefined): ApiError {
     case "cancelled":
       return new ApiError("CONFLICT", "the request was cancelled before it completed", undefined, undefined, false);
     case "context_length_exceeded":
+      // OpenAI's own code for it, which clients look for; the message names the context's size.
+      return new ApiError(
+        "INVALID_PARAMETER",
+        record.error ?? "the conversation does not fit the model's context",
+        { parameter: "messages", openai_code: "context_length_exceeded" },
+        undefined,
+        false,
+      );
     case "invalid_request":
       return new ApiError("INVALID_PARAMETER", message, { parameter: "messages" }, undefined, false);
     case "generation_failed":

@@ -42,7 +42,7 @@ function createResponse(deps: ResponsesDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     let mapped: MappedResponseRequest | undefined;
     const read = () => {
-      mapped = mapResponseCreateRequest(req.body);
+      mapped = mapResponseCreateRequest(req.body, deps.limits);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
       return { ...mapped.chat, idempotencyKey, streamReply: mapped.stream, featureFields: RESPONSES_FEATURE_FIELDS };
     };

@@ -5,8 +5,8 @@ import type { Logger } from "@chorus/platform/logger";
 import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
-import { buildChatTurns, operatorTurns } from "../prompt/build-chat-turns.js";
-import { trimToContext } from "../prompt/trim-to-context.js";
+import { operatorTurns } from "../prompt/build-chat-turns.js";
+import { fitConversation } from "../prompt/fit-conversation.js";
 import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
 import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-delta-publisher.js";
@@ -90,23 +90,21 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
     const startedAt = Date.now();
     const { engine, character } = deps.modelFor(model);
-    const sampling = resolveSampling(job.data, character.sampling);
-    refuseWhatEngineLacks(sampling, job.data, engine);
+    const resolved = resolveSampling(job.data, character.sampling);
+    refuseWhatEngineLacks(resolved, job.data, engine);
     // The record is marked started while the prompt is built and counted (work in this process), so
     // the round trip to Redis costs the job no time; a skipped job wasted that work only.
-    const [state, { turns, droppedMessages }] = await Promise.all([
+    const [state, { turns, droppedMessages, maxTokens, refusal }] = await Promise.all([
       deps.statuses.markStarted(requestId),
-      trimToContext(buildChatTurns(request, character), {
-        contextTokens: engine.contextTokens,
-        replyTokens: sampling.maxTokens,
-        countPromptTokens: (turns) => engine.countPromptTokens(turns),
-      }),
+      fitConversation(job.data, character, engine, resolved.maxTokens),
     ]);
     // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
     if (state !== "processing")
       return void log.info(
         state ? "skipped: record already final" : "skipped: no status record (expired or never written)",
       );
+    if (refusal) throw refusal;
+    const sampling = { ...resolved, maxTokens };
     const expected = deps.replyLengths.expectedTokens(model, sampling.maxTokens);
     const estimator = new ProgressEstimator(expected, sampling.maxTokens, startedAt, deps.fallbackTokensPerSecond);
     // A progress write that finds the record final means it was cancelled (or answered elsewhere):

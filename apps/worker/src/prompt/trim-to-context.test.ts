@@ -19,6 +19,8 @@ describe("trimToContext", () => {
     expect(await trimToContext(turns, { contextTokens: 101, replyTokens: 40, countPromptTokens: count })).toEqual({
       turns,
       droppedMessages: 0,
+      promptTokens: 60,
+      fits: true,
     });
   });
 
@@ -28,6 +30,7 @@ describe("trimToContext", () => {
     const trimmed = await trimToContext(turns, { contextTokens: 121, replyTokens: 40, countPromptTokens: count });
     expect(trimmed.droppedMessages).toBe(1);
     expect(trimmed.turns).toEqual([system, message(1), message(2), message(3)]);
+    expect(trimmed).toMatchObject({ promptTokens: 80, fits: true });
   });
 
   it("when even the newest message is over budget, then it alone is kept", async () => {
@@ -35,6 +38,7 @@ describe("trimToContext", () => {
     const trimmed = await trimToContext(turns, { contextTokens: 100, replyTokens: 50, countPromptTokens: count });
     expect(trimmed.turns).toEqual([system, turns[2]]);
     expect(trimmed.droppedMessages).toBe(1);
+    expect(trimmed).toMatchObject({ promptTokens: 20 + 508, fits: false });
   });
 
   it("when the context holds the prompt, the reply and one free token, then everything is kept; one less and the oldest goes", async () => {
@@ -61,6 +65,6 @@ describe("trimToContext", () => {
   it("when there is no system turn, then only messages are counted and kept", async () => {
     const turns = [message(0), message(1), message(2)];
     const trimmed = await trimToContext(turns, { contextTokens: 81, replyTokens: 40, countPromptTokens: count });
-    expect(trimmed).toEqual({ turns: [message(1), message(2)], droppedMessages: 1 });
+    expect(trimmed).toEqual({ turns: [message(1), message(2)], droppedMessages: 1, promptTokens: 40, fits: true });
   });
 });

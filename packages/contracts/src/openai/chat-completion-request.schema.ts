@@ -1,37 +1,10 @@
 import { REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
 import { chatSamplingKnobSchemas } from "./map-sampling.js";
 import { chatResponseFormatSchema } from "./map-structured-output.js";
+import { chatMessageSchema } from "./chat-message.schema.js";
 
 /** OpenAI sends `null` for "not set" as readily as leaving a field out: every optional field takes it. */
 const orNull = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, "null"] }) as const;
-
-const textPart = {
-  type: "object",
-  additionalProperties: false,
-  required: ["type", "text"],
-  properties: { type: { type: "string", enum: ["text"] }, text: { type: "string", maxLength: L.maxMessageChars } },
-} as const;
-
-/**
- * One message: system/developer/user/assistant, content as a string or an array of text parts
- * (images, audio and files are refused by the part's `type`). Tool and function messages are refused
- * by `role`; an assistant's `tool_calls` as an unknown field.
- */
-const message = {
-  type: "object",
-  additionalProperties: false,
-  required: ["role", "content"],
-  properties: {
-    role: { type: "string", enum: ["system", "developer", "user", "assistant"] },
-    content: {
-      anyOf: [
-        { type: "string", maxLength: L.maxMessageChars },
-        { type: "array", minItems: 1, maxItems: 100, items: textPart },
-      ],
-    },
-    name: { type: "string", maxLength: L.maxIdChars },
-  },
-} as const;
 
 const stopSequence = { type: "string", minLength: 1, maxLength: L.maxStopChars } as const;
 
@@ -50,9 +23,11 @@ export const chatCompletionRequestSchema = {
   required: ["model", "messages"],
   properties: {
     model: { type: "string", minLength: 1, maxLength: 100 },
-    messages: { type: "array", minItems: 1, maxItems: L.maxMessages, items: message },
-    max_tokens: orNull({ type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max }),
-    max_completion_tokens: orNull({ type: "integer", minimum: S.maxTokens.min, maximum: S.maxTokens.max }),
+    // Bounded by the body's size; what the model's context cannot hold the worker trims or refuses.
+    messages: { type: "array", minItems: 1, items: chatMessageSchema },
+    // Bounded by the deployment's MAX_COMPLETION_TOKENS, checked by mapChatCompletionRequest.
+    max_tokens: orNull({ type: "integer", minimum: S.maxTokens.min }),
+    max_completion_tokens: orNull({ type: "integer", minimum: S.maxTokens.min }),
     // OpenAI's range is 0-2: 0 is greedy, between it and the service's lowest, that lowest (mapTemperature).
     temperature: orNull({ type: "number", minimum: 0, maximum: S.temperature.max }),
     top_p: orNull({ type: "number", exclusiveMinimum: S.topP.exclusiveMin, maximum: S.topP.max }),

@@ -3,7 +3,12 @@
 export * from "./openai-shapes.js";
 export * from "./openai-models.js";
 export { chatCompletionRequestSchema } from "./chat-completion-request.schema.js";
-export { mapChatCompletionRequest, type MappedChatRequest } from "./map-chat-request.js";
+export {
+  DEFAULT_CHAT_LIMITS,
+  mapChatCompletionRequest,
+  type ChatLimits,
+  type MappedChatRequest,
+} from "./map-chat-request.js";
 export { IGNORED_FIELDS, NEUTRAL_ONLY_FIELDS } from "./neutral-fields.js";
 export {
   isOpenAiSpeechModel,

@@ -61,18 +61,18 @@ describe("mapChatCompletionRequest: messages", () => {
     [
       "an image part",
       [user([{ type: "image_url", image_url: { url: "https://example.com/a.png" } }])],
-      "messages[0].content",
+      "messages[0].content[0].type",
     ],
-    ["a tool message", [{ role: "tool", content: "42", tool_call_id: "c1" }], "messages[0].role"],
     ["a blank message", [user("  ")], "messages[0].content"],
     ["only system messages", [{ role: "system", content: "Be brief." }], "messages"],
-    [
-      "an assistant with tool_calls",
-      [user("Hi"), { role: "assistant", content: null, tool_calls: [] }],
-      "messages[1].tool_calls",
-    ],
   ])("when messages hold %s, then 400 names %s", (_label, messages, parameter) => {
     expect(refusal(body({ messages })).parameter).toBe(parameter);
+  });
+
+  it("when a system message is 20,000 characters long, then it is taken whole (the model's context bounds it)", () => {
+    const long = "Be kind. ".repeat(2223).slice(0, 20_000);
+    const mapped = mapChatCompletionRequest(body({ messages: [{ role: "system", content: long }, user("Hi")] }));
+    expect(mapped.request.instructions).toBe(long.trim());
   });
 });
 
@@ -80,6 +80,8 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
   it("when nothing is set, then the contract's defaults fill the request and the client set nothing", () => {
     const mapped = mapChatCompletionRequest(body());
     expect(mapped.request.samplingParams).toEqual({ max_tokens: 150, temperature: 0.7, top_p: 0.9 });
+    // No max_tokens: the reply runs to the end of the context, at most the deployment's ceiling.
+    expect(mapped.request.contextFit).toEqual({ ceiling: 4096 });
     expect(mapped.clientSampling).toEqual({});
     expect(mapped).toMatchObject({ stream: false, includeUsage: false });
   });
@@ -97,6 +99,15 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
       mapChatCompletionRequest(body({ max_completion_tokens: 33, max_tokens: 33 })).clientSampling.max_tokens,
     ).toBe(33);
     expect(refusal(body({ max_completion_tokens: 33, max_tokens: 34 })).parameter).toBe("max_completion_tokens");
+  });
+
+  it("when max_tokens is above 2048, then it is taken up to the deployment's MAX_COMPLETION_TOKENS and named beyond", () => {
+    expect(mapChatCompletionRequest(body({ max_tokens: 4096 })).clientSampling.max_tokens).toBe(4096);
+    const limits = { maxCompletionTokens: 300 };
+    expect(mapChatCompletionRequest(body({ max_tokens: 300 }), limits).request.contextFit).toEqual({ ceiling: 300 });
+    expect(() => mapChatCompletionRequest(body({ max_completion_tokens: 301 }), limits)).toThrow(
+      "max_completion_tokens must be at most 300 (this deployment's MAX_COMPLETION_TOKENS)",
+    );
   });
 
   it("when temperature is 0 (OpenAI's greedy), then the job is greedy (temperature 0)", () => {
@@ -133,7 +144,8 @@ describe("mapChatCompletionRequest: sampling and answer", () => {
 
   it.each([
     ["max_tokens", 0],
-    ["max_tokens", 2049],
+    ["max_tokens", 4097],
+    ["max_completion_tokens", 4097],
     ["temperature", 2.01],
     ["top_p", 0],
     ["seed", -1],

@@ -1,12 +1,13 @@
 import { ApiError } from "../errors.js";
 import { REQUEST_LIMITS, SAMPLING_BOUNDS } from "../limits.js";
-import type { GenerationRequest, Message, SamplingParams } from "../text/generation-request.js";
+import type { GenerationRequest, SamplingParams } from "../text/generation-request.js";
 import { compileValidator } from "../validation/validator.js";
 import { chatCompletionRequestSchema } from "./chat-completion-request.schema.js";
+import { mapChatMessages, refuseNonTextParts } from "./map-chat-messages.js";
 import { mapSamplingKnobs, mapTemperature } from "./map-sampling.js";
 import { mapResponseFormat, refuseInvalidResponseFormat, type ChatResponseFormat } from "./map-structured-output.js";
 import { NEUTRAL_ONLY_FIELDS } from "./neutral-fields.js";
-import type { ChatCompletionRequest, ChatMessageParam } from "./openai-shapes.js";
+import type { ChatCompletionRequest } from "./openai-shapes.js";
 
 const validateChatRequest = compileValidator<ChatCompletionRequest>(chatCompletionRequestSchema);
 
@@ -19,9 +20,6 @@ export interface MappedChatRequest {
   includeUsage: boolean;
 }
 
-const contentOf = (message: ChatMessageParam): string =>
-  typeof message.content === "string" ? message.content : (message.content ?? []).map((part) => part.text).join("\n");
-
 function refuseNonNeutral(body: ChatCompletionRequest): void {
   for (const [field, rule] of Object.entries(NEUTRAL_ONLY_FIELDS)) {
     const value = body[field];
@@ -33,39 +31,8 @@ function refuseNonNeutral(body: ChatCompletionRequest): void {
   }
 }
 
-/**
- * System and developer messages become `instructions` (added after the model's persona, which they
- * never replace); user and assistant messages become the conversation (`You` and `Bot`), in order.
- */
-function mapMessages(messages: ChatMessageParam[]): { messages: Message[]; instructions?: string } {
-  const conversation: Message[] = [];
-  const instructions: string[] = [];
-  messages.forEach((message, at) => {
-    const content = contentOf(message);
-    if (!/\S/.test(content))
-      throw ApiError.invalidParameter(
-        `messages[${at}].content`,
-        "string",
-        `messages[${at}].content must not be empty or blank`,
-      );
-    if (message.role === "system" || message.role === "developer") instructions.push(content.trim());
-    else conversation.push({ role: message.role === "user" ? "You" : "Bot", content, index: conversation.length });
-  });
-  if (conversation.length === 0)
-    throw ApiError.invalidParameter("messages", "array", "messages must hold at least one user or assistant message");
-  const joined = instructions.join("\n\n");
-  if (joined.length > REQUEST_LIMITS.maxPersonaChars) {
-    throw ApiError.invalidParameter(
-      "messages",
-      "array",
-      `system and developer messages may hold at most ${REQUEST_LIMITS.maxPersonaChars} characters together`,
-    );
-  }
-  return joined ? { messages: conversation, instructions: joined } : { messages: conversation };
-}
-
 /** The sampling fields the client set, in the job's terms. */
-function sentSampling(body: ChatCompletionRequest): Partial<SamplingParams> {
+function sentSampling(body: ChatCompletionRequest, limits: ChatLimits): Partial<SamplingParams> {
   const { max_tokens, max_completion_tokens, temperature, top_p, seed } = body;
   if (max_tokens != null && max_completion_tokens != null && max_tokens !== max_completion_tokens) {
     throw ApiError.invalidParameter(
@@ -76,6 +43,14 @@ function sentSampling(body: ChatCompletionRequest): Partial<SamplingParams> {
   }
   const sent: Partial<SamplingParams> = mapSamplingKnobs(body);
   const maxTokens = max_completion_tokens ?? max_tokens;
+  if (maxTokens != null && maxTokens > limits.maxCompletionTokens) {
+    const field = max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
+    throw ApiError.invalidParameter(
+      field,
+      "integer",
+      `${field} must be at most ${limits.maxCompletionTokens} (this deployment's MAX_COMPLETION_TOKENS)`,
+    );
+  }
   if (maxTokens != null) sent.max_tokens = maxTokens;
   if (temperature != null) sent.temperature = mapTemperature(temperature);
   if (top_p != null) sent.top_p = top_p;
@@ -102,29 +77,23 @@ function refuseInvalidStop(body: unknown): void {
     throw ApiError.invalidParameter("stop", "string or array", STOP_RULE);
 }
 
-/** Tool and function results are said to be unsupported as such, before the schema finds their fields unknown. */
-function refuseToolMessages(body: unknown): void {
-  const messages = (body as { messages?: unknown } | null)?.messages;
-  if (!Array.isArray(messages)) return;
-  const at = messages.findIndex(
-    (message: { role?: unknown } | null) => message?.role === "tool" || message?.role === "function",
-  );
-  if (at >= 0)
-    throw ApiError.invalidParameter(
-      `messages[${at}].role`,
-      "string",
-      "tool and function messages are not supported: the models here do not call functions",
-    );
+/** What the deployment allows a chat completion. */
+export interface ChatLimits {
+  /** A reply's most tokens (MAX_COMPLETION_TOKENS): the bound of max_tokens, and the reply's without it. */
+  maxCompletionTokens: number;
 }
 
+/** The limits of a deployment that sets none (MAX_COMPLETION_TOKENS' default). */
+export const DEFAULT_CHAT_LIMITS: ChatLimits = { maxCompletionTokens: 4096 };
+
 /** Validates an OpenAI chat completion body (400s name the field) and maps it onto the text job. */
-export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
-  refuseToolMessages(body);
+export function mapChatCompletionRequest(body: unknown, limits = DEFAULT_CHAT_LIMITS): MappedChatRequest {
+  refuseNonTextParts(body);
   refuseInvalidStop(body);
   refuseInvalidResponseFormat(body);
   const chat = validateChatRequest(body);
   refuseNonNeutral(chat);
-  const clientSampling = sentSampling(chat);
+  const clientSampling = sentSampling(chat, limits);
   const samplingParams: SamplingParams = {
     max_tokens: SAMPLING_BOUNDS.maxTokens.default,
     temperature: SAMPLING_BOUNDS.temperature.default,
@@ -134,9 +103,10 @@ export function mapChatCompletionRequest(body: unknown): MappedChatRequest {
   const stop = stopSequences(chat.stop);
   const responseFormat = mapResponseFormat(chat.response_format as ChatResponseFormat | undefined);
   const request: GenerationRequest = {
-    ...mapMessages(chat.messages),
+    ...mapChatMessages(chat.messages),
     ...(stop ? { stop } : {}),
     ...(responseFormat ? { responseFormat } : {}),
+    contextFit: { ceiling: limits.maxCompletionTokens },
     samplingParams,
   };
   return {

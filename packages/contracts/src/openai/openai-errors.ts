@@ -21,8 +21,10 @@ const TYPES: Record<ErrorCode, string> = {
   TIME_LIMIT_EXCEEDED: "server_error",
 };
 
-/** OpenAI's own codes where it has one clients look for; else the native code, lower case. */
+/** OpenAI's own codes where it has one clients look for (`details.openai_code`, or by kind); else the native code. */
 function codeOf(error: ApiError, param: string | null): string {
+  const own = error.details?.openai_code;
+  if (typeof own === "string") return own;
   if (error.code === "UNAUTHORIZED") return "invalid_api_key";
   if (error.code === "RATE_LIMITED") return "rate_limit_exceeded";
   if (error.code === "NOT_FOUND" && param === "model") return "model_not_found";

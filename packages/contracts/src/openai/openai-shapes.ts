@@ -3,17 +3,30 @@
  * and read them: only the fields this service reads or writes.
  */
 
-export type ChatRole = "system" | "developer" | "user" | "assistant";
+export type ChatRole = "system" | "developer" | "user" | "assistant" | "tool" | "function";
 
 export interface ChatTextPart {
   type: "text";
   text: string;
 }
 
+/** An assistant's refusal, as a part of its content. */
+export interface ChatRefusalPart {
+  type: "refusal";
+  refusal: string;
+}
+
+/** A message after the schema (chat-message.schema.ts): every field any role may carry. */
 export interface ChatMessageParam {
   role: ChatRole;
-  content: string | ChatTextPart[] | null;
+  content?: string | (ChatTextPart | ChatRefusalPart)[] | null;
   name?: string;
+  refusal?: string | null;
+  annotations?: unknown[] | null;
+  audio?: object | null;
+  tool_calls?: object[] | null;
+  function_call?: object | null;
+  tool_call_id?: string;
 }
 
 /** A request body after the schema (chat-completion-request.schema.ts): `model` and `messages` present. */

@@ -55,6 +55,13 @@ export interface GenerationRequest {
    * markers every reply stops before. The reply ends before the first of them it would contain.
    */
   stop?: string[];
+  /**
+   * Only from /v1/chat/completions: the reply fits the model's context. Without the client's
+   * max_tokens it runs until the model stops or the context is full, at most `ceiling` tokens
+   * (the gateway's MAX_COMPLETION_TOKENS); a conversation whose system turn and last message leave
+   * no room for a reply is refused (`context_length_exceeded`) instead of being cut by the engine.
+   */
+  contextFit?: { ceiling: number };
   samplingParams: SamplingParams;
   /** Extension: the reply is JSON of this form (constrained sampling). */
   responseFormat?: ResponseFormat;

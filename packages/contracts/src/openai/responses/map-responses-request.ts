@@ -1,6 +1,6 @@
 import { ApiError } from "../../errors.js";
 import { compileValidator } from "../../validation/validator.js";
-import { mapChatCompletionRequest, type MappedChatRequest } from "../map-chat-request.js";
+import { DEFAULT_CHAT_LIMITS, mapChatCompletionRequest, type MappedChatRequest } from "../map-chat-request.js";
 import type { ChatMessageParam } from "../openai-shapes.js";
 import { responseCreateSchema } from "./responses-request.schema.js";
 
@@ -101,7 +101,7 @@ function refuseOtherItems(body: unknown): void {
 }
 
 /** Validates a Responses API body (400s name the field in its terms) and maps it onto the text job. */
-export function mapResponseCreateRequest(body: unknown): MappedResponseRequest {
+export function mapResponseCreateRequest(body: unknown, limits = DEFAULT_CHAT_LIMITS): MappedResponseRequest {
   refuseOtherItems(body);
   const request = validateResponseCreate(body);
   refuseUnsupported(request);
@@ -117,7 +117,7 @@ export function mapResponseCreateRequest(body: unknown): MappedResponseRequest {
   };
   let chat: MappedChatRequest;
   try {
-    chat = mapChatCompletionRequest(chatBody);
+    chat = mapChatCompletionRequest(chatBody, limits);
   } catch (error) {
     inResponseTerms(error, Boolean(request.instructions));
   }
