@@ -71,7 +71,13 @@ describeWithModel(
       for await (const model of client.models.list()) models.push(model);
       expect(models.map((m) => m.id)).toEqual(["default", "Witch", "Mage", "Succubus", "Lightning", "tts-1"]);
       for (const model of models)
-        expect(model).toEqual({ id: model.id, object: "model", created: expect.any(Number), owned_by: "chorus" });
+        expect(model).toEqual({
+          id: model.id,
+          object: "model",
+          created: expect.any(Number),
+          owned_by: "chorus",
+          chorus_kind: model.id === "tts-1" ? "speech" : "chat",
+        });
     });
 
     it("when a completion is asked for, then a real reply comes with usage equal to the native record's, and the request is listed", async () => {

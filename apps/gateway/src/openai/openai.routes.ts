@@ -1,10 +1,10 @@
-import { openAiModelList } from "@chorus/contracts";
 import type { RedisClient } from "@chorus/platform/redis";
 import type { Express, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import type { SpeechRouteDeps } from "../routes/speech.route.js";
 import { chatCompletionsHandler, type ChatCompletionDeps } from "./chat-completions.route.js";
 import { addOpenAiFallbacks } from "./openai-errors.js";
+import { addOpenAiModelRoutes } from "./openai-models.route.js";
 import { openAiSpeechHandler } from "./openai-speech.route.js";
 import { addResponsesRoutes, type ResponsesDeps } from "./responses.route.js";
 
@@ -27,8 +27,7 @@ export function addOpenAiRoutes(
   guards: { authenticate: RequestHandler; status: RequestHandler },
 ): void {
   const { authenticate } = guards;
-  const models = openAiModelList();
-  app.get("/v1/models", authenticate, (_req, res) => void res.json(models));
+  addOpenAiModelRoutes(app, authenticate);
   // The body comes first: it names the model (whose budget admission spends).
   app.post("/v1/chat/completions", authenticate, jsonBody(), chatCompletionsHandler(deps.chat));
   app.post("/v1/audio/speech", authenticate, jsonBody(), openAiSpeechHandler(deps.speech));

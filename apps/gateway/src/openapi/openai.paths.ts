@@ -1,4 +1,10 @@
-import { chatCompletionRequestSchema, openAiModelList, openAiSpeechSchema, OPENAI_VOICE_MAP } from "@chorus/contracts";
+import {
+  chatCompletionRequestSchema,
+  openAiModel,
+  openAiModelList,
+  openAiSpeechSchema,
+  OPENAI_VOICE_MAP,
+} from "@chorus/contracts";
 import type { ResponseObject } from "openapi3-ts/oas31";
 import { json, limitedOk, type Paths } from "./operation.js";
 import { headerRefs, parameterRef, rateLimitHeaders } from "./responses.js";
@@ -85,20 +91,25 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
       usage: { oneOf: [usage, { type: "null" }] },
     },
   },
+  OpenAiModel: {
+    type: "object",
+    required: ["id", "object", "created", "owned_by", "chorus_kind"],
+    properties: {
+      id: string,
+      object: { const: "model" },
+      created: count,
+      owned_by: string,
+      chorus_kind: {
+        enum: ["chat", "speech"],
+        description:
+          "Extension: `chat` for a text model (`/v1/chat/completions`, `/v1/responses`), `speech` for `/v1/audio/speech`.",
+      },
+    },
+  },
   OpenAiModelList: {
     type: "object",
     required: ["object", "data"],
-    properties: {
-      object: { const: "list" },
-      data: {
-        type: "array",
-        items: {
-          type: "object",
-          required: ["id", "object", "created", "owned_by"],
-          properties: { id: string, object: { const: "model" }, created: count, owned_by: string },
-        },
-      },
-    },
+    properties: { object: { const: "list" }, data: { type: "array", items: schemaRef("OpenAiModel") } },
   },
   OpenAiError: {
     type: "object",
@@ -151,13 +162,31 @@ export function openAiPaths(): Paths {
         operationId: "openAiListModels",
         summary: "List the models (OpenAI's shape)",
         tags,
-        description: "The five text models under their native ids, then the speech model. Not rate limited.",
+        description:
+          "The models the key's scopes let it use (`text:<model>` for a text model, `tts` for the speech model): the text models under their native ids, then the speech model, each with `chorus_kind`. Not rate limited.",
         responses: {
           "200": {
             description: "The models.",
             content: json(schemaRef("OpenAiModelList"), { models: openAiModelList() }),
           },
           ...openAiErrors(401, 503),
+        },
+      },
+    },
+    "/v1/models/{model}": {
+      get: {
+        operationId: "openAiRetrieveModel",
+        summary: "Retrieve a model (OpenAI's shape)",
+        tags,
+        description:
+          "One model of `GET /v1/models`. An unknown model, or one outside the key's scopes, is 404 `model_not_found` (param `model`). Not rate limited.",
+        parameters: [{ name: "model", in: "path", required: true, schema: string, example: "Witch" }],
+        responses: {
+          "200": {
+            description: "The model.",
+            content: json(schemaRef("OpenAiModel"), { model: openAiModel("Witch", ["*"]) }),
+          },
+          ...openAiErrors(401, 404, 503),
         },
       },
     },

@@ -92,6 +92,8 @@ export interface OpenAiModel {
   /** Unix seconds. */
   created: number;
   owned_by: string;
+  /** Extension: what the model does here: `chat` (the /v1 text endpoints) or `speech` (/v1/audio/speech). */
+  chorus_kind: "chat" | "speech";
 }
 
 export interface OpenAiModelList {
