@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { redactRedisUrl } from "./redact-url.js";
 import { credentialOptions, sentinelOptions, type RedisTarget } from "./redis-target.js";
 
 /** A connection to one Redis (direct or through Sentinel) or to a Redis Cluster: the service uses either alike. */
@@ -73,22 +74,6 @@ export async function waitUntilReady(redis: RedisClient, timeoutMs: number): Pro
     };
     redis.once("ready", onReady);
   });
-}
-
-/**
- * Redacts the password from a Redis URL for logs and messages. A value that does not parse as a URL
- * is not echoed at all (it may be a mistyped secret); a scheme-less `user:pass@host` parses with the
- * user name as its scheme, so that form is redacted by pattern before parsing.
- */
-export function redactRedisUrl(url: string): string {
-  const masked = url.replace(/^([^:/@]*):[^@/]*@/, "$1:***@");
-  try {
-    const parsed = new URL(masked);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unparseable Redis URL)";
-  }
 }
 
 /** For logs: the URL without its password, the cluster's seed nodes, or the master's name and its sentinels. */

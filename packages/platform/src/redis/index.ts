@@ -3,7 +3,6 @@ export {
   createGatewayRedis,
   createWorkerRedis,
   describeRedisTarget,
-  redactRedisUrl,
   waitUntilReady,
   type RedisClient,
 } from "./connection.js";
@@ -16,6 +15,7 @@ export {
   type KeyLayoutMigration,
   type KeyLayoutState,
 } from "./key-layout.js";
+export { redactRedisUrl } from "./redact-url.js";
 export { redisKeys, type RedisKeys } from "./redis-keys.js";
 export { DEFAULT_REDIS_URL, redisTargetOf, type RedisSettings, type RedisTarget } from "./redis-target.js";
 export { defineLuaScripts, type LuaCommand } from "./lua-scripts.js";
