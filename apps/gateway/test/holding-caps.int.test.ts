@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { RequestsListPage } from "@chorus/contracts";
@@ -177,9 +177,45 @@ describe("open streams and waits per key", () => {
 });
 
 describe("open streams counted over every gateway", () => {
-  const clock = { now: 1_000_000 };
   const streamsOf = (lifetimeMs = 30_000) =>
-    new OpenStreams(gw.deps.redis, gw.deps.keys, { perGateway: 100, lifetimeMs, now: () => clock.now });
+    new OpenStreams(gw.deps.redis, gw.deps.keys, { perGateway: 100, lifetimeMs });
+  const setOf = (keyId: string) => gw.deps.keys.openStreamsOfApiKey(keyId);
+  const redisNowMs = async () => {
+    const [seconds, micros] = await gw.deps.redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  };
+  /** What a lifetime passing without renewal leaves: every entry's expiry behind Redis's clock. */
+  const lapseAll = async (keyId: string) => {
+    const lapsedAt = (await redisNowMs()) - 1;
+    for (const entry of await gw.deps.redis.zrange(setOf(keyId), 0, -1)) {
+      await gw.deps.redis.zadd(setOf(keyId), "XX", lapsedAt, entry);
+    }
+  };
+  /** Only Date is faked: timers and ioredis run as ever, while this process's clock reads `skewMs` off. */
+  const skewClock = (skewMs: number) => {
+    jest.useFakeTimers({
+      doNotFake: [
+        "hrtime",
+        "nextTick",
+        "performance",
+        "queueMicrotask",
+        "requestAnimationFrame",
+        "cancelAnimationFrame",
+        "requestIdleCallback",
+        "cancelIdleCallback",
+        "setImmediate",
+        "clearImmediate",
+        "setInterval",
+        "clearInterval",
+        "setTimeout",
+        "clearTimeout",
+      ],
+      now: Date.now() + skewMs,
+    });
+  };
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it("when two gateways hold a key's streams, then its cap counts both, and a release on one frees a place for the other", async () => {
     const [one, two] = [streamsOf(), streamsOf()];
@@ -194,14 +230,61 @@ describe("open streams counted over every gateway", () => {
     [one, two].forEach((streams) => streams.close());
   });
 
-  it("when a gateway dies holding streams, then they lapse after their lifetime, not before", async () => {
+  it("when a gateway dies holding streams, then they lapse a lifetime after by Redis's clock, not before", async () => {
     const [dead, alive] = [streamsOf(1000), streamsOf(1000)];
+    const before = await redisNowMs();
     await dead.hold("key_dead", 1);
+    const after = await redisNowMs();
     dead.close(); // no more renewals, and never a release
+    const [, expiry] = await gw.deps.redis.zrange(setOf("key_dead"), 0, -1, "WITHSCORES");
+    expect(Number(expiry)).toBeGreaterThanOrEqual(before + 1000);
+    expect(Number(expiry)).toBeLessThanOrEqual(after + 1000);
     await expect(alive.hold("key_dead", 1)).rejects.toMatchObject({ code: "RATE_LIMITED" });
-    clock.now += 1001;
+    await lapseAll("key_dead");
     await alive.hold("key_dead", 1);
     alive.close();
+  });
+
+  it("when a gateway's clock runs a minute ahead, then its opens do not sweep away another gateway's live streams", async () => {
+    const onTime = streamsOf();
+    await onTime.hold("key_skew", 2);
+    skewClock(60_000);
+    const ahead = streamsOf();
+    await ahead.hold("key_skew", 2);
+    await expect(ahead.hold("key_skew", 2)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    expect(await gw.deps.redis.zcard(setOf("key_skew"))).toBe(2);
+    [onTime, ahead].forEach((streams) => streams.close());
+  });
+
+  it("when a gateway's clock runs a minute behind, then its live streams are not swept away by another gateway's opens", async () => {
+    skewClock(-60_000);
+    const behind = streamsOf();
+    await behind.hold("key_behind", 2);
+    jest.useRealTimers();
+    const onTime = streamsOf();
+    await onTime.hold("key_behind", 2);
+    await expect(onTime.hold("key_behind", 2)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    [behind, onTime].forEach((streams) => streams.close());
+  });
+
+  it("when a key's entries lapsed while Redis was out of reach, then the next renewal puts them back and the cap holds", async () => {
+    const [holder, other] = [streamsOf(), streamsOf()];
+    for (let i = 0; i < 3; i++) await holder.hold("key_outage", 3);
+    const expectCapHolds = async () => {
+      await holder.renew();
+      expect(await gw.deps.redis.zcard(setOf("key_outage"))).toBe(3);
+      await expect(other.hold("key_outage", 3)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    };
+    // Longer than a lifetime without renewals: all lapsed, two already swept by another open.
+    await lapseAll("key_outage");
+    const [, ...swept] = await gw.deps.redis.zrange(setOf("key_outage"), 0, -1);
+    await gw.deps.redis.zrem(setOf("key_outage"), ...swept);
+    await expectCapHolds();
+    // Longer still: the set itself expired.
+    await gw.deps.redis.del(setOf("key_outage"));
+    await expectCapHolds();
+    expect(await gw.deps.redis.pttl(setOf("key_outage"))).toBeGreaterThan(0);
+    [holder, other].forEach((streams) => streams.close());
   });
 });
 

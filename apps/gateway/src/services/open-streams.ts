@@ -6,10 +6,8 @@ import { defineLuaScripts, type LuaCommand, type RedisClient, type RedisKeys } f
 export interface OpenStreamsOptions {
   /** Most streams and waits this gateway holds open, all keys together. */
   perGateway: number;
-  /** How long an entry lives without renewal: what a dead gateway's streams count for. */
+  /** How long an entry lives without renewal (by Redis's clock): what a dead gateway's streams count for. */
   lifetimeMs?: number;
-  /** The clock entries' expiry is reckoned by (tests move it instead of waiting). */
-  now?: () => number;
 }
 
 /** Retry-After of a refused stream: about when a request in flight has moved on. */
@@ -26,7 +24,6 @@ export class OpenStreams {
   private count = 0;
   private serial = 0;
   private readonly lifetimeMs: number;
-  private readonly now: () => number;
   private readonly timer: NodeJS.Timeout;
   private readonly scripts: Record<"open" | "renew", LuaCommand>;
 
@@ -37,7 +34,6 @@ export class OpenStreams {
     private readonly logger?: Logger,
   ) {
     this.lifetimeMs = options.lifetimeMs ?? 30_000;
-    this.now = options.now ?? Date.now;
     this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), {
       open: "open-stream-1.lua",
       renew: "renew-streams-1.lua",
@@ -67,7 +63,7 @@ export class OpenStreams {
     this.count++; // counted before the round trip, so concurrent opens cannot pass the gateway's cap together
     const entry = `${this.gatewayId}:${++this.serial}`;
     const taken = await this.scripts
-      .open(this.keys.openStreamsOfApiKey(keyId), this.now(), this.lifetimeMs, entry, cap)
+      .open(this.keys.openStreamsOfApiKey(keyId), this.lifetimeMs, entry, cap)
       .catch((error: unknown) => {
         this.count--;
         throw error;
@@ -100,12 +96,21 @@ export class OpenStreams {
     this.redis.zrem(this.keys.openStreamsOfApiKey(keyId), entry).catch(() => undefined);
   }
 
-  private async renew(): Promise<void> {
-    const now = this.now();
+  /**
+   * Renews every entry this gateway holds (every third of a lifetime), putting back those that
+   * lapsed while Redis was out of reach: their streams are still open and count against the cap.
+   */
+  async renew(): Promise<void> {
     const renewals = [...this.held].map(([keyId, entries]) =>
-      this.scripts.renew(this.keys.openStreamsOfApiKey(keyId), now, this.lifetimeMs, ...entries),
+      this.scripts.renew(this.keys.openStreamsOfApiKey(keyId), this.lifetimeMs, ...entries),
     );
-    const failed = (await Promise.allSettled(renewals)).filter((result) => result.status === "rejected").length;
+    const results = await Promise.allSettled(renewals);
+    const failed = results.filter((result) => result.status === "rejected").length;
     if (failed > 0) this.logger?.warn("could not renew open streams", { keys: failed });
+    const restored = results.reduce(
+      (sum, result) => sum + (result.status === "fulfilled" ? Number(result.value) : 0),
+      0,
+    );
+    if (restored > 0) this.logger?.warn("open streams that had lapsed are counted again", { streams: restored });
   }
 }
