@@ -7,9 +7,10 @@ import request from "supertest";
 import { loadCharacterCatalog } from "../src/characters/character-catalog.js";
 import { checkModelsConfig } from "../src/models/load-models-config.js";
 import { createModelRegistry, type ModelRegistry } from "../src/models/model-registry.js";
-import { describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
+import { characterRequest, describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
+import { finalRecord } from "../../../test-support/records.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import {
   LLAMA_SERVER_BINARY,
@@ -75,14 +76,32 @@ describeWithModel("what the worker used, recorded (a models config whose default
 
   const messages = [{ role: "user" as const, content: "Tell me a long story about a cat." }];
 
-  it("when /v1 sends no max_tokens, then the reply stops at the model's default and finish_reason is length, as the record says", async () => {
+  const recordOf = async (id: string) =>
+    (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
+
+  it("when the native API sends no max_tokens, then the reply stops at the model's default and the record says length", async () => {
+    const submitted = await request(gw.app)
+      .post("/api/text/Witch")
+      .auth(key, { type: "bearer" })
+      .send(characterRequest("Morwenna", "Tell me a long story about a cat."));
+    const record = await finalRecord(gw.app, key, (submitted.body as { id: string }).id);
+    expect(record).toMatchObject({
+      status: "completed",
+      tokens: WITCH_MAX_TOKENS,
+      maxTokens: WITCH_MAX_TOKENS,
+      finishReason: "length",
+    });
+  });
+
+  it("when /v1 sends no max_tokens, then the reply is not cut at the model's default, and finish_reason is the record's", async () => {
     const completion = await openai.chat.completions.create({ model: "Witch", messages });
-    expect(completion.usage?.completion_tokens).toBe(WITCH_MAX_TOKENS);
-    expect(completion.choices[0]?.finish_reason).toBe("length");
-    const id = completion.id.replace(/^chatcmpl-/, "");
-    const record = (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }))
-      .body as StatusRecord;
-    expect(record).toMatchObject({ status: "completed", maxTokens: WITCH_MAX_TOKENS, finishReason: "length" });
+    const record = await recordOf(completion.id.replace(/^chatcmpl-/, ""));
+    const reason = completion.choices[0]?.finish_reason;
+    expect(completion.usage?.completion_tokens).toBeGreaterThan(WITCH_MAX_TOKENS);
+    expect(record.maxTokens).toBeGreaterThan(WITCH_MAX_TOKENS);
+    expect(record).toMatchObject({ status: "completed", finishReason: reason });
+    // length exactly when the limit the worker used was reached.
+    expect(reason === "length").toBe(completion.usage?.completion_tokens === record.maxTokens);
   });
 
   it("when the completion is streamed, then its last chunk says length too", async () => {
