@@ -88,7 +88,7 @@ function limiter(
 }
 
 /**
- * express-rate-limit counts one hit a request (a per-request cost is its open issue #309), so the
+ * express-rate-limit counts one hit a request (it has no per-request cost), so the
  * units past the first go to the same store, one `increment` each. If they overdraw the budget
  * they are given back and the whole batch is refused: it then costs one unit, as any refused poll.
  */
