@@ -85,6 +85,10 @@ export interface RedisKeys {
   textRequestsOfApiKey(keyId: string): string;
   /** Held (SET NX PX) by the one worker that runs the current lost-job sweep. */
   lostJobSweepLock(): string;
+  /** Sorted set: id of a text request with a queue deadline (`maxQueueMs`) -> that deadline (ms), for its sweep. */
+  textQueueDeadlines(): string;
+  /** Held (SET NX PX) by the one worker that runs the current queue-deadline sweep. */
+  queueDeadlineSweepLock(): string;
   /** BullMQ's hash of one job (its layout: `<bullPrefix(queue)>:<queue>:<jobId>`), for the sweep to check it exists. */
   bullJob(queue: string, jobId: string): string;
   /** Hash: the average text job time (avgJobSeconds: scheduler/queue-stats.ts), learned by the workers. */
@@ -154,6 +158,8 @@ export function redisKeys(prefix: string): RedisKeys {
     textRequestsUnfinished: () => `${textQueue}:unfinished`,
     textRequestsOfApiKey: (keyId) => `${prefix}:text-requests:{${keyId}}`,
     lostJobSweepLock: () => `${prefix}:lock:lost-job-sweep`,
+    textQueueDeadlines: () => `${textQueue}:deadlines`,
+    queueDeadlineSweepLock: () => `${prefix}:lock:queue-deadline-sweep`,
     bullJob: (queue, jobId) => `${bullPrefix(queue)}:${queue}:${jobId}`,
     textJobStats: () => `${textQueue}:job-stats`,
     workerSlots: () => `${textQueue}:worker-slots`,
