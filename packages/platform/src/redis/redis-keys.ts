@@ -98,6 +98,12 @@ export interface RedisKeys {
    * worker.
    */
   workerSlots(): string;
+  /** Sorted set: id of a file the API key holds (OpenAI's Files API) -> its expiry (ms). */
+  filesOfApiKey(keyId: string): string;
+  /** Hash: one file's metadata (filename, purpose, bytes, createdAt, expiresAt); beside its owner's set. */
+  file(keyId: string, fileId: string): string;
+  /** String: one file's bytes; beside its owner's set. */
+  fileContent(keyId: string, fileId: string): string;
   /** A speech job's encoded audio, one string read piece by piece (deleted after delivery, TTL as backstop). */
   audio(requestId: string): string;
   /** JSON SpeechJobResult of that audio, written after the audio: its presence means the audio is whole. */
@@ -163,6 +169,9 @@ export function redisKeys(prefix: string): RedisKeys {
     bullJob: (queue, jobId) => `${bullPrefix(queue)}:${queue}:${jobId}`,
     textJobStats: () => `${textQueue}:job-stats`,
     workerSlots: () => `${textQueue}:worker-slots`,
+    filesOfApiKey: (keyId) => `${prefix}:files:{${keyId}}`,
+    file: (keyId, fileId) => `${prefix}:file:{${keyId}}:${fileId}`,
+    fileContent: (keyId, fileId) => `${prefix}:file-content:{${keyId}}:${fileId}`,
     audio: (requestId) => `${prefix}:audio:{${requestId}}`,
     audioMeta: (requestId) => `${prefix}:audio-meta:{${requestId}}`,
     audioStream: (requestId) => `${prefix}:audio-stream:{${requestId}}`,
