@@ -1,4 +1,4 @@
-import type { StatusRecord } from "@chorus/contracts";
+import type { RequestsListPage, StatusRecord } from "@chorus/contracts";
 import { JobTimeStats, workerSlotsEntry } from "@chorus/platform/scheduler";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -56,6 +56,10 @@ describe("a text request with a queue deadline", () => {
     expect(await textQueue().count()).toBe(before);
     expect(await webhookQueue().count()).toBe(0);
     expect(await gw.deps.redis.zcard(gw.deps.keys.textQueueDeadlines())).toBe(0);
+    // Its record (in the key's listing only: the client holds no id) says the submit was not queued.
+    const listed = await request(gw.app).get("/api/v2/requests").auth(key, { type: "bearer" });
+    const failed = (listed.body as RequestsListPage).data.filter((item) => item.status === "error");
+    expect(failed).toEqual([expect.objectContaining({ errorCode: "not_queued" })]);
   });
 
   it("when the estimate says it starts in time, or nothing is measured yet, then it is accepted and its deadline filed for the sweep", async () => {

@@ -109,7 +109,7 @@ export class TextJobs {
   private async fileQueueDeadline(requestId: string, acceptedAt: number, maxQueueMs: number): Promise<void> {
     const startsIn = await this.statuses.startEstimateSeconds(requestId);
     if (startsIn !== null && startsIn * 1000 > maxQueueMs) {
-      await this.statuses.expireUnstarted(requestId, QUEUE_TIMEOUT_ERROR, true);
+      await this.statuses.expireUnstarted(requestId, `not queued: ${QUEUE_TIMEOUT_ERROR} (refused at submit)`, true);
       const message = `the queue's estimate is that this request would start in about ${Math.ceil(startsIn)} s, after its maxQueueMs of ${maxQueueMs} ms: nothing was queued`;
       const retryAfter = Math.max(1, Math.ceil(startsIn - maxQueueMs / 1000));
       throw new ApiError("QUEUE_TIMEOUT", message, undefined, retryAfter, false);

@@ -250,12 +250,13 @@ export class StatusStore {
   }
 
   /**
-   * Ends a request no worker has started as `error` with `errorCode: queue_timeout` (its queue
-   * deadline): false when it has started (then it runs to its end) or is already final.
-   * `refusedAtSubmit`: its client is refused at submit instead, so no webhook is delivered for it.
+   * Ends a request no worker has started as `error`: `queue_timeout` (its queue deadline passed); or,
+   * `refusedAtSubmit`, `not_queued` with no webhook delivered (its client is refused at submit and
+   * never holds the id). False when it has started (then it runs to its end) or is already final.
    */
   async expireUnstarted(requestId: string, error: string, refusedAtSubmit = false): Promise<boolean> {
-    const fields = { status: "error", error, errorCode: "queue_timeout" satisfies FailureCode };
+    const code: FailureCode = refusedAtSubmit ? "not_queued" : "queue_timeout";
+    const fields = { status: "error", error, errorCode: code };
     return this.finish(requestId, fields, (...args) =>
       this.scripts.finishUnstarted(...args.slice(0, 5), refusedAtSubmit ? "1" : "0", ...args.slice(5)),
     );
