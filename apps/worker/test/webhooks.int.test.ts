@@ -148,10 +148,18 @@ describeWithModel("webhooks: the final record POSTed, signed per Standard Webhoo
 
   it("when a request that asked for cancelled is cancelled, then its webhook receives exactly one delivery of the cancelled record", async () => {
     const events = ["completed", "error", "cancelled"];
-    const id = await submit({ ...LONG, webhook: receiver.url("/cancelled"), webhookEvents: events });
-    expect(
-      (await request(stack.gw.app).delete(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).status,
-    ).toBe(200);
+    const cancel = async (id: string) =>
+      (await request(stack.gw.app).delete(`/api/v2/status/${id}`).auth(stack.key, { type: "bearer" })).status;
+    // The tiny model may sample its end of text within the first tokens and finish before the cancel
+    // arrives (409): such a request is not the one this test is about, so another is sent.
+    let id = "";
+    for (let tries = 0; tries < 5 && !id; tries++) {
+      const sent = await submit({ ...LONG, webhook: receiver.url("/cancelled"), webhookEvents: events });
+      const answer = await cancel(sent);
+      expect([200, 409]).toContain(answer);
+      if (answer === 200) id = sent;
+    }
+    expect(id).not.toBe("");
     expect((await deliveryEnd(stack.deliveries, id)).state).toBe("completed");
     const posts = postsOf("/cancelled", id);
     expect(posts).toHaveLength(1);
