@@ -14,7 +14,12 @@ export async function publishModelFeatures(
   modelFor: (model: ModelId) => ServedModel,
   logger: Logger,
 ): Promise<void> {
-  const features = Object.fromEntries(MODEL_IDS.map((id) => [id, modelFor(id).engine.features ?? NOTHING_EXTRA]));
+  const features = Object.fromEntries(
+    MODEL_IDS.map((id) => {
+      const { engine, character } = modelFor(id);
+      return [id, { ...(engine.features ?? NOTHING_EXTRA), defaultMaxTokens: character.sampling.max_tokens }];
+    }),
+  );
   await store.publish(features).catch((error: unknown) => {
     logger.warn("could not publish the models' engine features", { error: String(error) });
   });

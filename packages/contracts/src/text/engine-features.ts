@@ -9,6 +9,11 @@ import { knobsSet, type SamplingKnob, type SamplingKnobs } from "./sampling-knob
 export interface EngineFeatures {
   sampling: SamplingKnob[];
   responseFormats: ResponseFormatType[];
+  /**
+   * The reply's max_tokens where a native request sends none (the model's configured default):
+   * what admission holds of a token budget for such a request. Absent from older workers.
+   */
+  defaultMaxTokens?: number;
 }
 
 /** What a request asks of an engine beyond the contract. */
