@@ -149,7 +149,7 @@ export class TextAdmission {
   /** Holds the request's most (prompt estimate + the reply's most, and its speech) against the key's usage budgets. */
   private async holdBudget(key: ApiKeyRecord, model: ModelId, requestId: string, read: TextRequest, budgets: Budgets) {
     const features = await this.deps.modelFeatures.of(model);
-    const ask = textAsk(read.request, read.clientSampling, features?.defaultMaxTokens);
+    const ask = textAsk(read.request, read.clientSampling, features?.tokenBounds);
     return this.deps.usageBudgets.hold(key, requestId, ask, (name, value) => budgets.tell(name, value));
   }
 }
