@@ -151,6 +151,33 @@ describe("usage budgets at admission, over two gateways", () => {
   );
 });
 
+describe("usage budgets in the OpenAPI document", () => {
+  it("when /openapi.json is read, then submits name the budget headers, key limits the budgets with their bounds, and 429 BUDGET_EXCEEDED has an example", async () => {
+    const doc = (await request(gwA.app).get("/openapi.json")).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+      components: {
+        schemas: Record<string, { properties: { limits: { properties: Record<string, object> } } }>;
+        responses: Record<string, { content: { "application/json": { examples: object } } }>;
+      };
+    };
+    for (const [path, method] of [
+      ["/api/text/default", "post"],
+      ["/api/tts", "post"],
+      ["/v1/chat/completions", "post"],
+      ["/v1/audio/speech", "post"],
+    ] as const)
+      expect(Object.keys(doc.paths[path]![method]!.responses["200"]!.headers ?? {})).toEqual(
+        expect.arrayContaining(["X-Budget-Tokens-Remaining", "X-Budget-Audio-Seconds-Remaining"]),
+      );
+    const limits = doc.components.schemas.NewApiKeyRequest!.properties.limits.properties;
+    for (const budget of ["tokens_day", "tokens_month", "audio_seconds_day", "audio_seconds_month"])
+      expect(limits[budget]).toMatchObject({ type: "integer", minimum: 1 });
+    expect(Object.keys(doc.components.responses.Error429!.content["application/json"].examples)).toEqual(
+      expect.arrayContaining(["BUDGET_EXCEEDED", "RATE_LIMITED"]),
+    );
+  });
+});
+
 describe("the deployment's usage budgets", () => {
   let gw: TestGateway;
   beforeAll(async () => {
