@@ -11,7 +11,7 @@ import { StatusStore } from "@chorus/platform/scheduler";
 import { Queue } from "bullmq";
 import request from "supertest";
 import { LostJobSweeper } from "../src/records/lost-job.sweeper.js";
-import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
+import { defaultRequest, describeWithModel, SAMPLE_COMPLETION } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { finalRecord } from "../../../test-support/records.js";
@@ -19,6 +19,7 @@ import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { errorOf, submittedId } from "../../../test-support/response-body.js";
 import { startTestServiceWithSpeech, type TestService } from "../../../test-support/service.js";
 import { waitFor } from "../../../test-support/wait-for.js";
+import { loadFixtureEngine, startTestWorker } from "../../../test-support/worker.js";
 
 /**
  * Usage budgets settled by the real worker (the fixture model, eSpeak NG) behind two gateways on one
@@ -129,6 +130,35 @@ describeWithModel("usage budgets settled by the real worker", () => {
     expect(held).toBeGreaterThanOrEqual(seconds);
     const day = await settled(keyId);
     expect(day.audioMs).toBe(Math.round(seconds * 1000));
+  }, 120_000);
+});
+
+describeWithModel("usage budgets of a job whose record was written by an attempt that died", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway(uniquePrefix("budget-recorded"));
+  });
+  afterAll(() => gw.close());
+
+  it("when a worker takes a job whose record is already completed and its hold not settled, then it settles as the record says", async () => {
+    const { id: keyId, key } = await gw.createKeyWithSecrets({ limits: { tokens_day: 1_000_000 } });
+    const id = submittedId(await request(gw.app).post("/api/text/default").auth(key, { type: "bearer" }).send(SUBMIT));
+    expect((await gw.deps.budgetLedger.figures(keyId, today())).tokensHeld).toBeGreaterThan(0);
+    // The attempt that wrote this record died before settling; its job is still queued.
+    expect(await gw.deps.statuses.complete(id, SAMPLE_COMPLETION)).toBe(true);
+    const engine = await loadFixtureEngine();
+    const worker = await startTestWorker(gw.prefix, engine);
+    try {
+      const day = await waitFor("the hold settled", async () => {
+        const figures = await gw.deps.budgetLedger.figures(keyId, today());
+        return figures.tokensHeld === 0 ? figures : undefined;
+      });
+      expect(day.tokens).toBe(SAMPLE_COMPLETION.tokens + SAMPLE_COMPLETION.promptTokens);
+      expect((await finalRecord(gw.app, key, id)).reply).toBe(SAMPLE_COMPLETION.reply);
+    } finally {
+      await worker.close();
+      await engine.close();
+    }
   }, 120_000);
 });
 

@@ -15,7 +15,7 @@ import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
-import { settleJobBudget, useOfRecord } from "../records/settle-budget.js";
+import { settleAsRecorded, settleJobBudget } from "../records/settle-budget.js";
 import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
 import { refuseWhatEngineLacks, resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
@@ -105,8 +105,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     // Cancelled while queued, or already answered by an earlier attempt: nothing to do but settle
     // its budget as its record says (an attempt that wrote the record may have died before settling).
     if (state !== "processing") {
-      const stored = state ? await deps.statuses.get(requestId).catch(() => null) : null;
-      await settleJobBudget(deps.budgets, job.data, useOfRecord(stored?.record), log);
+      await settleAsRecorded(deps, job.data, state !== null, log);
       return void log.info(
         state ? "skipped: record already final" : "skipped: no status record (expired or never written)",
       );

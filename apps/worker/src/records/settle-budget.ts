@@ -1,6 +1,7 @@
 import type { GenerateTextJob, StatusRecord, SynthesizeSpeechJob } from "@chorus/contracts";
 import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
+import type { StatusStore } from "@chorus/platform/scheduler";
 
 /** What a finished job really used: tokens (prompt + completion) and ms of audio. */
 export interface JobUse {
@@ -37,4 +38,18 @@ export async function settleJobBudget(
   } catch (error) {
     log.warn("could not settle the key's usage budgets", { jobId: job.requestId, error: String(error) });
   }
+}
+
+/**
+ * A job found already final when it starts settles as its record says (an attempt that wrote the
+ * record may have died before settling); one without a record (`recorded` false) used nothing.
+ */
+export async function settleAsRecorded(
+  deps: { budgets: UsageBudgetLedger; statuses: StatusStore },
+  job: GenerateTextJob,
+  recorded: boolean,
+  log: Logger,
+): Promise<void> {
+  const stored = recorded ? await deps.statuses.get(job.requestId).catch(() => null) : null;
+  await settleJobBudget(deps.budgets, job, useOfRecord(stored?.record), log);
 }
