@@ -25,7 +25,7 @@ const shared = {
 
 /**
  * The suites that hold the public contract (submit, status, waiting, streams, listing, limits, keys,
- * cancel, idempotency, speech, webhooks, usage, the lost-job sweep, the SDK), run a second time on a
+ * cancel, idempotency, speech, webhooks, usage, budgets, the lost-job sweep, the SDK), run a second time on a
  * private three-master Redis Cluster: what a managed cluster-mode Redis gives an operator.
  */
 const ON_REDIS_CLUSTER = [
@@ -49,6 +49,9 @@ const ON_REDIS_CLUSTER = [
   "apps/worker/test/streamed-speech.int.test.ts",
   "apps/worker/test/speak-on-completion.int.test.ts",
   "apps/worker/test/api-key-usage.int.test.ts",
+  "apps/worker/test/usage-budgets-settle.int.test.ts",
+  "packages/platform/test/usage-budget-ledger.int.test.ts",
+  "apps/gateway/test/usage-budgets.int.test.ts",
   "apps/worker/test/webhooks.int.test.ts",
   "apps/worker/test/fault-injection.lost-jobs.int.test.ts",
   "apps/worker/test/routing-store.int.test.ts",

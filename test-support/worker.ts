@@ -1,5 +1,6 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
 import { ApiKeyUsage } from "@chorus/platform/api-keys";
+import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { createWorkerRedis, redisKeys, type RedisTarget } from "@chorus/platform/redis";
 import { JobTimeStats, ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
@@ -101,6 +102,7 @@ export async function startTestWorker(
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: 60_000,
     usage: new ApiKeyUsage(connection, keys),
+    budgets: new UsageBudgetLedger(connection, keys),
     speech: null,
     // As in production (apps/worker/src/dependencies.ts), a worker with a speech engine also speaks
     // replies asked for with `speak`, storing them on its own connection.

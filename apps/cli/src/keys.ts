@@ -5,6 +5,7 @@ import {
   isKnownScope,
   KNOWN_SCOPES,
   LIMITED_OPERATIONS,
+  USAGE_BUDGETS,
   type KeyLimits,
   type KeyUpdate,
 } from "@chorus/contracts";
@@ -16,14 +17,17 @@ import { listLines, parseExpiry, rotateKey } from "./keys-lifecycle.js";
 import { parseWebhookHosts, rotateWebhookSecret, UsageError } from "./keys-webhooks.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
-  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N,webhooks=N]
+  create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N,webhooks=N,
+           tokens_day=N,tokens_month=N,audio_seconds_day=N,audio_seconds_month=N]
          [--webhook-hosts LIST] [--expires WHEN] [--rotate] [--json]
           prints the new key on stdout, and its webhook signing secret (whsec_…) on
           stderr: both are shown this once (--json: both on stdout, as JSON);
           --rotate revokes a key holding NAME first (revoked names are free again);
           text, tts, status: requests per minute; inflight: text requests waiting or
           running; streams: open status streams and waits; webhooks: webhook deliveries
-          queued and not yet ended; --webhook-hosts: the only hosts its webhooks may name;
+          queued and not yet ended; tokens_day, tokens_month: tokens (prompt + completion)
+          per UTC day, month; audio_seconds_day, audio_seconds_month: seconds of speech
+          per UTC day, month; --webhook-hosts: the only hosts its webhooks may name;
           --expires 30d (s, m, h, d from now) or an ISO date-time: the key stops working then
   update ID [--scopes LIST] [--limits text=N,...] [--webhook-hosts LIST] [--expires WHEN|never]
           changes a key in place (its secret, id and usage stay): --scopes replaces its
@@ -48,7 +52,7 @@ exit codes: 0 done, 2 a usage error or no such key, 1 Redis could not be used
 scopes: ${KNOWN_SCOPES.join(", ")} (default *)
 Redis: REDIS_URL, REDIS_SENTINELS + REDIS_SENTINEL_MASTER or REDIS_CLUSTER_NODES (and REDIS_PREFIX), else the private Redis of a running npm start, else 127.0.0.1:6379`;
 
-const KEY_LIMITS = [...LIMITED_OPERATIONS, ...CAPPED_HOLDINGS];
+const KEY_LIMITS = [...LIMITED_OPERATIONS, ...CAPPED_HOLDINGS, ...USAGE_BUDGETS];
 
 /** `text=N,...`; where `reset` is allowed, `text=default` names a limit to drop (null). */
 function parseLimitEntries(value: string | undefined, reset: boolean): KeyUpdate["limits"] & object {

@@ -172,6 +172,45 @@ describe("npm run keys", () => {
     }
   });
 
+  it("when a key is created with usage budgets and updated, then keys list shows them and a gateway refuses past them with 429 BUDGET_EXCEEDED", async () => {
+    const secret = keys(
+      "create",
+      "--name",
+      "budgeted",
+      "--limits",
+      "tokens_day=5,audio_seconds_month=60",
+    ).stdout.trim();
+    const id = idOf("budgeted");
+    expect(keys("update", id, "--limits", "tokens_month=7,audio_seconds_month=default").code).toBe(0);
+    const row = keys("list")
+      .stdout.split("\n")
+      .find((line) => line.split("\t")[1] === "budgeted");
+    expect(JSON.parse(row?.split("\t")[3] ?? "null")).toEqual({ tokens_day: 5, tokens_month: 7 });
+    const gw = await startTestGateway(prefix, {}, TEST_REDIS_URL);
+    try {
+      const refused = await request(gw.app)
+        .post("/api/text/default")
+        .auth(secret, { type: "bearer" })
+        .send({ messages: [{ role: "You", content: "Hi", index: 0 }] });
+      expect(refused.status).toBe(429);
+      expect(errorOf(refused).code).toBe("BUDGET_EXCEEDED");
+    } finally {
+      await gw.close({ keepKeys: true });
+    }
+  });
+
+  it("when a usage budget is 0 or negative, then create and update refuse it as a usage error naming the entry", () => {
+    for (const args of [
+      ["create", "--name", "zero-budget", "--limits", "tokens_day=0"],
+      ["update", "key_0000000000000000", "--limits", "audio_seconds_day=-3"],
+    ]) {
+      const bad = keys(...args);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`bad --limits entry '${args.at(-1)}'`);
+      expect(bad.stderr).toContain("tokens_day=N, tokens_month=N, audio_seconds_day=N, audio_seconds_month=N");
+    }
+  });
+
   it("when --limits names an unknown limit or a bad number, then it is refused naming every known one", () => {
     const bad = keys("create", "--name", "badcap", "--limits", "inflight=0");
     expect(bad.code).not.toBe(0);

@@ -1,5 +1,6 @@
 import { ApiError, type ChatLimits, type ModelId } from "@chorus/contracts";
 import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type KeyLastUsed } from "@chorus/platform/api-keys";
+import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { type Logger } from "@chorus/platform/logger";
 import type { FileStore } from "@chorus/platform/files";
 import { type GatewayMetrics } from "@chorus/platform/metrics";
@@ -16,6 +17,7 @@ import type { LimitPolicy } from "./admission/limit-policy.js";
 import { SpeechAdmission } from "./admission/speech-admission.js";
 import { StreamPlaces } from "./admission/stream-places.js";
 import { TextAdmission } from "./admission/text-admission.js";
+import { UsageBudgets } from "./admission/usage-budgets.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { countedUsage } from "./middleware/count-usage.js";
 import type { RequestCounts } from "./services/request-counts.js";
@@ -88,8 +90,10 @@ export interface GatewayDeps {
   webhooks: WebhookPolicy;
   /** Each key's webhook turns and deliveries pending (the admin API shows them). */
   webhookTurns: WebhookTurns;
-  /** Each key's limits (per-minute budgets, in-flight and stream caps): its own, else the deployment's. */
+  /** Each key's limits (per-minute budgets, holding caps, usage budgets): its own, else the deployment's. */
   limits: LimitPolicy;
+  /** What each key used and holds of its usage budgets per UTC day and month. */
+  budgetLedger: UsageBudgetLedger;
   rateLimitWindowMs: number;
   authFailureLimit: number;
   trustProxy: boolean | number | string;
@@ -145,6 +149,7 @@ export function buildApp(deps: GatewayDeps): Express {
   const text = (model: ModelId) => countedUsage(limiters.text(model), deps.requestCounts, "text");
   const budgets = (req: Request, res: Response) => requestBudgets({ text, tts }, req, res);
   const places = new StreamPlaces(deps.openStreams, deps.limits);
+  const usageBudgets = new UsageBudgets({ ledger: deps.budgetLedger, limits: deps.limits, metrics: deps.metrics });
   addStatusRoutes(
     app,
     { statuses: deps.statuses, jobs: deps.textJobs, waits: deps.finalStatusWaits, changes: deps.statusChanges, places },
@@ -169,6 +174,7 @@ export function buildApp(deps: GatewayDeps): Express {
     webhooks: deps.webhooks,
     speechEnabled: deps.speechJobs !== null,
     modelFeatures: new ModelFeatures(deps.redis, deps.keys.modelFeatures()),
+    usageBudgets,
   });
   const textDoor = { admission: textAdmission, budgets, statuses: deps.statuses, waits: deps.finalStatusWaits };
   addTextRoutes(app, textDoor, authenticated);
@@ -176,6 +182,7 @@ export function buildApp(deps: GatewayDeps): Express {
     speech: deps.speechJobs,
     idempotency: deps.idempotency,
     keepSeconds: deps.audioKeepSeconds,
+    usageBudgets,
   });
   const speechDoor = { admission: speechAdmission, budgets };
   addSpeechRoutes(app, speechDoor, authenticated);

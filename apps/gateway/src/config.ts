@@ -1,5 +1,6 @@
 import { DEFAULT_CHAT_LIMITS, DEFAULT_LIMITS } from "@chorus/contracts";
 import {
+  BUDGET_ENV,
   COMMON_ENV,
   ConfigError,
   GATEWAY_LISTEN_ENV,
@@ -98,6 +99,7 @@ export const GATEWAY_ENV = {
     description:
       "status streams and Prefer: wait holds one gateway keeps open, all keys together (~72 kB each); one more gets 503 with Retry-After",
   },
+  ...BUDGET_ENV,
   MAX_COMPLETION_TOKENS: {
     type: "integer",
     default: DEFAULT_CHAT_LIMITS.maxCompletionTokens,

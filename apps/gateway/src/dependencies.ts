@@ -1,4 +1,6 @@
 import { ApiKeyStore, ApiKeyUsage, CachedApiKeys, KeyLastUsed } from "@chorus/platform/api-keys";
+import { UsageBudgetLedger } from "@chorus/platform/budgets";
+import { budgetDefaults } from "@chorus/platform/config";
 import { type Logger } from "@chorus/platform/logger";
 import { createMetrics, readQueueDepths } from "@chorus/platform/metrics";
 import { createSpeechQueue, createTextQueue } from "@chorus/platform/queues";
@@ -76,11 +78,13 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
     logger,
   );
+  // On the queue's connection, keeping its scripts off the lean one: only keys with budgets use it per request.
+  const budgetLedger = new UsageBudgetLedger(queueRedis, keys);
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
   const queueDepth = new QueueDepth(textQueue);
   queueDepth.start();
-  const speech = config.TTS_ENABLED ? createSpeechDeps(config, target, queueRedis, keys, logger) : null;
+  const speech = config.TTS_ENABLED ? createSpeechDeps(config, target, queueRedis, keys, logger, budgetLedger) : null;
   const queues = speech ? [textQueue, speech.queue] : [textQueue];
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(queues) });
   const usage = new ApiKeyUsage(redis, keys);
@@ -108,7 +112,9 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
       keys,
       new ReplicaWait(queueRedis, config.REDIS_WAIT_REPLICAS, config.REDIS_WAIT_TIMEOUT_MS),
       queueRedis,
+      budgetLedger,
     ),
+    budgetLedger,
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
     maxQueueDepth: config.MAX_QUEUE_DEPTH > 0 ? config.MAX_QUEUE_DEPTH : null,
@@ -126,14 +132,17 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
       pending: (keyId) => webhookTurns.pending(keyId),
     },
     webhookTurns,
-    limits: new LimitPolicy({
-      text: config.RATE_LIMIT_TEXT,
-      tts: config.RATE_LIMIT_TTS,
-      status: config.RATE_LIMIT_STATUS,
-      inflight: config.MAX_IN_FLIGHT_PER_KEY,
-      streams: config.MAX_STREAMS_PER_KEY,
-      webhooks: config.MAX_PENDING_WEBHOOKS_PER_KEY,
-    }),
+    limits: new LimitPolicy(
+      {
+        text: config.RATE_LIMIT_TEXT,
+        tts: config.RATE_LIMIT_TTS,
+        status: config.RATE_LIMIT_STATUS,
+        inflight: config.MAX_IN_FLIGHT_PER_KEY,
+        streams: config.MAX_STREAMS_PER_KEY,
+        webhooks: config.MAX_PENDING_WEBHOOKS_PER_KEY,
+      },
+      budgetDefaults(config),
+    ),
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
@@ -175,6 +184,7 @@ function createSpeechDeps(
   queueRedis: RedisClient,
   keys: RedisKeys,
   logger: Logger,
+  budgetLedger: UsageBudgetLedger,
 ) {
   const queue = createSpeechQueue(queueRedis, keys);
   queue.on("error", (error: Error) => logger.warn("speech queue error", { error: error.message }));
@@ -203,6 +213,7 @@ function createSpeechDeps(
       new SpeechAudioStore(audioRedis, keys),
       new SpeechStreamReaders(audioRedis, keys),
       config.TTS_TIMEOUT_MS,
+      budgetLedger,
     ),
     close: async () => {
       // Closing waits for the blocking read to return; after a Redis outage that can take long,

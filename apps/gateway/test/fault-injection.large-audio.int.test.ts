@@ -2,6 +2,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from "node:net";
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
 import { ApiKeyUsage } from "@chorus/platform/api-keys";
+import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
 import { Queue, Worker } from "bullmq";
 import request from "supertest";
@@ -54,6 +55,7 @@ beforeAll(async () => {
     logger: testLogger("worker"),
     audioTtlSeconds: 300,
     usage: new ApiKeyUsage(workerConnection, keys),
+    budgets: new UsageBudgetLedger(workerConnection, keys),
   });
   speechWorker = new Worker(QUEUES.speech, processor, {
     connection: workerConnection,

@@ -1,5 +1,6 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
 import { ApiKeyUsage, WebhookSecrets } from "@chorus/platform/api-keys";
+import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { type Logger } from "@chorus/platform/logger";
 import { createWorkerRedis, redisKeys, redisTargetOf, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 import { JobTimeStats, ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
@@ -91,6 +92,7 @@ export async function createWorkerDeps(
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
     usage: new ApiKeyUsage(connection, keys),
+    budgets: new UsageBudgetLedger(connection, keys),
     speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
     replySpeech: {
       speech,

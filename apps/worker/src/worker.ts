@@ -12,6 +12,7 @@ import { Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
 import { failureOf } from "./records/failure-message.js";
 import { retryFinalWrite } from "./records/retry-final-write.js";
+import { NOTHING_USED, settleJobBudget } from "./records/settle-budget.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
 import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
 import { createWebhookWorker, type WebhookWorkerDeps } from "./webhooks/webhook-worker.js";
@@ -27,7 +28,9 @@ export interface WorkerDeps extends GenerateTextDeps {
   /** JOB_LOCK_MS: how long a job's lock lasts unrenewed; a dead worker's job runs again soon after (take-over.ts). */
   lockDurationMs: number;
   /** Null where this worker does no speech. */
-  speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
+  speech:
+    | (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage" | "budgets"> & { concurrency: number })
+    | null;
   /** Null or absent where this worker delivers no webhooks. */
   webhooks?: Omit<WebhookWorkerDeps, "connection" | "keys" | "statuses" | "logger"> | null;
   /** Cache-aware routing between workers; null or absent: every job runs where it is taken. */
@@ -44,6 +47,7 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
       keys: deps.keys,
       logger: deps.logger,
       usage: deps.usage,
+      budgets: deps.budgets,
     }),
     {
       connection: deps.connection,
@@ -53,9 +57,11 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
     },
   );
   worker.on("error", (error) => deps.logger.error("speech worker error", { error: error.message }));
-  worker.on("failed", (job, error) =>
-    deps.logger.warn("speech failed", { jobId: job?.id, attempt: job?.attemptsMade, error: error.message }),
-  );
+  worker.on("failed", (job, error) => {
+    deps.logger.warn("speech failed", { jobId: job?.id, attempt: job?.attemptsMade, error: error.message });
+    // A speech job that will not run again used nothing a client got: its hold is given back.
+    if (job && isFinalFailure(job, error)) void settleJobBudget(deps.budgets, job.data, NOTHING_USED, deps.logger);
+  });
   return worker;
 }
 
@@ -70,6 +76,7 @@ function recordFinalFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps):
     else
       deps.logger.warn("generation failed", { jobId: job.id, attempt: job.attemptsMade, final, error: error.message });
     if (!final) return;
+    void settleJobBudget(deps.budgets, job.data, NOTHING_USED, deps.logger);
     const onRetry = (e: unknown, attempt: number) =>
       deps.logger.warn("could not record failure; retrying", { jobId: job.id, attempt, error: String(e) });
     const { error: message, code } = failureOf(error);
@@ -98,6 +105,7 @@ function recordCopyFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps, r
     deps.logger.warn("routed generation failed", { jobId: job.id, final, error: error.message });
     void routing.copyFailed(job.data.requestId, error, final).then((recordIt) => {
       if (!recordIt) return;
+      void settleJobBudget(deps.budgets, job.data, NOTHING_USED, deps.logger);
       const { error: message, code } = failureOf(error);
       const write = () => deps.statuses.fail(job.data.requestId, message, code);
       retryFinalWrite(write, { onRetry: () => undefined }).catch((e: unknown) => {

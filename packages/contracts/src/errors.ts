@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   QUEUE_TIMEOUT: 429,
+  /** A usage budget (tokens or audio seconds per UTC day or month) of the key is spent. */
+  BUDGET_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
   TIME_LIMIT_EXCEEDED: 504,

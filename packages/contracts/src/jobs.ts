@@ -28,6 +28,20 @@ export const JOB_NAMES = {
   deliverWebhook: "deliver-webhook",
 } as const;
 
+/**
+ * What admission held of a key's usage budgets for one job, and in which buckets (the UTC day and
+ * month it was admitted in): the finished job releases exactly this there and adds what it used.
+ */
+export interface BudgetHold {
+  /** `YYYY-MM-DD` and `YYYY-MM`, UTC, at admission. */
+  day: string;
+  month: string;
+  /** Tokens held (prompt estimate + the reply's most); 0 where no token budget applied. */
+  tokens: number;
+  /** Milliseconds of audio held (the estimate from characters); 0 where no audio budget applied. */
+  audioMs: number;
+}
+
 export interface GenerateTextJob {
   /** The public request id; also the BullMQ job id. */
   requestId: string;
@@ -53,6 +67,8 @@ export interface GenerateTextJob {
    * it, so a retry writes the reply the first attempt was writing where the engine allows.
    */
   seed?: number;
+  /** What admission held of the key's usage budgets (absent: none applied). */
+  budget?: BudgetHold;
 }
 
 /**
@@ -88,6 +104,8 @@ export interface SynthesizeSpeechJob {
    * clients that want Content-Length).
    */
   stream?: boolean;
+  /** What admission held of the key's usage budgets (absent: none applied). */
+  budget?: BudgetHold;
 }
 
 /**

@@ -22,5 +22,26 @@ export interface HoldingCaps {
 
 export const CAPPED_HOLDINGS = ["inflight", "streams", "webhooks"] as const satisfies readonly (keyof HoldingCaps)[];
 
-/** One key's own overrides of the deployment's per-minute budgets and caps. */
-export type KeyLimits = Partial<OperationLimits & HoldingCaps>;
+/**
+ * What one API key may use per UTC day and per UTC month (usage budgets): tokens (prompt and
+ * completion) and seconds of synthesized audio. Absent: no cap.
+ */
+export interface UsageBudgets {
+  tokens_day: number;
+  tokens_month: number;
+  audio_seconds_day: number;
+  audio_seconds_month: number;
+}
+
+export const USAGE_BUDGETS = [
+  "tokens_day",
+  "tokens_month",
+  "audio_seconds_day",
+  "audio_seconds_month",
+] as const satisfies readonly (keyof UsageBudgets)[];
+
+/** The largest budget accepted: well inside the integers Lua (a double) counts exactly. */
+export const MAX_USAGE_BUDGET = 1_000_000_000_000;
+
+/** One key's own overrides of the deployment's per-minute budgets, caps and usage budgets. */
+export type KeyLimits = Partial<OperationLimits & HoldingCaps & UsageBudgets>;

@@ -5,6 +5,8 @@ import type { Request, RequestHandler, Response } from "express";
 export interface Budgets {
   text(model: ModelId): Promise<void>;
   speech(): Promise<void>;
+  /** Sets a header of the request's answer: what its usage budgets have left (usage-budgets.ts). */
+  tell(name: string, value: string): void;
 }
 
 /** The limiters (express-rate-limit over rate-limit-redis) a request's budgets are spent with. */
@@ -38,5 +40,9 @@ export function requestBudgets(limiters: BudgetLimiters, req: Request, res: Resp
     await run(limit, req, res);
     for (const [name, value] of own) if (value !== undefined) res.setHeader(name, value);
   };
-  return { text: (model) => spend(limiters.text(model)), speech: () => spend(limiters.tts) };
+  return {
+    text: (model) => spend(limiters.text(model)),
+    speech: () => spend(limiters.tts),
+    tell: (name, value) => void res.setHeader(name, value),
+  };
 }

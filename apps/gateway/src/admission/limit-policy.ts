@@ -1,8 +1,8 @@
-import type { HoldingCaps, KeyLimits, OperationLimits } from "@chorus/contracts";
+import { USAGE_BUDGETS, type HoldingCaps, type OperationLimits, type UsageBudgets } from "@chorus/contracts";
 import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 
-/** Every limit a key is held to: per-minute budgets and what it may hold at once. Each has a value. */
-export type EffectiveLimits = Required<KeyLimits>;
+/** Every limit a key is held to: per-minute budgets and holding caps (each with a value), and its usage budgets. */
+export type EffectiveLimits = OperationLimits & HoldingCaps & Partial<UsageBudgets>;
 
 /**
  * The one place a key's limits are read: its own, else the deployment's. The rate limiters, stream
@@ -10,7 +10,11 @@ export type EffectiveLimits = Required<KeyLimits>;
  * reach every check together, once the key cache has let go of the old record.
  */
 export class LimitPolicy {
-  constructor(private readonly defaults: OperationLimits & HoldingCaps) {}
+  constructor(
+    private readonly defaults: OperationLimits & HoldingCaps,
+    /** The deployment's usage budgets (BUDGET_*): absent, no cap. */
+    private readonly budgetDefaults: Partial<UsageBudgets> = {},
+  ) {}
 
   perMinute(key: ApiKeyRecord, operation: keyof OperationLimits): number {
     return key.limits[operation] ?? this.defaults[operation];
@@ -31,7 +35,14 @@ export class LimitPolicy {
     return key.limits.streams ?? this.defaults.streams;
   }
 
+  /** The usage budgets that apply to the key: each its own, else the deployment's; absent, no cap. */
+  usageBudgets(key: ApiKeyRecord): Partial<UsageBudgets> {
+    const budgets: Partial<UsageBudgets> = { ...this.budgetDefaults };
+    for (const name of USAGE_BUDGETS) if (key.limits[name] !== undefined) budgets[name] = key.limits[name];
+    return budgets;
+  }
+
   of(key: ApiKeyRecord): EffectiveLimits {
-    return { ...this.defaults, ...key.limits };
+    return { ...this.defaults, ...this.budgetDefaults, ...key.limits };
   }
 }

@@ -3,8 +3,10 @@ import { ApiError, type SpeechRequest } from "@chorus/contracts";
 import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 import type { IdempotencyKeys } from "../services/idempotency.js";
 import type { SpeechJobs, SpeechJob } from "../services/speech-jobs.service.js";
+import { speechAsk } from "./budget-estimates.js";
 import type { Budgets } from "./budgets.js";
 import { speechAccess } from "./model-access.js";
+import type { UsageBudgets } from "./usage-budgets.js";
 
 /** A speech request as a door has read it. */
 export interface SpeechRead {
@@ -41,6 +43,8 @@ export interface SpeechAdmissionDeps {
   idempotency: IdempotencyKeys;
   /** How long an Idempotency-Key of a speech request is remembered (the audio lives as long). */
   keepSeconds: number;
+  /** The keys' usage budgets: a request's audio is held before it is queued. */
+  usageBudgets: UsageBudgets;
 }
 
 const SPEECH_OFF = "text-to-speech is not enabled on this deployment";
@@ -48,7 +52,7 @@ const SPEECH_OFF = "text-to-speech is not enabled on this deployment";
 /**
  * Admits a speech request in one order, whichever door it came through: scope (403) → budget (429)
  * → the body (400) → speech switched on (503) → idempotency (a retry with the same key and body
- * replays the first one's audio; 409) → the queue.
+ * replays the first one's audio; 409) → the key's usage budgets (429 BUDGET_EXCEEDED) → the queue.
  */
 export class SpeechAdmission {
   constructor(private readonly deps: SpeechAdmissionDeps) {}
@@ -61,9 +65,17 @@ export class SpeechAdmission {
     if (!speech) throw new ApiError("SERVICE_UNAVAILABLE", SPEECH_OFF);
     const claim = await this.claim(submission.key.id, read);
     if (!claim.fresh) return { replay: true, requestId: claim.requestId, read, jobs: speech };
-    const job = await speech
-      .enqueue(submission.key.id, read.request, claim.requestId, read.stream)
+    const { key } = submission;
+    const budget = await this.deps.usageBudgets
+      .hold(key, claim.requestId, speechAsk(read.request), (name, value) => budgets.tell(name, value))
       .catch(async (error: unknown) => {
+        await claim.release();
+        throw error;
+      });
+    const job = await speech
+      .enqueue(key.id, read.request, claim.requestId, read.stream, budget)
+      .catch(async (error: unknown) => {
+        if (budget) await this.deps.usageBudgets.release(key, claim.requestId).catch(() => undefined);
         await claim.release();
         throw error;
       });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { GenerationRequest, ModelId, SamplingParams } from "@chorus/contracts";
 import type { ApiKeyRecord } from "@chorus/platform/api-keys";
 import type { ModelFeatures } from "@chorus/platform/scheduler";
@@ -5,12 +6,14 @@ import type { IdempotencyKeys } from "../services/idempotency.js";
 import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { refuseWhenQueueFull } from "./back-pressure.js";
+import { textAsk } from "./budget-estimates.js";
 import type { Budgets } from "./budgets.js";
 import { refuseWhatModelLacks, type FeatureFieldNames } from "./engine-features.js";
 import { checkFinishOptions, refuseWhenWebhooksBackedUp, type WebhookPolicy } from "./finish-options.js";
 import type { LimitPolicy } from "./limit-policy.js";
 import { textModelAccess } from "./model-access.js";
 import type { StreamPlaces } from "./stream-places.js";
+import type { UsageBudgets } from "./usage-budgets.js";
 
 /** A text request as a door has read it from its body and headers. */
 export interface TextRequest {
@@ -58,6 +61,8 @@ export interface TextAdmissionDeps {
   speechEnabled: boolean;
   /** What each model's engine honours, as the workers publish it. */
   modelFeatures: ModelFeatures;
+  /** The keys' usage budgets per UTC day and month: a request's most is held before it is queued. */
+  usageBudgets: UsageBudgets;
 }
 
 const nothingHeld = (): void => undefined;
@@ -66,8 +71,8 @@ const nothingHeld = (): void => undefined;
  * Admits a text request, the same way whichever door it came through, in one order: model access
  * (404, 403) → budget (429) → the body (400), what the model's engine can honour (400) and what it
  * asks for at its end → the key's stream place and in-flight cap (429) → idempotency (a replay
- * queues nothing; 409) → back-pressure (503) and the key's webhook backlog (429) → the queue.
- * Whatever a refused request took is given back.
+ * queues nothing; 409) → back-pressure (503) and the key's webhook backlog (429) → the key's usage
+ * budgets (429 BUDGET_EXCEEDED) → the queue. Whatever a refused request took is given back.
  */
 export class TextAdmission {
   constructor(private readonly deps: TextAdmissionDeps) {}
@@ -94,7 +99,7 @@ export class TextAdmission {
     }
     const release = await place;
     try {
-      const { id, acceptedAt } = await this.enqueueOnce(key, model, read);
+      const { id, acceptedAt } = await this.enqueueOnce(key, model, read, budgets);
       return { id, model, read, replayed: acceptedAt === null, acceptedAt, release };
     } catch (refusal) {
       release();
@@ -107,6 +112,7 @@ export class TextAdmission {
     key: ApiKeyRecord,
     model: ModelId,
     read: TextRequest,
+    budgets: Budgets,
   ): Promise<{ id: string; acceptedAt: number | null }> {
     const { request, clientSampling, idempotencyKey, streamReply } = read;
     const job = { keyId: key.id, model, request, clientSampling, inFlightCap: this.deps.limits.inFlight(key) };
@@ -117,10 +123,18 @@ export class TextAdmission {
     try {
       refuseWhenQueueFull(this.deps.queueDepth, this.deps.maxQueueDepth);
       await refuseWhenWebhooksBackedUp(key, request, this.deps.webhooks, this.deps.limits.webhooks(key));
-      const { requestId, acceptedAt } = await this.deps.jobs.submit({
+      const requestId = claimed?.requestId ?? randomUUID();
+      const budget = await this.holdBudget(key, model, requestId, read, budgets);
+      const submitted = this.deps.jobs.submit({
         ...job,
-        ...(claimed ? { requestId: claimed.requestId } : {}),
+        requestId,
         ...(streamReply ? { streamReply } : {}),
+        ...(budget ? { budget } : {}),
+      });
+      const { acceptedAt } = await submitted.catch(async (error: unknown) => {
+        // Not queued (refused at the in-flight cap, or not stored): it will never settle, so give the hold back.
+        if (budget) await this.deps.usageBudgets.release(key, requestId).catch(() => undefined);
+        throw error;
       });
       return { id: requestId, acceptedAt };
     } catch (error) {
@@ -130,5 +144,12 @@ export class TextAdmission {
       if (claimed && idempotencyKey) await this.deps.idempotency.release(key.id, idempotencyKey).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Holds the request's most (prompt estimate + the reply's most, and its speech) against the key's usage budgets. */
+  private async holdBudget(key: ApiKeyRecord, model: ModelId, requestId: string, read: TextRequest, budgets: Budgets) {
+    const features = await this.deps.modelFeatures.of(model);
+    const ask = textAsk(read.request, read.clientSampling, features?.tokenBounds);
+    return this.deps.usageBudgets.hold(key, requestId, ask, (name, value) => budgets.tell(name, value));
   }
 }

@@ -32,6 +32,8 @@ const EXPOSED_HEADERS = [
   "X-Audio-Duration",
   "X-Sample-Rate",
   "X-Should-Retry",
+  "X-Budget-Tokens-Remaining",
+  "X-Budget-Audio-Seconds-Remaining",
 ];
 
 /** A browser may cache a preflight answer this long (seconds). */

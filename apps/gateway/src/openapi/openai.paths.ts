@@ -7,7 +7,7 @@ import {
 } from "@chorus/contracts";
 import type { ResponseObject } from "openapi3-ts/oas31";
 import { json, limitedOk, type Paths } from "./operation.js";
-import { headerRefs, parameterRef, rateLimitHeaders } from "./responses.js";
+import { budgetHeaders, headerRefs, parameterRef, rateLimitHeaders } from "./responses.js";
 import { fromContract, schemaRef, type Schema } from "./schemas.js";
 import { AUDIO_CONTENT } from "./speech.paths.js";
 
@@ -141,7 +141,10 @@ export function openAiErrors(...statuses: number[]): Record<string, ResponseObje
     statuses.map((status) => [
       String(status),
       {
-        description: `OpenAI's error envelope (\`type\`, \`param\`, \`code\`); see docs/api.md, /v1.`,
+        description:
+          status === 429
+            ? "OpenAI's error envelope (`type`, `param`, `code`); see docs/api.md, /v1. A spent usage budget answers `type` and `code` `insufficient_quota` (as OpenAI does for a spent quota), with `Retry-After` until it resets and `x-should-retry: false`; a rate limit, `rate_limit_error` / `rate_limit_exceeded`."
+            : `OpenAI's error envelope (\`type\`, \`param\`, \`code\`); see docs/api.md, /v1.`,
         headers: headers(status),
         content: json(schemaRef("OpenAiError")),
       },
@@ -228,10 +231,14 @@ export function openAiPaths(): Paths {
           }),
         },
         responses: {
-          "200": limitedOk("The completion; with `stream: true`, its chunks.", {
-            ...json(schemaRef("ChatCompletion")),
-            "text/event-stream": { schema: schemaRef("ChatCompletionChunk") },
-          }),
+          "200": limitedOk(
+            "The completion; with `stream: true`, its chunks.",
+            {
+              ...json(schemaRef("ChatCompletion")),
+              "text/event-stream": { schema: schemaRef("ChatCompletionChunk") },
+            },
+            budgetHeaders(),
+          ),
           ...openAiErrors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
         },
       },
@@ -249,7 +256,7 @@ export function openAiPaths(): Paths {
           }),
         },
         responses: {
-          "200": limitedOk("The audio bytes.", AUDIO_CONTENT),
+          "200": limitedOk("The audio bytes.", AUDIO_CONTENT, budgetHeaders()),
           ...openAiErrors(400, 401, 403, 404, 413, 415, 429, 500, 503),
         },
       },

@@ -1,7 +1,7 @@
 import { responseCreateSchema } from "@chorus/contracts";
 import { json, limitedOk, type Paths } from "./operation.js";
 import { openAiErrors } from "./openai.paths.js";
-import { parameterRef } from "./responses.js";
+import { budgetHeaders, parameterRef } from "./responses.js";
 import { fromContract, schemaRef, type Schema } from "./schemas.js";
 
 const string = { type: "string" } as const;
@@ -103,10 +103,11 @@ export function responsesApiPaths(): Paths {
           }),
         },
         responses: {
-          "200": limitedOk("The response; with `stream: true`, its events.", {
-            ...json(schemaRef("Response")),
-            ...eventStream,
-          }),
+          "200": limitedOk(
+            "The response; with `stream: true`, its events.",
+            { ...json(schemaRef("Response")), ...eventStream },
+            budgetHeaders(),
+          ),
           ...openAiErrors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503, 504),
         },
       },

@@ -30,11 +30,24 @@ export const HEADERS = {
     example: "wait=30",
   },
   Allow: { description: "The methods the path takes.", schema: { type: "string" }, example: "POST" },
+  "X-Budget-Tokens-Remaining": {
+    description:
+      "Only where a token budget (`tokens_day`, `tokens_month`) applies to the key: tokens left once this request's most (prompt estimate + max tokens) is held, the least over the day's and the month's budget. See docs/budgets.md.",
+    schema: integer,
+  },
+  "X-Budget-Audio-Seconds-Remaining": {
+    description:
+      "Only where an audio budget (`audio_seconds_day`, `audio_seconds_month`) applies to the key: seconds of speech left once this request's estimate is held, the least over the day's and the month's budget.",
+    schema: integer,
+  },
 } satisfies Record<string, HeaderObject>;
 
 export function headerRefs(...names: (keyof typeof HEADERS)[]): Headers {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
+
+/** What an accepted request carries where its key has usage budgets. */
+export const budgetHeaders = (): Headers => headerRefs("X-Budget-Tokens-Remaining", "X-Budget-Audio-Seconds-Remaining");
 
 /** What every response of a rate-limited operation carries. */
 export const rateLimitHeaders = (): Headers =>
@@ -115,6 +128,11 @@ const ERRORS: Record<ErrorCode, { when: string; message: string }> = {
   UNSUPPORTED_MEDIA_TYPE: {
     when: "a body not sent as `application/json`",
     message: "send the body as JSON with 'Content-Type: application/json'",
+  },
+  BUDGET_EXCEEDED: {
+    when: "a usage budget of the key (`tokens_day`, `tokens_month`, `audio_seconds_day`, `audio_seconds_month`) would be passed by this request's most (`details.budget` names it): `Retry-After` says when it resets (the next UTC midnight or month), with `x-should-retry: false`",
+    message:
+      "this API key's tokens_day budget is spent: 9900 of its 10000 tokens are used or held by requests not yet finished, and this request may use up to 350; it resets at 2026-01-02T00:00:00.000Z",
   },
   RATE_LIMITED: {
     when: "a budget is spent (per key and operation; failed authentications per address), or the key holds its cap of text requests in flight (`max in flight N`) or of open status streams and waits (`max streams N`): wait `Retry-After` seconds",

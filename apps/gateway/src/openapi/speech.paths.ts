@@ -1,7 +1,7 @@
 import { AUDIO_FORMAT_INFO, AUDIO_FORMATS } from "@chorus/contracts";
 import type { MediaTypeObject } from "openapi3-ts/oas31";
 import { json, limitedOk, type Operation, type Paths } from "./operation.js";
-import { errors, parameterRef } from "./responses.js";
+import { budgetHeaders, errors, parameterRef } from "./responses.js";
 import { schemaRef, VOICE_LIST_EXAMPLE } from "./schemas.js";
 import { idParameter } from "./status.paths.js";
 
@@ -28,6 +28,7 @@ function audioOk(streamed: boolean) {
       "Content-Length": { description: "Bytes of audio.", schema: { type: "integer" } },
       "X-Audio-Duration": number("Seconds of audio (3 decimals), when known."),
       "X-Sample-Rate": number("Samples per second, when known."),
+      ...budgetHeaders(),
     });
   }
   return limitedOk(
@@ -40,6 +41,7 @@ function audioOk(streamed: boolean) {
       ),
       "X-Sample-Rate": number("Samples per second, when known."),
       Trailer: { description: "`X-Audio-Duration` on streamed answers.", schema: { type: "string" } },
+      ...budgetHeaders(),
       "Preference-Applied": {
         description: "`stream=false` when the whole file was asked for.",
         schema: { type: "string" },

@@ -1,6 +1,6 @@
 import { MODEL_IDS } from "@chorus/contracts";
 import { json, limitedOk, type Operation, type Paths } from "./operation.js";
-import { errors, headerRefs, parameterRef } from "./responses.js";
+import { budgetHeaders, errors, headerRefs, parameterRef } from "./responses.js";
 import { schemaRef } from "./schemas.js";
 
 const defaultExample = {
@@ -99,7 +99,7 @@ function submit(operationId: string, summary: string, body: string, example: obj
           { anyOf: [schemaRef("SubmitResponse"), schemaRef("FinishedSubmitResponse")] },
           { accepted: submitted, finished },
         ),
-        headerRefs("Preference-Applied"),
+        { ...headerRefs("Preference-Applied"), ...budgetHeaders() },
       ),
       ...errors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
     },

@@ -4,10 +4,12 @@ import {
   ApiError,
   JOB_NAMES,
   SPEECH_REQUEST_REJECTED,
+  type BudgetHold,
   type SpeechJobResult,
   type SpeechRequest,
   type SynthesizeSpeechJob,
 } from "@chorus/contracts";
+import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import type { Queue, QueueEvents } from "bullmq";
 import type { SpeechStreamReaders } from "./speech-stream-readers.js";
@@ -44,6 +46,8 @@ export class SpeechJobs {
     /** Where streamed jobs' audio is read as it comes. */
     readonly readers: SpeechStreamReaders,
     private readonly timeoutMs: number,
+    /** Where a job dropped before it ran gives back what it held of its key's usage budgets. */
+    private readonly budgets?: UsageBudgetLedger,
   ) {}
 
   /**
@@ -55,15 +59,17 @@ export class SpeechJobs {
     request: SpeechRequest,
     requestId: string = randomUUID(),
     stream = false,
+    budget?: BudgetHold,
   ): Promise<SpeechJob> {
     const job = await this.queue.add(
       JOB_NAMES.synthesizeSpeech,
-      { requestId, keyId, request, acceptedAt: Date.now(), ...(stream ? { stream } : {}) },
+      { requestId, keyId, request, acceptedAt: Date.now(), ...(stream ? { stream } : {}), ...(budget && { budget }) },
       { jobId: requestId },
     );
     const finished = (job.waitUntilFinished(this.events, this.timeoutMs) as Promise<SpeechJobResult>).catch(
       async (error: unknown) => {
-        throw await this.failure(requestId, error instanceof Error ? error.message : String(error));
+        const reason = error instanceof Error ? error.message : String(error);
+        throw await this.failure(requestId, reason, budget && { keyId, budget });
       },
     );
     return { requestId, finished };
@@ -85,13 +91,21 @@ export class SpeechJobs {
     );
   }
 
-  /** The client's answer to a job that failed with `reason` (a request at fault: 400; too slow: 503; else 500). */
-  async failure(requestId: string, reason: string): Promise<ApiError> {
+  /**
+   * The client's answer to a job that failed with `reason` (a request at fault: 400; too slow: 503;
+   * else 500). A job dropped before it ran gives back its budget hold (`held`): no worker settles it.
+   */
+  async failure(requestId: string, reason: string, held?: { keyId: string; budget: BudgetHold }): Promise<ApiError> {
     const rejected = rejectedRequest(reason);
     if (rejected) return rejected;
     if (/timed out before finishing/.test(reason)) {
       // Nobody will collect it: drop the job if it has not started, and any audio already stored.
-      await this.queue.remove(requestId).catch(() => 0);
+      const removed = await this.queue.remove(requestId).catch(() => 0);
+      if (removed === 1 && held && this.budgets) {
+        const { keyId, budget } = held;
+        const release = { keyId, requestId, day: budget.day, month: budget.month, tokens: 0, audioMs: 0 };
+        await this.budgets.settle(release).catch(() => undefined);
+      }
       await this.audio.delete(requestId).catch(() => undefined);
       return new ApiError(
         "SERVICE_UNAVAILABLE",

@@ -2,6 +2,7 @@ import { randomInt, randomUUID } from "node:crypto";
 import {
   ApiError,
   CANCELLED_ERROR,
+  type BudgetHold,
   JOB_NAMES,
   QUEUE_TIMEOUT_ERROR,
   SAMPLING_BOUNDS,
@@ -10,6 +11,7 @@ import {
   type ModelId,
   type SamplingParams,
 } from "@chorus/contracts";
+import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { corkForThisTick, type RedisKeys, type RedisClient } from "@chorus/platform/redis";
 import { type StatusStore } from "@chorus/platform/scheduler";
 import type { Queue } from "bullmq";
@@ -31,6 +33,8 @@ export interface NewTextJob {
   inFlightCap: number;
   /** A client streams the reply (/v1 with `stream`): the worker publishes its growth (GenerateTextJob.streamReply). */
   streamReply?: boolean;
+  /** What admission held of the key's usage budgets, for the job's end to settle. */
+  budget?: BudgetHold;
 }
 
 /** 429 naming the cap; Retry-After: about one job's time, when one of the key's requests should finish. */
@@ -54,6 +58,8 @@ export class TextJobs {
     private readonly replicated: ReplicaWait,
     /** BullMQ's connection: the jobs added in one tick leave in one write (corkForThisTick). */
     private readonly queueRedis: RedisClient,
+    /** Where a job cancelled before it ran gives back what it held of its key's usage budgets. */
+    private readonly budgets?: UsageBudgetLedger,
   ) {}
 
   /**
@@ -72,6 +78,7 @@ export class TextJobs {
       requestId = randomUUID(),
       inFlightCap,
       streamReply,
+      budget,
     } = submission;
     const job: GenerateTextJob = {
       requestId,
@@ -81,6 +88,7 @@ export class TextJobs {
       clientSampling,
       acceptedAt: Date.now(),
       ...(streamReply ? { streamReply } : {}),
+      ...(budget ? { budget } : {}),
       ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
     };
     const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
@@ -135,9 +143,18 @@ export class TextJobs {
   async cancel(requestId: string): Promise<boolean> {
     if (!(await this.statuses.fail(requestId, CANCELLED_ERROR, "cancelled"))) return false;
     await this.redis.publish(this.keys.cancelChannel(), requestId);
-    // An active job is locked and stays; its worker aborts it on the message above. The record left
-    // the queue-position set when it turned final, whether or not this removal happens.
-    await this.queue.remove(requestId).catch(() => 0);
+    // An active job is locked and stays; its worker aborts it on the message above (and its end
+    // settles its budget hold). The record left the queue-position set when it turned final,
+    // whether or not this removal happens.
+    const job = this.budgets ? await this.queue.getJob(requestId).catch(() => undefined) : undefined;
+    const removed = await this.queue.remove(requestId).catch(() => 0);
+    if (removed === 1 && job?.data.budget) await this.releaseHold(job.data).catch(() => undefined);
     return true;
+  }
+
+  /** A job removed before it ran used nothing: its hold is given back (once, whoever else settles it). */
+  private async releaseHold({ keyId, requestId, budget }: GenerateTextJob): Promise<void> {
+    if (!budget || !this.budgets) return;
+    await this.budgets.settle({ keyId, requestId, day: budget.day, month: budget.month, tokens: 0, audioMs: 0 });
   }
 }

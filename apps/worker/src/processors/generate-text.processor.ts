@@ -7,6 +7,7 @@ import {
   type ModelId,
 } from "@chorus/contracts";
 import type { ApiKeyUsage } from "@chorus/platform/api-keys";
+import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
@@ -20,6 +21,7 @@ import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
+import { settleAsRecorded, settleJobBudget } from "../records/settle-budget.js";
 import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
 import { refuseWhatEngineLacks, resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
@@ -39,6 +41,8 @@ export interface GenerateTextDeps {
   replySpeech?: ReplySpeechDeps | null;
   /** Per-key usage: a completed generation's tokens are counted once its record is written. */
   usage: ApiKeyUsage;
+  /** Per-key usage budgets: each job's end settles what it held (docs/budgets.md). */
+  budgets: UsageBudgetLedger;
   /** Publishes on the reply-delta channel, for jobs whose client streams the reply (absent: none is published). */
   publishReplyDelta?: PublishReplyDelta;
   /** Told of each reply once recorded: cache-aware routing publishes what this worker's engine now holds. */
@@ -114,11 +118,14 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       deps.statuses.markStarted(requestId),
       fitConversation(job.data, character, engine, resolved.maxTokens),
     ]);
-    // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
-    if (state !== "processing")
+    // Cancelled while queued, or already answered by an earlier attempt: nothing to do but settle
+    // its budget as its record says (an attempt that wrote the record may have died before settling).
+    if (state !== "processing") {
+      await settleAsRecorded(deps, job.data, state !== null, log);
       return void log.info(
         state ? "skipped: record already final" : "skipped: no status record (expired or never written)",
       );
+    }
     if (refusal) throw refusal;
     const sampling = { ...resolved, maxTokens };
     const expected = deps.replyLengths.expectedTokens(model, sampling.maxTokens);
@@ -191,6 +198,9 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
           }),
         { onRetry },
       );
+      // What the engine did is the key's use whoever wrote the record (a cancel arriving as it finished).
+      const use = { tokens: tokens + promptTokens, audioMs: Math.round(spoken.seconds * 1000) };
+      await settleJobBudget(deps.budgets, job.data, use, log);
       // Only the attempt that wrote the completed record counts its tokens and spoken seconds: as the record says,
       // once.
       if (written) {

@@ -1,5 +1,6 @@
 import { SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SynthesizeSpeechJob } from "@chorus/contracts";
 import { type ApiKeyUsage } from "@chorus/platform/api-keys";
+import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { type Logger } from "@chorus/platform/logger";
 import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
 import { SpeechAudioStore, SpeechAudioStreamWriter } from "@chorus/platform/speech-audio";
@@ -10,6 +11,7 @@ import {
   type SpeechEngine,
   type SynthesizedAudio,
 } from "../engines/tts/speech-engine.js";
+import { settleJobBudget } from "../records/settle-budget.js";
 
 export interface SynthesizeSpeechDeps {
   speech: SpeechEngine;
@@ -20,6 +22,8 @@ export interface SynthesizeSpeechDeps {
   audioTtlSeconds: number;
   /** Per-key usage: seconds of speech synthesized. */
   usage: ApiKeyUsage;
+  /** Per-key usage budgets: the job's hold is settled with the seconds made. */
+  budgets: UsageBudgetLedger;
 }
 
 /**
@@ -91,6 +95,8 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
       await deps.usage
         .countSpeech(job.data.keyId, audio.durationSeconds ?? 0)
         .catch((e: unknown) => deps.logger.warn("could not count usage", { jobId: requestId, error: String(e) }));
+      const use = { tokens: 0, audioMs: Math.round((audio.durationSeconds ?? 0) * 1000) };
+      await settleJobBudget(deps.budgets, job.data, use, deps.logger);
       if (stream) await stream.end(meta);
       deps.logger.info("speech synthesized", {
         jobId: requestId,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { QUEUES } from "@chorus/contracts";
+import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
@@ -15,6 +16,8 @@ export interface LostJobSweeperOptions {
   logger: Logger;
   /** Called once per record this sweep turned into LOST_ERROR (the worker counts it in jobs_total). */
   onLost: () => void;
+  /** Where a record this sweep closes gives back its budget hold (absent: not given back). */
+  budgets?: UsageBudgetLedger;
   /** How often a sweep is tried; one worker of the fleet wins each (default 30 s). */
   intervalMs?: number;
   /** Records younger than this are left alone: their job may still be on its way (default 60 s). */
@@ -31,6 +34,8 @@ export interface SweepResult {
 /** What a sweep learns of one unfinished record and its BullMQ job (a pipelined read). */
 interface Observed {
   status: string | null;
+  /** The API key that sent it (null: the record is gone). */
+  owner: string | null;
   jobExists: boolean;
   finishedOn: string | null;
   failedReason: string | null;
@@ -98,12 +103,18 @@ export class LostJobSweeper {
     return Promise.all(
       ids.map(async (id) => {
         const job = keys.bullJob(QUEUES.text, id);
-        const [status, exists, [finishedOn, failedReason]] = await Promise.all([
-          connection.hget(keys.status(id), "status"),
+        const [[status, owner], exists, [finishedOn, failedReason]] = await Promise.all([
+          connection.hmget(keys.status(id), "status", "owner"),
           connection.exists(job),
           connection.hmget(job, "finishedOn", "failedReason"),
         ]);
-        return { status, jobExists: exists === 1, finishedOn: finishedOn ?? null, failedReason: failedReason ?? null };
+        return {
+          status: status ?? null,
+          owner: owner ?? null,
+          jobExists: exists === 1,
+          finishedOn: finishedOn ?? null,
+          failedReason: failedReason ?? null,
+        };
       }),
     );
   }
@@ -119,12 +130,14 @@ export class LostJobSweeper {
     if (seen.jobExists && !seen.finishedOn) return false;
     if (seen.jobExists && seen.failedReason !== null) {
       if (await statuses.fail(id, failureMessage(seen.failedReason), "generation_failed")) {
+        await this.releaseHold(id, seen);
         result.failed++;
         logger.warn("recorded a failure its worker could not write", { jobId: id });
       }
       return true;
     }
     if (await statuses.fail(id, LOST_ERROR, "lost")) {
+      await this.releaseHold(id, seen);
       result.lost++;
       this.options.onLost();
       logger.warn("job lost: its status record said processing but the job is gone", {
@@ -133,5 +146,13 @@ export class LostJobSweeper {
       });
     }
     return true;
+  }
+
+  /** A record this sweep closed: its job will not settle, so its budget hold is given back (nothing used). */
+  private async releaseHold(id: string, seen: Observed): Promise<void> {
+    if (!this.options.budgets || !seen.owner) return;
+    await this.options.budgets.release(seen.owner, id).catch((error: unknown) => {
+      this.options.logger.warn("could not give back a lost job's budget hold", { jobId: id, error: String(error) });
+    });
   }
 }

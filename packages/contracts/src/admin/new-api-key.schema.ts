@@ -1,5 +1,11 @@
 import { KNOWN_SCOPES, SCOPE_ALL } from "../scopes.js";
-import { CAPPED_HOLDINGS, LIMITED_OPERATIONS, type KeyLimits } from "../rate-limits.js";
+import {
+  CAPPED_HOLDINGS,
+  LIMITED_OPERATIONS,
+  MAX_USAGE_BUDGET,
+  USAGE_BUDGETS,
+  type KeyLimits,
+} from "../rate-limits.js";
 import { ApiError } from "../errors.js";
 import { compileValidator } from "../validation/validator.js";
 import { webhookHostsSchema } from "../webhooks/webhook-hosts.js";
@@ -20,11 +26,20 @@ const heldAtOnce = {
     "most held at once by this key only (overrides the deployment's cap): inflight, text requests waiting or running; streams, open status streams and Prefer: wait holds; webhooks, webhook deliveries queued and not yet ended",
 } as const;
 
-/** A key's own limits: each a per-minute budget or a cap, overriding the deployment's. */
+const usageBudget = {
+  type: "integer",
+  minimum: 1,
+  maximum: MAX_USAGE_BUDGET,
+  description:
+    "most used per UTC day (_day) or UTC month (_month) by this key only (overrides the deployment's budget): tokens_*, prompt and completion tokens; audio_seconds_*, seconds of synthesized speech",
+} as const;
+
+/** A key's own limits: each a per-minute budget, a cap or a usage budget, overriding the deployment's. */
 const keyLimitProperties = {
   ...Object.fromEntries(LIMITED_OPERATIONS.map((operation) => [operation, perMinute])),
   ...Object.fromEntries(CAPPED_HOLDINGS.map((holding) => [holding, heldAtOnce])),
-} as Record<keyof KeyLimits, typeof perMinute | typeof heldAtOnce>;
+  ...Object.fromEntries(USAGE_BUDGETS.map((budget) => [budget, usageBudget])),
+} as Record<keyof KeyLimits, typeof perMinute | typeof heldAtOnce | typeof usageBudget>;
 
 const expiresAtSchema = {
   type: "string",

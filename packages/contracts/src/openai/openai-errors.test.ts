@@ -26,6 +26,7 @@ describe("toOpenAiError", () => {
     ],
     [new ApiError("NOT_FOUND", "no endpoint"), "invalid_request_error", "not_found", null],
     [new ApiError("RATE_LIMITED", "slow down"), "rate_limit_error", "rate_limit_exceeded", null],
+    [new ApiError("BUDGET_EXCEEDED", "spent"), "insufficient_quota", "insufficient_quota", null],
     [new ApiError("SERVICE_UNAVAILABLE", "later"), "server_error", "service_unavailable", null],
     [new ApiError("INTERNAL_ERROR", "oops", { errorId: "x" }), "server_error", "internal_error", null],
     [

@@ -17,6 +17,8 @@ const TYPES: Record<ErrorCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: "invalid_request_error",
   RATE_LIMITED: "rate_limit_error",
   QUEUE_TIMEOUT: "rate_limit_error",
+  // OpenAI's answer when an account's quota is spent, which its SDKs and clients recognise.
+  BUDGET_EXCEEDED: "insufficient_quota",
   INTERNAL_ERROR: "server_error",
   SERVICE_UNAVAILABLE: "server_error",
   TIME_LIMIT_EXCEEDED: "server_error",
@@ -28,6 +30,7 @@ function codeOf(error: ApiError, param: string | null): string {
   if (typeof own === "string") return own;
   if (error.code === "UNAUTHORIZED") return "invalid_api_key";
   if (error.code === "RATE_LIMITED") return "rate_limit_exceeded";
+  if (error.code === "BUDGET_EXCEEDED") return "insufficient_quota";
   if (error.code === "NOT_FOUND" && param === "model") return "model_not_found";
   return error.code.toLowerCase();
 }

@@ -9,6 +9,23 @@ import { knobsSet, type SamplingKnob, type SamplingKnobs } from "./sampling-knob
 export interface EngineFeatures {
   sampling: SamplingKnob[];
   responseFormats: ResponseFormatType[];
+  /** What bounds the tokens of a request to this model, for admission to hold (absent from older workers). */
+  tokenBounds?: TokenBounds;
+}
+
+/**
+ * What the worker serving a model knows of a request's tokens before it runs: admission holds a
+ * token budget's share from it (docs/budgets.md). Measured with the model's own tokenizer.
+ */
+export interface TokenBounds {
+  /** The reply's max_tokens where a native request sends none: the model's configured default. */
+  defaultMaxTokens: number;
+  /** Prompt and reply together never exceed it (the engine's context per generation). */
+  contextTokens: number;
+  /** The prompt of a conversation of one empty message: chat template and the character's own system turn. */
+  promptTokens: number;
+  /** The most each further message adds besides its text (whose tokens are at most its UTF-8 bytes). */
+  messageTokens: number;
 }
 
 /** What a request asks of an engine beyond the contract. */

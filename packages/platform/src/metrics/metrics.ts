@@ -29,6 +29,8 @@ export interface GatewayMetrics extends ServiceMetrics {
   /** `route` must be a route pattern (or "unmatched"), never a raw URL: every value is a new series. */
   recordHttpRequest(method: string, route: string, status: number, seconds: number): void;
   recordRateLimitRejection(operation: string): void;
+  /** A request refused (429 BUDGET_EXCEEDED) by a key's usage budget: `budget` names it (tokens_day, ...). */
+  recordBudgetRefusal(budget: string): void;
 }
 
 export interface WorkerMetrics extends ServiceMetrics {
@@ -94,9 +96,17 @@ function gatewayMetrics(options: MetricsOptions): GatewayMetrics {
     labelNames: ["operation"] as const,
     registers,
   });
+  // By budget, never by key: one series per key would grow with the keys (see docs/budgets.md).
+  const budgetRefusals = new Counter({
+    name: "budget_refusals_total",
+    help: "Requests refused with 429 BUDGET_EXCEEDED because a key's usage budget was spent, by budget (tokens_day, tokens_month, audio_seconds_day, audio_seconds_month)",
+    labelNames: ["budget"] as const,
+    registers,
+  });
   return {
     ...base,
     service: "gateway",
+    recordBudgetRefusal: (budget) => budgetRefusals.inc({ budget }),
     recordHttpRequest: (method, route, status, seconds) => {
       const labels = { method, route, status: String(status) };
       requests.inc(labels);

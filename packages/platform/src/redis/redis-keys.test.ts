@@ -45,6 +45,8 @@ function allKeys(keys: RedisKeys, arg: string): string[] {
     keys.webhookPending(arg),
     keys.webhookBreakers(arg),
     keys.webhookQueueWaiting(),
+    keys.budgetPeriod(arg, "2026-01"),
+    keys.budgetHold(arg, "r"),
   ];
 }
 
@@ -105,6 +107,8 @@ describe("redisKeys", () => {
       "p:webhooks:{webhook-delivery}:pending:x",
       "p:webhooks:{webhook-delivery}:breakers:x",
       "p:bull:{webhook-delivery}:webhook-delivery:prioritized",
+      "p:budget:{x}:2026-01",
+      "p:budget-hold:{x}:r",
     ]);
   });
 

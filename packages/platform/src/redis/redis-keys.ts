@@ -120,6 +120,13 @@ export interface RedisKeys {
   idempotency(keyId: string, idempotencyKey: string): string;
   /** Hash: what one API key used on one UTC day (`YYYY-MM-DD`): request counts, tokens, speech; expires. */
   apiKeyUsage(keyId: string, day: string): string;
+  /**
+   * Hash: one API key's usage-budget counters in one UTC period (`YYYY-MM-DD` or `YYYY-MM`): tokens
+   * and audio ms used, and held by requests not yet finished. Tagged by the key, like its hold entries.
+   */
+  budgetPeriod(keyId: string, period: string): string;
+  /** Hash: what one request holds of its key's usage budgets, then `settled` once it has been settled. */
+  budgetHold(keyId: string, requestId: string): string;
 }
 
 /** The hash tag of one queue: BullMQ's keys of that queue and the queue's own sets share its slot. */
@@ -178,5 +185,7 @@ export function redisKeys(prefix: string): RedisKeys {
     openStreamsOfApiKey: (keyId) => `${prefix}:open-streams:{${keyId}}`,
     idempotency: (keyId, idempotencyKey) => `${prefix}:idempotency:{${keyId}}:${idempotencyKey}`,
     apiKeyUsage: (keyId, day) => `${prefix}:usage:{${keyId}}:${day}`,
+    budgetPeriod: (keyId, period) => `${prefix}:budget:{${keyId}}:${period}`,
+    budgetHold: (keyId, requestId) => `${prefix}:budget-hold:{${keyId}}:${requestId}`,
   };
 }

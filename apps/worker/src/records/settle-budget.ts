@@ -1,0 +1,55 @@
+import type { GenerateTextJob, StatusRecord, SynthesizeSpeechJob } from "@chorus/contracts";
+import { UsageBudgetLedger } from "@chorus/platform/budgets";
+import type { Logger } from "@chorus/platform/logger";
+import type { StatusStore } from "@chorus/platform/scheduler";
+
+/** What a finished job really used: tokens (prompt + completion) and ms of audio. */
+export interface JobUse {
+  tokens: number;
+  audioMs: number;
+}
+
+export const NOTHING_USED: JobUse = { tokens: 0, audioMs: 0 };
+
+/** The use a final record states: a completed one's prompt and reply tokens; any other, nothing. */
+export function useOfRecord(record: StatusRecord | undefined): JobUse {
+  if (record?.status !== "completed") return NOTHING_USED;
+  return { tokens: (record.tokens ?? 0) + (record.promptTokens ?? 0), audioMs: 0 };
+}
+
+/**
+ * Settles a finished job with its key's usage budgets (its hold given back, its use added; once per
+ * job id, whoever calls it again), in a batch of its own: one round trip on the finishing path.
+ * Never fails the job: a settlement that cannot be written leaves the hold held until its period's
+ * counters expire (a key refused too early, never one let past its budget), and is logged.
+ */
+export async function settleJobBudget(
+  ledger: UsageBudgetLedger,
+  job: GenerateTextJob | SynthesizeSpeechJob,
+  use: JobUse,
+  log: Logger,
+): Promise<void> {
+  const { day, month } = UsageBudgetLedger.periodOf(job);
+  const settlement = { keyId: job.keyId, requestId: job.requestId, day, month, ...use };
+  try {
+    const replies = await ledger.settleIn(ledger.pipeline(), settlement).exec();
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
+  } catch (error) {
+    log.warn("could not settle the key's usage budgets", { jobId: job.requestId, error: String(error) });
+  }
+}
+
+/**
+ * A job found already final when it starts settles as its record says (an attempt that wrote the
+ * record may have died before settling); one without a record (`recorded` false) used nothing.
+ */
+export async function settleAsRecorded(
+  deps: { budgets: UsageBudgetLedger; statuses: StatusStore },
+  job: GenerateTextJob,
+  recorded: boolean,
+  log: Logger,
+): Promise<void> {
+  const stored = recorded ? await deps.statuses.get(job.requestId).catch(() => null) : null;
+  await settleJobBudget(deps.budgets, job, useOfRecord(stored?.record), log);
+}
