@@ -10,7 +10,7 @@ import {
   type SamplingParams,
 } from "@chorus/contracts";
 import { corkForThisTick, type RedisKeys, type RedisClient } from "@chorus/platform/redis";
-import { type StatusStore } from "@chorus/platform/scheduler";
+import { estimatedTurnCost, type StatusStore } from "@chorus/platform/scheduler";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
 
@@ -81,9 +81,10 @@ export class TextJobs {
       acceptedAt: Date.now(),
       ...(streamReply ? { streamReply } : {}),
       ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
+      turnCost: estimatedTurnCost(request, clientSampling),
     };
     const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
-    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap);
+    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap, job.turnCost);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
     corkForThisTick(this.queueRedis);

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { CANCELLED_ERROR, REPLY_DELTA_INTERVAL_MS, type GenerateTextJob, type ModelId } from "@chorus/contracts";
+import {
+  CANCELLED_ERROR,
+  REPLY_DELTA_INTERVAL_MS,
+  type GenerateTextJob,
+  type ModelId,
+  type SpeakOptions,
+  type SpeakReplyJob,
+} from "@chorus/contracts";
 import type { ApiKeyUsage } from "@chorus/platform/api-keys";
 import type { Logger } from "@chorus/platform/logger";
 import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
@@ -14,6 +21,7 @@ import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
+import { recordReply } from "../records/record-reply.js";
 import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
 import { refuseWhatEngineLacks, resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
@@ -31,6 +39,11 @@ export interface GenerateTextDeps {
   jobTimeLimitMs: number;
   /** Speaks replies whose request asked for `speak` (absent: such a request gets `audioError`). */
   replySpeech?: ReplySpeechDeps | null;
+  /**
+   * Hands a reply to speak to the speech queue (a worker that runs one), where it waits for a speech
+   * slot and is recorded: the text slot is free meanwhile. Absent: replies are spoken here, in the text slot.
+   */
+  speakLater?: ((job: SpeakReplyJob) => Promise<void>) | null;
   /** Per-key usage: a completed generation's tokens are counted once its record is written. */
   usage: ApiKeyUsage;
   /** Publishes on the reply-delta channel, for jobs whose client streams the reply (absent: none is published). */
@@ -66,6 +79,38 @@ function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; cle
     ms,
   );
   return { signal: signal ? AbortSignal.any([signal, limit.signal]) : limit.signal, clear: () => clearTimeout(timer) };
+}
+
+type RecordedReply = SpeakReplyJob["reply"];
+
+/** The reply goes to the speech queue; its job records it once spoken. Retried as a final write is. */
+async function handOffSpeech(
+  speakLater: (job: SpeakReplyJob) => Promise<void>,
+  { requestId, keyId, model, turnCost }: GenerateTextJob,
+  speak: SpeakOptions,
+  reply: RecordedReply,
+  log: Logger,
+): Promise<void> {
+  const job = { requestId, keyId, model, speak, reply, ...(turnCost === undefined ? {} : { turnCost }) };
+  const onRetry = (error: unknown, attempt: number) =>
+    log.warn("could not hand the reply to the speech queue; retrying", { attempt, error: String(error) });
+  await retryFinalWrite(() => speakLater(job), { onRetry });
+  log.info("reply handed to the speech queue to be spoken");
+}
+
+/** The reply is recorded by its text job: spoken first in this slot where `speak` asks (and no speech queue runs). */
+async function recordHere(
+  deps: GenerateTextDeps,
+  data: GenerateTextJob,
+  reply: RecordedReply,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  const { requestId, model, request } = data;
+  const spoken = request.speak
+    ? await speakReply(deps.replySpeech, { requestId, model, reply: reply.reply, speak: request.speak, signal, log })
+    : { record: {}, seconds: 0 };
+  await recordReply(deps, data, { ...reply, ...spoken.record }, spoken.seconds, log);
 }
 
 /** What a text job returns to BullMQ: the worker's metrics read it (worker-metrics.ts). */
@@ -146,45 +191,19 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = cleanReply(result.text, stops);
       const { tokens, promptTokens, cachedTokens } = result;
-      const spoken = request.speak
-        ? await speakReply(deps.replySpeech, {
-            requestId,
-            model,
-            reply,
-            speak: request.speak,
-            signal: stop.signal,
-            log,
-          })
-        : { record: {}, seconds: 0 };
-      // A reply that cannot be written is not thrown away at the first error: a failed attempt would
-      // generate it all over again.
-      const onRetry = (error: unknown, attempt: number) =>
-        log.warn("could not record reply; retrying", { attempt, error: String(error) });
-      const written = await retryFinalWrite(
-        () =>
-          deps.statuses.complete(requestId, {
-            reply,
-            tokens,
-            promptTokens,
-            cachedTokens,
-            processingTime,
-            droppedMessages,
-            finishReason: replyFinishReason(result.text, result.finishReason, stops),
-            maxTokens: sampling.maxTokens,
-            ...spoken.record,
-          }),
-        { onRetry },
-      );
-      // Only the attempt that wrote the completed record counts its tokens and spoken seconds: as the record says,
-      // once.
-      if (written) {
-        const { keyId } = job.data;
-        const counted = Promise.all([
-          deps.usage.countGeneration(keyId, tokens, promptTokens),
-          spoken.seconds > 0 ? deps.usage.countSpeech(keyId, spoken.seconds) : null,
-        ]);
-        await counted.catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
-      }
+      const completion = {
+        reply,
+        tokens,
+        promptTokens,
+        cachedTokens,
+        processingTime,
+        droppedMessages,
+        finishReason: replyFinishReason(result.text, result.finishReason, stops),
+        maxTokens: sampling.maxTokens,
+      };
+      if (request.speak && deps.speakLater)
+        await handOffSpeech(deps.speakLater, job.data, request.speak, completion, log);
+      else await recordHere(deps, job.data, completion, stop.signal, log);
       deps.onReply?.(job.data, reply);
       deps.replyLengths.record(model, result.tokens);
       void deps.jobTimes.record(processingTime);
