@@ -1,4 +1,4 @@
-import { CANCELLED_ERROR } from "@chorus/contracts";
+import { CANCELLED_ERROR, speakReplyJobId } from "@chorus/contracts";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisClient } from "@chorus/platform/redis";
 import type { Worker } from "bullmq";
@@ -15,8 +15,10 @@ export async function listenForCancellations(
   logger: Logger,
 ): Promise<void> {
   subscriber.on("message", (_channel: string, jobId: string) => {
-    // Every worker is told: a routed job may have a copy in more than one of them (cache-routing.ts).
-    const found = workers.map((worker) => worker.cancelJob(jobId, CANCELLED_ERROR)).includes(true);
+    // Every worker is told: a routed job may have a copy in more than one of them (cache-routing.ts). A reply being
+    // spoken runs as its own job on the speech queue.
+    const ids = [jobId, speakReplyJobId(jobId)];
+    const found = workers.flatMap((worker) => ids.map((id) => worker.cancelJob(id, CANCELLED_ERROR))).includes(true);
     if (found) logger.info("job cancelled by its owner", { jobId });
   });
   await subscriber.subscribe(channel);

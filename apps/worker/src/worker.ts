@@ -1,20 +1,25 @@
 import {
   CANCELLED_ERROR,
   handoverQueueName,
+  JOB_NAMES,
   QUEUES,
+  speakReplyJobId,
   type GenerateTextJob,
+  type SpeakReplyJob,
   type SynthesizeSpeechJob,
 } from "@chorus/contracts";
+import { createSpokenReplyQueue } from "@chorus/platform/queues";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
-import { Worker } from "bullmq";
+import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
 import { failureOf } from "./records/failure-message.js";
 import { retryFinalWrite } from "./records/retry-final-write.js";
 import { NOTHING_USED, settleJobBudget } from "./records/settle-budget.js";
 import { generateTextProcessor, type GenerateTextDeps } from "./processors/generate-text.processor.js";
 import { synthesizeSpeechProcessor, type SynthesizeSpeechDeps } from "./processors/synthesize-speech.processor.js";
+import { spokenReplyProcessor } from "./processors/spoken-reply.processor.js";
 import { createWebhookWorker, type WebhookWorkerDeps } from "./webhooks/webhook-worker.js";
 import type { CacheRouting } from "./routing/cache-routing.js";
 import { takeOverTiming } from "./take-over.js";
@@ -37,25 +42,28 @@ export interface WorkerDeps extends GenerateTextDeps {
   routing?: CacheRouting | null;
 }
 
-function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | null {
+type SpeechQueueJob = SynthesizeSpeechJob | SpeakReplyJob;
+
+/** The speech queue's two kinds of job: speech requests, and the replies text jobs hand over to speak (`speak`). */
+function speechProcessor(deps: WorkerDeps, speech: NonNullable<WorkerDeps["speech"]>) {
+  const { connection, keys, logger, usage, statuses, replySpeech, budgets } = deps;
+  const synthesize = synthesizeSpeechProcessor({ ...speech, connection, keys, logger, usage, budgets });
+  const speakReply = replySpeech ? spokenReplyProcessor({ replySpeech, statuses, usage, budgets, logger }) : null;
+  return (job: Job<SpeechQueueJob>, token?: string, signal?: AbortSignal) => {
+    if (job.name !== JOB_NAMES.speakReply) return synthesize(job as Job<SynthesizeSpeechJob>, token, signal);
+    if (!speakReply) throw new UnrecoverableError("this worker speaks no replies");
+    return speakReply(job as Job<SpeakReplyJob>, token, signal);
+  };
+}
+
+function createSpeechWorker(deps: WorkerDeps): Worker<SpeechQueueJob> | null {
   if (!deps.speech) return null;
-  const worker = new Worker<SynthesizeSpeechJob>(
-    QUEUES.speech,
-    synthesizeSpeechProcessor({
-      ...deps.speech,
-      connection: deps.connection,
-      keys: deps.keys,
-      logger: deps.logger,
-      usage: deps.usage,
-      budgets: deps.budgets,
-    }),
-    {
-      connection: deps.connection,
-      prefix: deps.keys.bullPrefix(QUEUES.speech),
-      concurrency: deps.speech.concurrency,
-      ...takeOverTiming(deps.lockDurationMs),
-    },
-  );
+  const worker = new Worker<SpeechQueueJob>(QUEUES.speech, speechProcessor(deps, deps.speech), {
+    connection: deps.connection,
+    prefix: deps.keys.bullPrefix(QUEUES.speech),
+    concurrency: deps.speech.concurrency,
+    ...takeOverTiming(deps.lockDurationMs),
+  });
   worker.on("error", (error) => deps.logger.error("speech worker error", { error: error.message }));
   worker.on("failed", (job, error) => {
     deps.logger.warn("speech failed", { jobId: job?.id, attempt: job?.attemptsMade, error: error.message });
@@ -63,6 +71,20 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
     if (job && isFinalFailure(job, error)) void settleJobBudget(deps.budgets, job.data, NOTHING_USED, deps.logger);
   });
   return worker;
+}
+
+/**
+ * Where a speech worker runs here, replies to speak go to the speech queue (a speech slot of any worker
+ * that runs one), not spoken in the text slot; its queue closes with the speech worker.
+ */
+function handOffSpokenReplies(deps: WorkerDeps, speech: Worker | null): GenerateTextDeps["speakLater"] {
+  if (!speech || !deps.replySpeech?.speech) return null;
+  const queue = createSpokenReplyQueue(deps.connection, deps.keys);
+  queue.on("error", (error) => deps.logger.warn("spoken-reply queue error", { error: error.message }));
+  speech.on("closed", () => void queue.close());
+  return async (job) => {
+    await queue.add(JOB_NAMES.speakReply, job, { jobId: speakReplyJobId(job.requestId) });
+  };
 }
 
 /** A job that will not be retried gets its failure written to its record. */
@@ -115,12 +137,13 @@ function recordCopyFailures(worker: Worker<GenerateTextJob>, deps: WorkerDeps, r
   });
 }
 
-function createTextWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
+function createTextWorkers(deps: WorkerDeps, speakLater: GenerateTextDeps["speakLater"]): Worker<GenerateTextJob>[] {
   const publishReplyDelta = (message: string) => deps.connection.publish(deps.keys.replyDeltaChannel(), message);
   const { routing } = deps;
   const generate = generateTextProcessor({
     publishReplyDelta,
     ...deps,
+    speakLater,
     // Only a worker that takes hand-overs says what it holds: others would hand it jobs it never takes.
     ...(routing?.handsOver ? { onReply: routing.onReply } : {}),
   });
@@ -152,8 +175,8 @@ function createTextWorkers(deps: WorkerDeps): Worker<GenerateTextJob>[] {
 }
 
 export function createWorkers(deps: WorkerDeps): Worker[] {
-  const text = createTextWorkers(deps);
   const speech = createSpeechWorker(deps);
+  const text = createTextWorkers(deps, handOffSpokenReplies(deps, speech));
   const webhooks = deps.webhooks ? createWebhookWorker({ ...deps, ...deps.webhooks }) : null;
   return [...text, speech, webhooks].filter((worker): worker is Worker => worker !== null);
 }

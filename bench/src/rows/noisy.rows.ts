@@ -13,6 +13,7 @@ import {
   type QuietWait,
 } from "./quiet-wait.js";
 import type { RowGroup } from "./row-group.js";
+import { workShareRows } from "./noisy-work.js";
 
 /**
  * The noisy neighbour: one key floods the queue, then another key submits one request;
@@ -21,7 +22,8 @@ import type { RowGroup } from "./row-group.js";
  * (fair-turns.ts). Baseline: the minimal enqueue server's plain `Queue.add`, arrival order, as the
  * gateway queued before fair turns. Both sides run on the same no-op worker (SLOTS jobs at once,
  * each holding HOLD_MS), one round at a time, alternating; every round waits until its queue is
- * empty, so the next one starts alike.
+ * empty, so the next one starts alike. The rows of noisy-work.ts follow on the same worker: the work
+ * each key gets when both flood, long requests against short ones and alike.
  */
 const HOLD_MS = 40;
 const SLOTS = 2;
@@ -83,12 +85,14 @@ export const noisyRows: RowGroup = {
       report: true,
       concurrency: SLOTS,
     });
+    let byWork;
     try {
       if (!options.quick) for (const side of [fair, arrival]) await runRound(stack, worker, side);
       for (let i = 0; i < options.rounds; i++) {
         for (const side of i % 2 === 0 ? [fair, arrival] : [arrival, fair])
           waits.get(side)?.push(quietWait(await runRound(stack, worker, side), SLOTS));
       }
+      byWork = await workShareRows(stack, worker, [fair, arrival], options.rounds);
     } finally {
       await worker.stop();
       await stack.resetQueues();
@@ -115,6 +119,7 @@ export const noisyRows: RowGroup = {
           quietWaitNote(arrival.name, arrivalWaits),
         ],
       }),
+      ...byWork,
     ];
   },
 };

@@ -1,7 +1,7 @@
 import type { ModelId } from "./models.js";
 import type { AudioFormat } from "./speech/audio-formats.js";
 import type { SpeechRequest } from "./speech/speech-request.js";
-import type { GenerationRequest, SamplingParams } from "./text/generation-request.js";
+import type { GenerationRequest, SamplingParams, SpeakOptions } from "./text/generation-request.js";
 
 /**
  * The job contract shared by the gateway (producer) and the worker (consumer).
@@ -26,6 +26,8 @@ export const JOB_NAMES = {
   generateText: "generate-text",
   synthesizeSpeech: "synthesize-speech",
   deliverWebhook: "deliver-webhook",
+  /** On the speech queue: a text job's reply, generated, waiting to be spoken and recorded (`speak`). */
+  speakReply: "speak-reply",
 } as const;
 
 /**
@@ -69,6 +71,11 @@ export interface GenerateTextJob {
   seed?: number;
   /** What admission held of the key's usage budgets (absent: none applied). */
   budget?: BudgetHold;
+  /**
+   * What admission charged the request's key in fair turns (its estimated cost): the worker corrects
+   * the key's turns by the measured cost once the reply is recorded. Absent in older jobs: no correction.
+   */
+  turnCost?: number;
 }
 
 /**
@@ -106,6 +113,40 @@ export interface SynthesizeSpeechJob {
   stream?: boolean;
   /** What admission held of the key's usage budgets (absent: none applied). */
   budget?: BudgetHold;
+}
+
+/**
+ * A reply asked to be spoken (`speak`), handed by its text job to the speech queue once generated, so
+ * that speaking waits for a speech slot and holds no text slot. This job records the reply (with its
+ * audio or `audioError`), counts its usage and settles its key's turn: the record stays `processing`
+ * until then. Its id is speakReplyJobId(requestId), so a text job that runs twice hands it over once.
+ */
+export interface SpeakReplyJob {
+  requestId: string;
+  keyId: string;
+  model: ModelId;
+  speak: SpeakOptions;
+  /** The completed record's fields, as the text job would have written them. */
+  reply: {
+    reply: string;
+    tokens: number;
+    promptTokens: number;
+    cachedTokens: number;
+    processingTime: number;
+    droppedMessages: number;
+    finishReason: "stop" | "length";
+    maxTokens: number;
+  };
+  /** The text job's turnCost (GenerateTextJob). */
+  turnCost?: number;
+  /** The text job's acceptedAt and budget hold: this job settles the key's usage budgets when it records. */
+  acceptedAt: number;
+  budget?: BudgetHold;
+}
+
+/** The job id of a request's spoken reply on the speech queue (BullMQ ids may not hold `:`). */
+export function speakReplyJobId(requestId: string): string {
+  return `${requestId}-spoken`;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 } from "@chorus/contracts";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { corkForThisTick, type RedisKeys, type RedisClient } from "@chorus/platform/redis";
-import { type StatusStore } from "@chorus/platform/scheduler";
+import { estimatedTurnCost, type StatusStore } from "@chorus/platform/scheduler";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
 
@@ -90,9 +90,10 @@ export class TextJobs {
       ...(streamReply ? { streamReply } : {}),
       ...(budget ? { budget } : {}),
       ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
+      turnCost: estimatedTurnCost(request, clientSampling),
     };
     const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
-    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap);
+    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap, job.turnCost);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
     const { maxQueueMs } = request;

@@ -5,6 +5,8 @@ import {
   REPLY_DELTA_INTERVAL_MS,
   type GenerateTextJob,
   type ModelId,
+  type SpeakOptions,
+  type SpeakReplyJob,
 } from "@chorus/contracts";
 import type { ApiKeyUsage } from "@chorus/platform/api-keys";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
@@ -21,7 +23,8 @@ import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
-import { settleAsRecorded, settleJobBudget } from "../records/settle-budget.js";
+import { NOTHING_USED, settleAsRecorded, settleJobBudget } from "../records/settle-budget.js";
+import { recordReply } from "../records/record-reply.js";
 import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
 import { refuseWhatEngineLacks, resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
@@ -39,6 +42,11 @@ export interface GenerateTextDeps {
   jobTimeLimitMs: number;
   /** Speaks replies whose request asked for `speak` (absent: such a request gets `audioError`). */
   replySpeech?: ReplySpeechDeps | null;
+  /**
+   * Hands a reply to speak to the speech queue (a worker that runs one), where it waits for a speech
+   * slot and is recorded: the text slot is free meanwhile. Absent: replies are spoken here, in the text slot.
+   */
+  speakLater?: ((job: SpeakReplyJob) => Promise<void>) | null;
   /** Per-key usage: a completed generation's tokens are counted once its record is written. */
   usage: ApiKeyUsage;
   /** Per-key usage budgets: each job's end settles what it held (docs/budgets.md). */
@@ -84,6 +92,47 @@ function timeLimit(ms: number, signal?: AbortSignal): { signal: AbortSignal; cle
   return { signal: signal ? AbortSignal.any([signal, limit.signal]) : limit.signal, clear: () => clearTimeout(timer) };
 }
 
+type RecordedReply = SpeakReplyJob["reply"];
+
+/** The reply goes to the speech queue; its job records it once spoken. Retried as a final write is. */
+async function handOffSpeech(
+  speakLater: (job: SpeakReplyJob) => Promise<void>,
+  { requestId, keyId, model, turnCost, acceptedAt, budget }: GenerateTextJob,
+  speak: SpeakOptions,
+  reply: RecordedReply,
+  log: Logger,
+): Promise<void> {
+  const job: SpeakReplyJob = {
+    requestId,
+    keyId,
+    model,
+    speak,
+    reply,
+    acceptedAt,
+    ...(turnCost === undefined ? {} : { turnCost }),
+    ...(budget === undefined ? {} : { budget }),
+  };
+  const onRetry = (error: unknown, attempt: number) =>
+    log.warn("could not hand the reply to the speech queue; retrying", { attempt, error: String(error) });
+  await retryFinalWrite(() => speakLater(job), { onRetry });
+  log.info("reply handed to the speech queue to be spoken");
+}
+
+/** The reply is recorded by its text job: spoken first in this slot where `speak` asks (and no speech queue runs). */
+async function recordHere(
+  deps: GenerateTextDeps,
+  data: GenerateTextJob,
+  reply: RecordedReply,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  const { requestId, model, request } = data;
+  const spoken = request.speak
+    ? await speakReply(deps.replySpeech, { requestId, model, reply: reply.reply, speak: request.speak, signal, log })
+    : { record: {}, seconds: 0 };
+  await recordReply(deps, data, { ...reply, ...spoken.record }, spoken.seconds, log);
+}
+
 /** What a text job returns to BullMQ: the worker's metrics read it (worker-metrics.ts). */
 export interface GenerationResult {
   tokens: number;
@@ -110,8 +159,10 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     refuseWhatEngineLacks(resolved, job.data, engine);
     // Past its queue deadline and not started by an earlier attempt: it ends here, unrun (the client asked to fail
     // fast rather than wait); started earlier, it runs to its end.
-    if (pastQueueDeadline(job.data) && (await deps.statuses.expireUnstarted(requestId, QUEUE_TIMEOUT_ERROR)))
+    if (pastQueueDeadline(job.data) && (await deps.statuses.expireUnstarted(requestId, QUEUE_TIMEOUT_ERROR))) {
+      await settleJobBudget(deps.budgets, job.data, NOTHING_USED, log);
       return void log.info("skipped: its queue deadline passed before any worker started it");
+    }
     // The record is marked started while the prompt is built and counted (work in this process), so
     // the round trip to Redis costs the job no time; a skipped job wasted that work only.
     const [state, { turns, droppedMessages, maxTokens, refusal }] = await Promise.all([
@@ -169,48 +220,19 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       const processingTime = (Date.now() - startedAt) / 1000;
       const reply = cleanReply(result.text, stops);
       const { tokens, promptTokens, cachedTokens } = result;
-      const spoken = request.speak
-        ? await speakReply(deps.replySpeech, {
-            requestId,
-            model,
-            reply,
-            speak: request.speak,
-            signal: stop.signal,
-            log,
-          })
-        : { record: {}, seconds: 0 };
-      // A reply that cannot be written is not thrown away at the first error: a failed attempt would
-      // generate it all over again.
-      const onRetry = (error: unknown, attempt: number) =>
-        log.warn("could not record reply; retrying", { attempt, error: String(error) });
-      const written = await retryFinalWrite(
-        () =>
-          deps.statuses.complete(requestId, {
-            reply,
-            tokens,
-            promptTokens,
-            cachedTokens,
-            processingTime,
-            droppedMessages,
-            finishReason: replyFinishReason(result.text, result.finishReason, stops),
-            maxTokens: sampling.maxTokens,
-            ...spoken.record,
-          }),
-        { onRetry },
-      );
-      // What the engine did is the key's use whoever wrote the record (a cancel arriving as it finished).
-      const use = { tokens: tokens + promptTokens, audioMs: Math.round(spoken.seconds * 1000) };
-      await settleJobBudget(deps.budgets, job.data, use, log);
-      // Only the attempt that wrote the completed record counts its tokens and spoken seconds: as the record says,
-      // once.
-      if (written) {
-        const { keyId } = job.data;
-        const counted = Promise.all([
-          deps.usage.countGeneration(keyId, tokens, promptTokens),
-          spoken.seconds > 0 ? deps.usage.countSpeech(keyId, spoken.seconds) : null,
-        ]);
-        await counted.catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
-      }
+      const completion = {
+        reply,
+        tokens,
+        promptTokens,
+        cachedTokens,
+        processingTime,
+        droppedMessages,
+        finishReason: replyFinishReason(result.text, result.finishReason, stops),
+        maxTokens: sampling.maxTokens,
+      };
+      if (request.speak && deps.speakLater)
+        await handOffSpeech(deps.speakLater, job.data, request.speak, completion, log);
+      else await recordHere(deps, job.data, completion, stop.signal, log);
       deps.onReply?.(job.data, reply);
       deps.replyLengths.record(model, result.tokens);
       void deps.jobTimes.record(processingTime);

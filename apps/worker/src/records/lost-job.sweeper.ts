@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { QUEUES } from "@chorus/contracts";
+import { QUEUES, speakReplyJobId } from "@chorus/contracts";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
@@ -44,7 +44,7 @@ interface Observed {
 const PAGE = 500;
 
 /**
- * Finds status records that still say `processing` although their text job is gone from BullMQ
+ * Finds status records that still say `processing` although their job is gone from BullMQ
  * (removed, obliterated) or finished without the record being told (its final write failed through
  * every retry), and closes them, so that no client polls a record that can never change. Every
  * write is the one-way FINISH, so a sweep racing a worker's own final write cannot overwrite it.
@@ -97,24 +97,27 @@ export class LostJobSweeper {
     }
   }
 
-  /** Sent all at once, not as a pipeline: a record and its job sit in different slots of a Redis Cluster. */
+  /**
+   * Sent all at once, not as a pipeline: a record and its job sit in different slots of a Redis Cluster.
+   * The job that ends a request is its spoken reply's where there is one (`speak`), else its text job.
+   */
   private async observe(ids: string[]): Promise<Observed[]> {
     const { connection, keys } = this.options;
+    const jobOf = async (job: string) => {
+      const [exists, [finishedOn, failedReason]] = await Promise.all([
+        connection.exists(job),
+        connection.hmget(job, "finishedOn", "failedReason"),
+      ]);
+      return { jobExists: exists === 1, finishedOn: finishedOn ?? null, failedReason: failedReason ?? null };
+    };
     return Promise.all(
       ids.map(async (id) => {
-        const job = keys.bullJob(QUEUES.text, id);
-        const [[status, owner], exists, [finishedOn, failedReason]] = await Promise.all([
+        const [[status, owner], text, spoken] = await Promise.all([
           connection.hmget(keys.status(id), "status", "owner"),
-          connection.exists(job),
-          connection.hmget(job, "finishedOn", "failedReason"),
+          jobOf(keys.bullJob(QUEUES.text, id)),
+          jobOf(keys.bullJob(QUEUES.speech, speakReplyJobId(id))),
         ]);
-        return {
-          status: status ?? null,
-          owner: owner ?? null,
-          jobExists: exists === 1,
-          finishedOn: finishedOn ?? null,
-          failedReason: failedReason ?? null,
-        };
+        return { status: status ?? null, owner: owner ?? null, ...(spoken.jobExists ? spoken : text) };
       }),
     );
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { QUEUE_TIMEOUT_ERROR } from "@chorus/contracts";
+import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisClient, RedisKeys } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
@@ -13,6 +14,8 @@ export interface QueueDeadlineSweeperOptions {
   removeJob: (requestId: string) => Promise<unknown>;
   /** Called once per request this sweep ended (the worker counts it in jobs_total). */
   onExpired: () => void;
+  /** Where the ended request's budget hold is given back (it used nothing); absent: no budgets. */
+  budgets?: UsageBudgetLedger;
   /** How often a sweep is tried; one worker of the fleet wins each (default 1 s: a deadline's precision). */
   intervalMs?: number;
 }
@@ -64,10 +67,19 @@ export class QueueDeadlineSweeper {
   }
 
   private async expire(requestId: string): Promise<boolean> {
-    if (!(await this.options.statuses.expireUnstarted(requestId, QUEUE_TIMEOUT_ERROR))) return false;
+    const { connection, keys, statuses, budgets, logger } = this.options;
+    if (!(await statuses.expireUnstarted(requestId, QUEUE_TIMEOUT_ERROR))) return false;
     await this.options.removeJob(requestId).catch(() => 0);
+    const owner = budgets ? await connection.hget(keys.status(requestId), "owner").catch(() => null) : null;
+    if (budgets && owner)
+      await budgets.release(owner, requestId).catch((error: unknown) =>
+        logger.warn("could not give back the budget hold of a request past its queue deadline", {
+          jobId: requestId,
+          error: String(error),
+        }),
+      );
     this.options.onExpired();
-    this.options.logger.info("queue deadline passed before any worker started the request", { jobId: requestId });
+    logger.info("queue deadline passed before any worker started the request", { jobId: requestId });
     return true;
   }
 }

@@ -1,4 +1,4 @@
-import type { GenerateTextJob, StatusRecord, SynthesizeSpeechJob } from "@chorus/contracts";
+import type { BudgetHold, StatusRecord } from "@chorus/contracts";
 import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { StatusStore } from "@chorus/platform/scheduler";
@@ -17,6 +17,14 @@ export function useOfRecord(record: StatusRecord | undefined): JobUse {
   return { tokens: (record.tokens ?? 0) + (record.promptTokens ?? 0), audioMs: 0 };
 }
 
+/** Whose job it is, and what admission held for it (its period: where it was held, else when accepted). */
+export interface BudgetOwner {
+  keyId: string;
+  requestId: string;
+  acceptedAt: number;
+  budget?: BudgetHold | undefined;
+}
+
 /**
  * Settles a finished job with its key's usage budgets (its hold given back, its use added; once per
  * job id, whoever calls it again), in a batch of its own: one round trip on the finishing path.
@@ -25,7 +33,7 @@ export function useOfRecord(record: StatusRecord | undefined): JobUse {
  */
 export async function settleJobBudget(
   ledger: UsageBudgetLedger,
-  job: GenerateTextJob | SynthesizeSpeechJob,
+  job: BudgetOwner,
   use: JobUse,
   log: Logger,
 ): Promise<void> {
@@ -46,7 +54,7 @@ export async function settleJobBudget(
  */
 export async function settleAsRecorded(
   deps: { budgets: UsageBudgetLedger; statuses: StatusStore },
-  job: GenerateTextJob,
+  job: BudgetOwner,
   recorded: boolean,
   log: Logger,
 ): Promise<void> {

@@ -86,7 +86,7 @@ const speak = {
   type: "object",
   additionalProperties: false,
   properties: { voice: { type: voice.type, enum: voice.enum }, format, speed },
-  description: `Synthesize the reply when it is ready; the completed record then carries \`audioUrl\`. Needs the tts scope. Spends one unit of the key's speech budget as well as the text one (429 RATE_LIMITED, nothing queued, when the speech budget is spent). At most ${SPEECH_LIMITS.textMaxChars} characters are spoken, as the speech endpoint bounds its text: of a longer reply, its start up to the last sentence end (else white space) within them, and the record has \`audioTruncated: true\`. The audio is kept SPOKEN_REPLY_TTL_SECONDS (1 h by default).`,
+  description: `Synthesize the reply when it is ready; the completed record then carries \`audioUrl\`. Needs the tts scope. Spends one unit of the key's speech budget as well as the text one (429 RATE_LIMITED, nothing queued, when the speech budget is spent). At most ${SPEECH_LIMITS.textMaxChars} characters are spoken, as the speech endpoint bounds its text: of a longer reply, its start up to the last sentence end (else white space) within them, and the record has \`audioTruncated: true\`. The reply waits for a speech slot once generated (the record stays \`processing\` meanwhile, holding no text slot). The audio is kept SPOKEN_REPLY_TTL_SECONDS (1 h by default).`,
 } as const;
 
 function requestSchema(message: object, botName: object, required: string[]) {

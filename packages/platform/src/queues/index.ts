@@ -1,1 +1,1 @@
-export { createHandoverQueue, createSpeechQueue, createTextQueue } from "./job-queues.js";
+export { createHandoverQueue, createSpeechQueue, createSpokenReplyQueue, createTextQueue } from "./job-queues.js";

@@ -1,4 +1,10 @@
-import { handoverQueueName, QUEUES, type GenerateTextJob, type SynthesizeSpeechJob } from "@chorus/contracts";
+import {
+  handoverQueueName,
+  QUEUES,
+  type GenerateTextJob,
+  type SpeakReplyJob,
+  type SynthesizeSpeechJob,
+} from "@chorus/contracts";
 import { Queue, type DefaultJobOptions } from "bullmq";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
@@ -53,5 +59,17 @@ export function createSpeechQueue(connection: RedisClient, keys: RedisKeys): Que
     connection,
     prefix: keys.bullPrefix(QUEUES.speech),
     defaultJobOptions: SPEECH_JOB_OPTIONS,
+  });
+}
+
+/**
+ * Replies to speak (`speak`) on the speech queue: the reply is already generated, so they are retried
+ * as text jobs are (an attempt that cannot write the record is worth another), and kept as long.
+ */
+export function createSpokenReplyQueue(connection: RedisClient, keys: RedisKeys): Queue<SpeakReplyJob> {
+  return new Queue<SpeakReplyJob>(QUEUES.speech, {
+    connection,
+    prefix: keys.bullPrefix(QUEUES.speech),
+    defaultJobOptions: TEXT_JOB_OPTIONS,
   });
 }

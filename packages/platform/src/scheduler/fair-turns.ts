@@ -1,39 +1,67 @@
+import type { GenerationRequest, SamplingParams } from "@chorus/contracts";
+
 /**
- * Fair turns between API keys: the text queue's side of a request's life (join, start, leave) and
- * its place in line (the scripts join-queue-8, start-turn-3, leave-queue-5 and queue-place-3 in src/lua/).
+ * Fair turns between API keys, weighted by what requests cost: the text queue's side of a request's
+ * life (join, start, settle, leave) and its place in line (the scripts join-queue-8, start-turn-3,
+ * settle-turn-1, leave-queue-5 and queue-place-3 in src/lua/). docs/architecture.md#fair-turns tells
+ * the design: start-time fair queueing, where a request's turn is where its key's previous request
+ * ends (that one's turn plus its cost), never earlier than one after the turn being served, and is
+ * its BullMQ priority. A cost is at least one turn, so a key's requests never share a turn: a quiet
+ * key's first request starts after about one request of each other busy key (at most two), however
+ * many they have waiting and whatever they cost.
  *
- * Each request gets a turn when it joins: one after its key's previous request, and never earlier
- * than the turn the workers are serving now (start-time fair queueing with one unit per request).
- * The turn is the BullMQ priority of its job, and BullMQ hands out the lowest priority first, in
- * arrival order within one priority. So a key with a hundred requests waiting holds turns n+1 ..
- * n+100 while a key that sends one now gets n+1: it starts after about one request of every other
- * busy key, not after the hundred. Within one key turns only grow: its requests start in the order
- * they were accepted.
+ * The waiting set holds the same order (score = turn * 2^32 + ticket): a waiting request's rank there
+ * is the number of requests that will start before it. BullMQ's priorities end at 2^21 - 1, so turns
+ * are capped there, and the count starts over when the waiting set drains after turn 2^20.
  *
- * The waiting set holds the same order (score = turn * 2^32 + ticket), so a waiting request's rank
- * there is the number of requests that will start before it, read with one ZRANK. A request that
- * arrives later with an earlier turn (a quieter key) may move in front of it: the rank says who
- * starts first as the queue stands.
- *
- * BullMQ's priorities end at 2^21 - 1, so turns are capped there (beyond it the queue is first come,
- * first served until it drains), and the count starts over when the waiting set drains after
- * turn 2^20: at one request a turn, the cap is two million requests of unbroken backlog.
- *
- * The same scripts keep each key's count of requests not yet final (the in-flight cap): a join
- * refuses a key at its cap, and whoever turns a record final takes it off the count. Membership in
- * the owners hash decides, so a step counted twice changes nothing.
- *
- * BullMQ keeps prioritized jobs in a sorted set, not in its wait list, so the backlog list holds one
- * token per waiting request (added and taken as the waiting set gains and loses an id): its LLEN is
- * what list-length autoscalers such as KEDA's redis scaler read.
- *
- * Every key here is in the text queue's hash slot (see redis-keys.ts), with BullMQ's own.
+ * The same scripts keep each key's count of requests not yet final (the in-flight cap), and the
+ * backlog list (one token per waiting request, for list-length autoscalers). Every key here is in the
+ * text queue's hash slot (see redis-keys.ts), with BullMQ's own.
  */
 
 /** BullMQ's highest job priority (its PRIORITY_LIMIT: a higher one is refused). */
 export const LAST_TURN = 2 ** 21 - 1;
 /** Past this turn the count starts over whenever no request waits. */
 export const RESTART_TURNS_AFTER = 2 ** 20;
+
+/**
+ * The tokens one turn stands for. Coarse enough that an unbroken backlog of full-context requests
+ * (4096 tokens: 64 turns) reaches RESTART_TURNS_AFTER only after some 16,000 of them; fine enough that a
+ * 100-token request costs a fortieth of such a one.
+ */
+export const TOKENS_PER_TURN = 64;
+
+/** The gateway has no tokenizer: about four characters a token, as for English text. */
+const CHARS_PER_TOKEN = 4;
+
+/** What `tokens` of work cost in turns: at least one, so a key's requests never share a turn. */
+export function turnsForTokens(tokens: number): number {
+  return Math.max(1, Math.ceil(Math.max(0, tokens) / TOKENS_PER_TURN));
+}
+
+/**
+ * A request's cost as admission sees it: its text's tokens, estimated from characters, plus the most
+ * it may generate (a /v1 request without the client's `max_tokens` runs up to its context-fit ceiling).
+ */
+export function estimatedTurnCost(request: GenerationRequest, clientSampling: Partial<SamplingParams> = {}): number {
+  const chars =
+    request.messages.reduce((sum, message) => sum + message.content.length, 0) +
+    (request.persona?.length ?? 0) +
+    (request.instructions?.length ?? 0);
+  const reply =
+    request.contextFit && clientSampling.max_tokens === undefined
+      ? request.contextFit.ceiling
+      : request.samplingParams.max_tokens;
+  return turnsForTokens(Math.ceil(chars / CHARS_PER_TOKEN) + reply);
+}
+
+/**
+ * What a finished request cost: the prompt tokens the engine evaluated, less those reused from its
+ * cache, and the reply's.
+ */
+export function measuredTurnCost(used: { promptTokens: number; cachedTokens: number; tokens: number }): number {
+  return turnsForTokens(used.promptTokens - used.cachedTokens + used.tokens);
+}
 
 /** A join: the request's ticket and turn (its job's priority), or the key's cap reached. */
 export type QueueJoin =

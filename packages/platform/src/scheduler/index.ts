@@ -1,4 +1,11 @@
-export { LAST_TURN, type QueueJoin } from "./fair-turns.js";
+export {
+  estimatedTurnCost,
+  LAST_TURN,
+  measuredTurnCost,
+  TOKENS_PER_TURN,
+  turnsForTokens,
+  type QueueJoin,
+} from "./fair-turns.js";
 export { isExpiredWorkerSlotsEntry, JobTimeStats, liveWorkerCount, workerSlotsEntry } from "./queue-stats.js";
 export { ModelFeatures } from "./model-features.js";
 export { RequestIndex, type IndexPosition, type IndexSlice } from "./request-index.js";

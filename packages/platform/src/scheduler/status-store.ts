@@ -77,6 +77,7 @@ const SCRIPTS = {
   finish: "finish-status-1.lua",
   finishUnstarted: "finish-unstarted-1.lua",
   startTurn: "start-turn-3.lua",
+  settleTurn: "settle-turn-1.lua",
   leave: "leave-queue-5.lua",
 } as const;
 
@@ -105,12 +106,12 @@ export class StatusStore {
   }
 
   /**
-   * A new request: it joins the queue (fair-turns.ts: its ticket and turn, counted in its key's
-   * requests in flight, or refused with nothing written when the key already holds `inFlightCap`;
-   * null: no cap), then gets its `processing` record and its place in its owner's index. On one Redis
-   * that is one script. On a cluster the three sit in different slots: the queue's side goes
-   * first, so a record is only ever written once its id is in the unfinished set, where the sweep
-   * finds it whatever fails after. Either way the record is written when this resolves.
+   * A new request: it joins the queue (fair-turns.ts: its ticket and turn, `cost` turns before its
+   * key's next, counted in its key's requests in flight, or refused with nothing written when the key
+   * already holds `inFlightCap`; null: no cap), then gets its `processing` record and its place in
+   * its owner's index. On one Redis that is one script. On a cluster the three sit in different
+   * slots: the queue's side goes first, so a record is only ever written once its id is in the
+   * unfinished set, where the sweep finds it whatever fails after. Either way the record is written when this resolves.
    */
   async create(
     requestId: string,
@@ -119,6 +120,7 @@ export class StatusStore {
     now = Date.now(),
     webhook?: WebhookTarget,
     inFlightCap: number | null = null,
+    cost = 1,
   ): Promise<QueueJoin> {
     const k = this.keys;
     const queueKeys = [
@@ -131,7 +133,7 @@ export class StatusStore {
       k.textJobStats(),
       k.textJobsBacklog(),
     ];
-    const joinArgs = [now, requestId, owner, inFlightCap ?? 0, LAST_TURN];
+    const joinArgs = [now, requestId, owner, inFlightCap ?? 0, LAST_TURN, cost];
     const createArgs = [this.ttlSeconds, owner, model, now, webhook?.url ?? "", storedWebhookEvents(webhook?.events)];
     const indexArgs = [this.ttlSeconds, now, requestId];
     if (!this.redis.isCluster) {
@@ -193,6 +195,18 @@ export class StatusStore {
         .catch(() => 0),
     ]);
     return status;
+  }
+
+  /**
+   * A finished request's measured cost corrects the estimate its key was charged at its join
+   * (settle-turn-1.lua): the key's next request moves earlier by what it was overcharged, later by
+   * what it was undercharged. Resolves to the turn that next request may take (null: the key is not
+   * in the turns, which started over).
+   */
+  async settleTurn(keyId: string, estimated: number, measured: number): Promise<number | null> {
+    if (estimated === measured) return null;
+    const corrected = await this.scripts.settleTurn(this.keys.textQueueTurns(), keyId, measured - estimated);
+    return corrected === null ? null : Number(corrected);
   }
 
   /**
