@@ -6,7 +6,8 @@ import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
 import { operatorTurns } from "../prompt/build-chat-turns.js";
-import { fitConversation } from "../prompt/fit-conversation.js";
+import { fitConversation, fitPrompt } from "../prompt/fit-conversation.js";
+import { forcedCallFormat, toolCallIn } from "../prompt/tool-calls.js";
 import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
 import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-delta-publisher.js";
@@ -14,7 +15,7 @@ import type { GenerationProgress } from "../engines/llm/llm-engine.js";
 import type { ReplyLengthStats } from "../progress/reply-length-stats.js";
 import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
-import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
+import { cleanPartialReply, cleanReply, jobStopSequences, replyFinishReason } from "../engines/llm/stop-sequences.js";
 import { refuseWhatEngineLacks, resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
 
@@ -46,9 +47,18 @@ function replyDeltas(
   stops: string[],
   attempt: string,
 ): ReplyDeltaPublisher | null {
-  if (!job.data.streamReply || !deps.publishReplyDelta) return null;
+  // With tools, whether the reply is text or a call is known only at its end: no text is shown before.
+  if (!job.data.streamReply || !deps.publishReplyDelta || job.data.request.tools) return null;
   const reply = { id: job.data.requestId, attempt };
-  return new ReplyDeltaPublisher(reply, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops);
+  const raw = job.data.request.prompt !== undefined;
+  return new ReplyDeltaPublisher(reply, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops, Date.now, raw);
+}
+
+/** The job's prompt fitted to the engine's context: a raw prompt as it is, a conversation trimmed. */
+function fitJob(job: GenerateTextJob, model: ServedModel, maxTokens: number) {
+  const { prompt } = job.request;
+  if (prompt !== undefined) return fitPrompt(job, prompt, model.engine, maxTokens);
+  return fitConversation(job, model.character, model.engine, maxTokens);
 }
 
 class TimeLimitExceeded extends Error {}
@@ -89,14 +99,16 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
     const startedAt = Date.now();
-    const { engine, character } = deps.modelFor(model);
+    const served = deps.modelFor(model);
+    const { engine, character } = served;
     const resolved = resolveSampling(job.data, character.sampling);
     refuseWhatEngineLacks(resolved, job.data, engine);
+    const raw = request.prompt !== undefined;
     // The record is marked started while the prompt is built and counted (work in this process), so
     // the round trip to Redis costs the job no time; a skipped job wasted that work only.
     const [state, { turns, droppedMessages, maxTokens, refusal }] = await Promise.all([
       deps.statuses.markStarted(requestId),
-      fitConversation(job.data, character, engine, resolved.maxTokens),
+      fitJob(job.data, served, resolved.maxTokens),
     ]);
     // Cancelled while queued, or already answered by an earlier attempt: nothing to do.
     if (state !== "processing")
@@ -110,11 +122,12 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     // A progress write that finds the record final means it was cancelled (or answered elsewhere):
     // stop, even if the cancel message over pub/sub never arrived.
     const recordFinal = new AbortController();
-    const stops = stopSequencesFor(request.stop);
+    const stops = jobStopSequences(request);
     // This run of the job: its text so far (record and deltas) is told apart from another attempt's.
     const attempt = randomUUID();
     const writeProgress = async (progress: number, eta: number, text?: string) => {
-      const partialReply = text === undefined ? undefined : { text: cleanPartialReply(text, stops), attempt };
+      const shown = text !== undefined && !request.tools;
+      const partialReply = shown ? { text: cleanPartialReply(text, stops, raw), attempt } : undefined;
       if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply)))
         recordFinal.abort(new Error(CANCELLED_ERROR));
     };
@@ -131,20 +144,25 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         reporter.onTokens(tokens, text);
         if (text !== undefined) deltas?.onText(text);
       };
+      const responseFormat = request.responseFormat ?? (request.tools && forcedCallFormat(request.tools));
       const result = await engine.generate({
         turns,
+        ...(raw ? { rawPrompt: request.prompt } : {}),
         sampling,
         signal: stop.signal,
         onProgress,
         cacheScope: { owner: job.data.keyId, sharedTurns: operatorTurns(character) },
         ...(request.stop ? { stop: request.stop } : {}),
-        ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
+        ...(responseFormat ? { responseFormat } : {}),
         ...(deltas ? { streamText: true } : {}),
       });
       deltas?.stop();
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
-      const reply = cleanReply(result.text, stops);
+      const text = cleanReply(result.text, stops, raw);
+      // Whether the reply is a call is decided here, once, and recorded: every door reads the record.
+      const toolCall = request.tools ? toolCallIn(text, request.tools) : null;
+      const reply = toolCall ? "" : text;
       const { tokens, promptTokens, cachedTokens } = result;
       const spoken = request.speak
         ? await speakReply(deps.replySpeech, {
@@ -171,6 +189,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
             droppedMessages,
             finishReason: replyFinishReason(result.text, result.finishReason, stops),
             maxTokens: sampling.maxTokens,
+            ...(toolCall ? { toolCalls: [toolCall] } : {}),
             ...spoken.record,
           }),
         { onRetry },

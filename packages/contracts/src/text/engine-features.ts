@@ -9,12 +9,18 @@ import { knobsSet, type SamplingKnob, type SamplingKnobs } from "./sampling-knob
 export interface EngineFeatures {
   sampling: SamplingKnob[];
   responseFormats: ResponseFormatType[];
+  /** Function calling (/v1 `tools`); absent (a worker of an earlier release): not honoured. */
+  tools?: boolean;
+  /** A prompt read as it is, without the chat template (/v1/completions); absent: not honoured. */
+  rawPrompt?: boolean;
 }
 
 /** What a request asks of an engine beyond the contract. */
 export interface AskedFeatures {
   sampling: SamplingKnobs;
   responseFormat?: ResponseFormat | undefined;
+  tools?: boolean;
+  rawPrompt?: boolean;
 }
 
 /**
@@ -39,5 +45,17 @@ export function refuseUnsupported(
       names.formatParam,
       "absent",
       `structured output (${format}) is not supported by this model's engine`,
+    );
+  if (asked.tools && features.tools !== true)
+    throw ApiError.invalidParameter(
+      "tools",
+      "absent",
+      "tools (function calling) are not supported by this model's engine",
+    );
+  if (asked.rawPrompt && features.rawPrompt !== true)
+    throw ApiError.invalidParameter(
+      "prompt",
+      "absent",
+      "text completion (a prompt without the chat template) is not supported by this model's engine; use /v1/chat/completions",
     );
 }

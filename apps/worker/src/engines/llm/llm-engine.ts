@@ -32,6 +32,11 @@ export interface GenerationProgress {
 export interface GenerationInput {
   /** The system turn first (when there is one), then the conversation in order. */
   turns: ChatTurn[];
+  /**
+   * A text to continue as it is, without the chat template (`turns` is then empty, and `stop` holds
+   * every stop sequence: there are no turn markers). Only for engines whose features name rawPrompt.
+   */
+  rawPrompt?: string;
   sampling: SamplingOptions;
   /** The client's stop sequences, on top of the turn markers every engine stops before (stopSequencesFor). */
   stop?: readonly string[];
@@ -80,6 +85,8 @@ export interface LlmEngine {
    * process or its server), an estimate for other remote servers (their tokenizer is not at hand).
    */
   countPromptTokens(turns: ChatTurn[]): Promise<number>;
+  /** Tokens a raw prompt takes (engines whose features name rawPrompt). */
+  countRawPromptTokens?(prompt: string): Promise<number>;
   generate(input: GenerationInput): Promise<GenerationResult>;
   close(): Promise<void>;
 }
