@@ -54,11 +54,23 @@ function replyDeltas(
   return new ReplyDeltaPublisher(reply, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops, Date.now, raw);
 }
 
-/** The job's prompt fitted to the engine's context: a raw prompt as it is, a conversation trimmed. */
+/**
+ * The job's prompt fitted to the engine's context: a raw prompt as it is, a conversation trimmed. An
+ * engine that takes tools as such is sent them apart: they are not stated in its system turn.
+ */
 function fitJob(job: GenerateTextJob, model: ServedModel, maxTokens: number) {
-  const { prompt } = job.request;
+  const { prompt, tools, ...request } = job.request;
   if (prompt !== undefined) return fitPrompt(job, prompt, model.engine, maxTokens);
-  return fitConversation(job, model.character, model.engine, maxTokens);
+  const prompted = tools && !model.engine.takesTools ? { ...job, request: { ...request, tools } } : { ...job, request };
+  return fitConversation(prompted, model.character, model.engine, maxTokens);
+}
+
+/** How the engine gets the job's tools: as such, or as a forced call's form (the prompt states them). */
+function toolsFor(request: GenerateTextJob["request"], engine: ServedModel["engine"]) {
+  if (!request.tools) return {};
+  if (engine.takesTools) return { tools: request.tools };
+  const forced = forcedCallFormat(request.tools);
+  return forced ? { responseFormat: forced } : {};
 }
 
 class TimeLimitExceeded extends Error {}
@@ -144,7 +156,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         reporter.onTokens(tokens, text);
         if (text !== undefined) deltas?.onText(text);
       };
-      const responseFormat = request.responseFormat ?? (request.tools && forcedCallFormat(request.tools));
+      const { responseFormat, tools } = { responseFormat: request.responseFormat, ...toolsFor(request, engine) };
       const result = await engine.generate({
         turns,
         ...(raw ? { rawPrompt: request.prompt } : {}),
@@ -154,6 +166,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         cacheScope: { owner: job.data.keyId, sharedTurns: operatorTurns(character) },
         ...(request.stop ? { stop: request.stop } : {}),
         ...(responseFormat ? { responseFormat } : {}),
+        ...(tools ? { tools } : {}),
         ...(deltas ? { streamText: true } : {}),
       });
       deltas?.stop();
@@ -161,8 +174,9 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       const processingTime = (Date.now() - startedAt) / 1000;
       const text = cleanReply(result.text, stops, raw);
       // Whether the reply is a call is decided here, once, and recorded: every door reads the record.
-      const toolCall = request.tools ? toolCallIn(text, request.tools) : null;
-      const reply = toolCall ? "" : text;
+      const prompted = request.tools && !result.toolCalls ? toolCallIn(text, request.tools) : null;
+      const toolCalls = result.toolCalls ?? (prompted ? [prompted] : undefined);
+      const reply = toolCalls ? "" : text;
       const { tokens, promptTokens, cachedTokens } = result;
       const spoken = request.speak
         ? await speakReply(deps.replySpeech, {
@@ -189,7 +203,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
             droppedMessages,
             finishReason: replyFinishReason(result.text, result.finishReason, stops),
             maxTokens: sampling.maxTokens,
-            ...(toolCall ? { toolCalls: [toolCall] } : {}),
+            ...(toolCalls ? { toolCalls } : {}),
             ...spoken.record,
           }),
         { onRetry },
