@@ -10,6 +10,7 @@ import type { Budgets } from "../admission/budgets.js";
 import { OPENAI_FEATURE_FIELDS } from "../admission/engine-features.js";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { logHttp } from "../middleware/request-context.js";
+import { applyQueueDeadline } from "../routes/prefer-wait.js";
 import { sendJson } from "../routes/send-json.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import { idempotencyKeyOf } from "../services/idempotency.js";
@@ -44,6 +45,7 @@ export function textCompletionsHandler(deps: TextCompletionDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const read = () => {
       const mapped = mapTextCompletionRequest(req.body, deps.limits);
+      applyQueueDeadline(mapped.request, req.headers.prefer);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
       return { ...mapped, idempotencyKey, streamReply: mapped.stream, featureFields: OPENAI_FEATURE_FIELDS };
     };

@@ -55,7 +55,7 @@ export function textCompletionPaths(): Paths {
         summary: "Create a text completion (OpenAI's legacy shape)",
         tags: ["OpenAI-compatible"],
         description: `The text job of \`POST /v1/chat/completions\` (same budget of the model, scopes, caps, queue and record), with a raw prompt: the model continues \`prompt\` as it is, without the chat template, persona or turn markers. \`prompt\`: a string, or a list of one string. \`max_tokens\` defaults to ${TEXT_COMPLETION_DEFAULT_MAX_TOKENS}, as OpenAI's does, up to \`MAX_COMPLETION_TOKENS\`; a prompt that leaves no room for it is 400 \`context_length_exceeded\`. \`temperature\`, \`top_p\`, \`seed\`, \`stop\` and the extra sampling fields as on chat. \`n\` and \`best_of\` 1, \`echo\` false, \`logprobs\` null only; \`suffix\` is refused (400 naming the field). With \`stream: true\`, Server-Sent Events of \`text_completion\` chunks, then \`data: [DONE]\`. Where the model's engine cannot read a raw prompt: 400 naming \`prompt\`.`,
-        parameters: [parameterRef("IdempotencyKey")],
+        parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferSubmit")],
         requestBody: {
           required: true,
           content: json(schemaRef("TextCompletionRequest"), {

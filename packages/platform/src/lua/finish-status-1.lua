@@ -16,14 +16,6 @@
     0 when not written; else, for a record with a webhook, {webhook URL, owner, webhook events}
     (for this writer, the one that turned it final, to queue its one delivery), or 1 without one
 ]]
---- @include "includes/publish-change"
+--- @include "includes/finish-record"
 
-if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
-redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining', 'partialReply', 'partialAttempt')
-redis.call('HSET', KEYS[1], unpack(ARGV, 5))
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[2])
-publishChange(KEYS[1], ARGV[4], ARGV[2])
-local webhook = redis.call('HGET', KEYS[1], 'webhook')
-if not webhook then return 1 end
-return {webhook, redis.call('HGET', KEYS[1], 'owner') or '', redis.call('HGET', KEYS[1], 'webhookEvents') or ''}
+return finishRecord(KEYS, ARGV)
