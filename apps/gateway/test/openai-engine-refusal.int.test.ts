@@ -48,6 +48,18 @@ it("when the worker published that its engine lacks a field, then the gateway an
   await expect(ask({ min_p: 0.1 })).rejects.toMatchObject({ status: 400, param: "min_p" });
 });
 
+it("when the engine cannot call tools, then tools are a 400 naming tools", async () => {
+  const tools = [{ type: "function", function: { name: "now" } }];
+  await expect(ask({ tools })).rejects.toMatchObject({ status: 400, param: "tools" });
+  await expect(ask({ tools, tool_choice: "required" })).rejects.toMatchObject({ status: 400, param: "tools" });
+});
+
+it("when the engine cannot read a raw prompt, then /v1/completions is a 400 naming prompt", async () => {
+  const refused = client.completions.create({ model: "default", prompt: "Once upon a time" });
+  await expect(refused).rejects.toMatchObject({ status: 400, param: "prompt" });
+  await expect(refused).rejects.toThrow(/text completion .* is not supported by this model's engine/);
+});
+
 it("when the gateway has no features for the model, then the worker refuses the job and /v1 answers 400", async () => {
   await gw.deps.redis.del(gw.deps.keys.modelFeatures());
   // A fresh gateway-side reading: the features cache holds the published entry for a few seconds.

@@ -286,7 +286,7 @@ describeWithModel(
 
       it.each([
         ["n above 1", { n: 2 }, "n"],
-        ["tools", { tools: [{ type: "function", function: { name: "f" } }] }, "tools"],
+        ["a tool_choice without tools", { tool_choice: "required" }, "tool_choice"],
         ["a temperature above 2", { temperature: 2.5 }, "temperature"],
         ["an unknown field", { banana: true }, "banana"],
       ])("when the body has %s, then BadRequestError (400) naming the field", async (_label, extra, param) => {

@@ -114,6 +114,7 @@ describe("GET /openapi.json", () => {
     expect(bodyRef("/admin/keys/{id}/webhook-secret")).toBe("#/components/schemas/WebhookSecretRotation");
     expect(bodyRef("/v1/chat/completions")).toBe("#/components/schemas/ChatCompletionRequest");
     expect(bodyRef("/v1/audio/speech")).toBe("#/components/schemas/OpenAiSpeechRequest");
+    expect(bodyRef("/v1/completions")).toBe("#/components/schemas/TextCompletionRequest");
   });
 
   it("when the app registers a route, then the document has it (but for those left out with a reason)", () => {

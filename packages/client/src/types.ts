@@ -53,8 +53,17 @@ export interface SubmitResponse {
 export type RequestState = "processing" | "completed" | "error";
 
 /** What the status endpoint answers (and each event of its stream carries). */
+/** A call the model made instead of replying (a /v1 request with `tools`); `arguments` is JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
 export interface StatusRecord {
   status: RequestState;
+  /** When the model called functions instead of replying (a /v1 request with `tools`): its calls. */
+  toolCalls?: ToolCall[];
   reply?: string;
   tokens?: number;
   promptTokens?: number;

@@ -9,6 +9,7 @@ export * from "./text/generation-request.js";
 export * from "./text/sampling-knobs.js";
 export * from "./text/response-format.js";
 export * from "./text/engine-features.js";
+export * from "./text/tools.js";
 export { unsupportedSchemaPart, type UnsupportedPart } from "./text/json-schema-support.js";
 export { sentSamplingParams, validateGenerationRequest } from "./text/validate-generation-request.js";
 export {

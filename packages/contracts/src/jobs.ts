@@ -2,6 +2,7 @@ import type { ModelId } from "./models.js";
 import type { AudioFormat } from "./speech/audio-formats.js";
 import type { SpeechRequest } from "./speech/speech-request.js";
 import type { GenerationRequest, SamplingParams, SpeakOptions } from "./text/generation-request.js";
+import type { ToolCall } from "./text/tools.js";
 
 /**
  * The job contract shared by the gateway (producer) and the worker (consumer).
@@ -136,6 +137,8 @@ export interface SpeakReplyJob {
     droppedMessages: number;
     finishReason: "stop" | "length";
     maxTokens: number;
+    /** The reply is a function call (`tools`): recorded so, with `reply` empty. */
+    toolCalls?: ToolCall[];
   };
   /** The text job's turnCost (GenerateTextJob). */
   turnCost?: number;

@@ -1,4 +1,5 @@
 import { SPEECH_LIMITS } from "./speech/speech-request.js";
+import { toolCallsRecordSchema } from "./text/tools.js";
 import { FAILURE_CODES, FINISH_REASONS, JOB_STATES, type StatusRecord } from "./status-record.js";
 
 const COUNT = { type: "integer", minimum: 0 } as const;
@@ -18,6 +19,7 @@ const recordProperties = {
       "`processing` until the request ends `completed` or `error`; any other value is unknown to the interface.",
   },
   reply: { type: "string", description: "When `completed`: the generated text, trimmed." },
+  toolCalls: toolCallsRecordSchema,
   tokens: { ...COUNT, description: "When `completed`: tokens generated for the reply (prompt excluded)." },
   promptTokens: {
     ...COUNT,

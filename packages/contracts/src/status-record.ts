@@ -1,3 +1,5 @@
+import type { ToolCall } from "./text/tools.js";
+
 /** The three states of the spec; any other value is unknown to the interface. */
 export const JOB_STATES = ["processing", "completed", "error"] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -33,6 +35,8 @@ export interface StatusRecord {
   status: JobState;
   /** When `completed`: the generated text. */
   reply?: string;
+  /** When `completed` and the model called functions instead of replying (/v1 `tools`): its calls; `reply` is empty. */
+  toolCalls?: ToolCall[];
   /** When `completed`: tokens generated for the reply (prompt tokens excluded). */
   tokens?: number;
   /** When `completed`: tokens of the prompt the model read. */

@@ -15,7 +15,8 @@ export const OPENAI_FEATURE_FIELDS: FeatureFieldNames = { samplingPrefix: "", fo
 export const RESPONSES_FEATURE_FIELDS: FeatureFieldNames = { samplingPrefix: "", formatParam: "text.format" };
 
 /**
- * 400 naming a field the model's engine cannot honour (an extra sampling field, a response format),
+ * 400 naming a field the model's engine cannot honour (an extra sampling field, a response format,
+ * tools, a raw prompt),
  * as its workers published. Until a worker has published the model's features the request goes on:
  * the worker then refuses the job itself (invalid_request), never ignoring the field.
  */
@@ -26,6 +27,12 @@ export async function refuseWhatModelLacks(
 ): Promise<void> {
   const published = await features.of(model);
   if (!published) return;
-  const asked = { sampling: read.clientSampling, responseFormat: read.request.responseFormat };
+  const { request } = read;
+  const asked = {
+    sampling: read.clientSampling,
+    responseFormat: request.responseFormat,
+    tools: request.tools !== undefined,
+    rawPrompt: request.prompt !== undefined,
+  };
   refuseUnsupported(asked, published, read.featureFields ?? NATIVE_FEATURE_FIELDS);
 }

@@ -1,9 +1,12 @@
 import {
   chatCompletionChunk,
   finishReasonOf,
+  toolCallsOf,
   toOpenAiError,
   usageChunk,
   type ApiError,
+  type ChatDelta,
+  type ChatFinishReason,
   type CompletionIdentity,
   type MappedChatRequest,
   type StatusRecord,
@@ -11,7 +14,11 @@ import {
 import type { Response } from "express";
 import { ReplyEvents } from "./reply-events.js";
 
-/** A chat completion's stream: `chat.completion.chunk` events, then `[DONE]`; an error is `{"error": …}`. */
+/**
+ * A chat completion's stream: `chat.completion.chunk` events, then `[DONE]`; an error is `{"error": …}`.
+ * With tools, whether the reply is a call is known only from the final record: the reply (its text,
+ * or its calls as tool_calls deltas) is sent then, whole.
+ */
 export class ChunkWriter extends ReplyEvents {
   constructor(
     res: Response,
@@ -26,10 +33,11 @@ export class ChunkWriter extends ReplyEvents {
   }
 
   protected delta(content: string): void {
-    this.chunk({ content }, null);
+    if (!this.mapped.request.tools) this.chunk({ content }, null);
   }
 
   protected closing(record: StatusRecord): void {
+    if (this.mapped.request.tools) this.wholeReply(record);
     this.chunk({}, finishReasonOf(record));
     if (this.mapped.includeUsage) this.event(usageChunk(this.identity, record));
     this.event("[DONE]");
@@ -39,7 +47,13 @@ export class ChunkWriter extends ReplyEvents {
     this.event(toOpenAiError(error));
   }
 
-  private chunk(delta: { role?: "assistant"; content?: string }, finish: "stop" | "length" | null): void {
+  private wholeReply(record: StatusRecord): void {
+    const calls = toolCallsOf(record);
+    if (calls) this.chunk({ tool_calls: calls.map((call, index) => ({ index, ...call })) }, null);
+    else if (record.reply) this.chunk({ content: record.reply }, null);
+  }
+
+  private chunk(delta: ChatDelta, finish: ChatFinishReason | null): void {
     this.event(chatCompletionChunk(this.identity, delta, finish, this.mapped.includeUsage));
   }
 }

@@ -9,6 +9,7 @@ import { addOpenAiFallbacks } from "./openai-errors.js";
 import { addOpenAiModelRoutes } from "./openai-models.route.js";
 import { openAiSpeechHandler } from "./openai-speech.route.js";
 import { addResponsesRoutes, type ResponsesDeps } from "./responses.route.js";
+import { textCompletionsHandler } from "./text-completions.route.js";
 
 export interface OpenAiRouteDeps {
   chat: ChatCompletionDeps;
@@ -33,6 +34,8 @@ export function addOpenAiRoutes(
   addOpenAiModelRoutes(app, authenticate);
   // The body comes first: it names the model (whose budget admission spends).
   app.post("/v1/chat/completions", authenticate, jsonBody(), chatCompletionsHandler(deps.chat));
+  // The same admission and job as a chat: its deps are the chat door's.
+  app.post("/v1/completions", authenticate, jsonBody(), textCompletionsHandler(deps.chat));
   app.post("/v1/audio/speech", authenticate, jsonBody(), openAiSpeechHandler(deps.speech));
   addResponsesRoutes(app, deps.responses, guards);
   addFileRoutes(app, deps.files, authenticate, guards.status);

@@ -14,7 +14,7 @@ import { AUDIO_CONTENT } from "./speech.paths.js";
 const string = { type: "string" } as const;
 const count = { type: "integer", minimum: 0 } as const;
 
-const usage: Schema = {
+export const usage: Schema = {
   type: "object",
   required: ["prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details"],
   properties: {
@@ -29,7 +29,23 @@ const usage: Schema = {
   },
 };
 
-const finishReason: Schema = { type: ["string", "null"], enum: ["stop", "length", null] };
+const finishReason: Schema = { type: ["string", "null"], enum: ["stop", "length", "tool_calls", null] };
+
+/** A call the model made (`tools`); in a streamed delta it carries its `index` as well. */
+const toolCall: Schema = {
+  type: "object",
+  required: ["id", "type", "function"],
+  properties: {
+    index: { ...count, description: "In a streamed delta only: the call's place in the message's list." },
+    id: { type: "string", pattern: "^call_" },
+    type: { const: "function" },
+    function: {
+      type: "object",
+      required: ["name", "arguments"],
+      properties: { name: string, arguments: { type: "string", description: "The arguments object, as JSON text." } },
+    },
+  },
+};
 const completionId = {
   type: "string",
   pattern: "^chatcmpl-",
@@ -58,7 +74,11 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
             message: {
               type: "object",
               required: ["role", "content"],
-              properties: { role: { const: "assistant" }, content: string },
+              properties: {
+                role: { const: "assistant" },
+                content: { type: ["string", "null"], description: "null when the model called tools instead." },
+                tool_calls: { type: "array", items: toolCall },
+              },
             },
             finish_reason: finishReason,
           },
@@ -83,7 +103,10 @@ export const OPENAI_SCHEMAS: Record<string, Schema> = {
           type: "object",
           properties: {
             index: count,
-            delta: { type: "object", properties: { role: string, content: string } },
+            delta: {
+              type: "object",
+              properties: { role: string, content: string, tool_calls: { type: "array", items: toolCall } },
+            },
             finish_reason: finishReason,
           },
         },
@@ -199,7 +222,7 @@ export function openAiPaths(): Paths {
         summary: "Create a chat completion (OpenAI's shape)",
         tags,
         description:
-          "The text job `POST /api/text/{model}` makes (same budget of the model, scopes, caps, queue and record), answered once it is final, or with `stream: true` as Server-Sent Events of `chat.completion.chunk`. Each field is mapped, ignored or refused (400): docs/api.md lists them. `temperature: 0` is greedy; a client's `seed` (or temperature 0) gives the same reply whatever else runs. The extra sampling fields (`top_k`, `min_p`, `repetition_penalty`, `typical_p`, penalties, `logit_bias`) and `response_format` (`json_object`, `json_schema`) are refused (400 naming the field) where the model's engine cannot honour them. Messages are bounded by the model's context, not by a count (the oldest turns are dropped first; 400 `context_length_exceeded` when even the system turn and the last message leave no room); an assistant message echoed whole (`refusal`, `annotations`, `audio: null`, `tool_calls`, null content) and tool results are taken. Without `max_tokens` the reply runs until the model stops, the context is full or the deployment's `MAX_COMPLETION_TOKENS` is reached. A client that disconnects cancels the job.",
+          "The text job `POST /api/text/{model}` makes (same budget of the model, scopes, caps, queue and record), answered once it is final, or with `stream: true` as Server-Sent Events of `chat.completion.chunk`. Each field is mapped, ignored or refused (400): docs/api.md lists them. `temperature: 0` is greedy; a client's `seed` (or temperature 0) gives the same reply whatever else runs. The extra sampling fields (`top_k`, `min_p`, `repetition_penalty`, `typical_p`, penalties, `logit_bias`) and `response_format` (`json_object`, `json_schema`) are refused (400 naming the field) where the model's engine cannot honour them. `tools` (functions) and `tool_choice`: `required` or a named function is sampled under a grammar made from the functions' parameters, so the call validates against them; `auto` lets the model decide; `none` is a plain reply; the reply is then `tool_calls` with `content: null` and `finish_reason: tool_calls` (streamed: the reply comes whole at its end), and the native record carries `toolCalls`. An OpenAI-compatible upstream is passed them and decides itself. Where the model's engine cannot call tools: 400 naming `tools` (docs/api.md, Tools). Messages are bounded by the model's context, not by a count (the oldest turns are dropped first; 400 `context_length_exceeded` when even the system turn and the last message leave no room); an assistant message echoed whole (`refusal`, `annotations`, `audio: null`, `tool_calls`, null content) and tool results are taken. Without `max_tokens` the reply runs until the model stops, the context is full or the deployment's `MAX_COMPLETION_TOKENS` is reached. A client that disconnects cancels the job.",
         parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferSubmit")],
         requestBody: {
           required: true,
@@ -209,6 +232,27 @@ export function openAiPaths(): Paths {
               messages: [{ role: "user", content: "Hello! What are you brewing?" }],
               max_tokens: 100,
               seed: 7,
+            },
+            tools: {
+              model: "default",
+              messages: [{ role: "user", content: "What is the weather in Paris?" }],
+              max_tokens: 200,
+              tools: [
+                {
+                  type: "function",
+                  function: {
+                    name: "get_weather",
+                    description: "The weather in a city",
+                    parameters: {
+                      type: "object",
+                      properties: { city: { type: "string", maxLength: 40 } },
+                      required: ["city"],
+                      additionalProperties: false,
+                    },
+                  },
+                },
+              ],
+              tool_choice: "required",
             },
             structured: {
               model: "default",

@@ -7,6 +7,7 @@ import { listPaths } from "./lists.paths.js";
 import { OPENAI_SCHEMAS, openAiPaths } from "./openai.paths.js";
 import { RESPONSES_SCHEMAS, responsesApiPaths } from "./responses-api.paths.js";
 import { FILES_SCHEMAS, filesApiPaths } from "./files-api.paths.js";
+import { TEXT_COMPLETION_SCHEMAS, textCompletionPaths } from "./text-completions.paths.js";
 import { errorResponses, HEADERS, PARAMETERS } from "./responses.js";
 import { SCHEMAS } from "./schemas.js";
 import { replyAudioPaths, speechPaths } from "./speech.paths.js";
@@ -63,6 +64,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ...speechPaths(),
       ...replyAudioPaths(),
       ...openAiPaths(),
+      ...textCompletionPaths(),
       ...responsesApiPaths(),
       ...filesApiPaths(),
       ...healthPaths(),
@@ -81,7 +83,14 @@ export function buildOpenApiDocument(): OpenAPIObject {
           description: "The deployment's `ADMIN_TOKEN`, for the admin routes only.",
         },
       },
-      schemas: { ...SCHEMAS, ...OPENAI_SCHEMAS, ...RESPONSES_SCHEMAS, ...FILES_SCHEMAS, ...ADMIN_SCHEMAS },
+      schemas: {
+        ...SCHEMAS,
+        ...OPENAI_SCHEMAS,
+        ...TEXT_COMPLETION_SCHEMAS,
+        ...RESPONSES_SCHEMAS,
+        ...FILES_SCHEMAS,
+        ...ADMIN_SCHEMAS,
+      },
       parameters: PARAMETERS,
       headers: HEADERS,
       responses: errorResponses(),

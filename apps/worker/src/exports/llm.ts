@@ -12,7 +12,7 @@ export {
 } from "../engines/llm/llama-server.build.js";
 export { sseJsonEvents } from "../engines/llm/llama-server.stream.js";
 export { LLAMA_RUNTIMES, loadLlamaEngine, type LlamaRuntime } from "../engines/llm/llama-engine.factory.js";
-export type { LlmEngine } from "../engines/llm/llm-engine.js";
+export type { GenerationInput, LlmEngine } from "../engines/llm/llm-engine.js";
 export { resolveSampling } from "../processors/sampling.js";
 export { publishModelFeatures } from "../models/publish-model-features.js";
 export { buildChatTurns } from "../prompt/build-chat-turns.js";

@@ -15,7 +15,8 @@ import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { ServedModel } from "../models/model-registry.js";
 import { operatorTurns } from "../prompt/build-chat-turns.js";
-import { fitConversation } from "../prompt/fit-conversation.js";
+import { fitConversation, fitPrompt } from "../prompt/fit-conversation.js";
+import { forcedCallFormat, toolCallIn } from "../prompt/tool-calls.js";
 import { ProgressEstimator } from "../progress/progress-estimator.js";
 import { ProgressReporter } from "../progress/progress-reporter.js";
 import { ReplyDeltaPublisher, type PublishReplyDelta } from "../progress/reply-delta-publisher.js";
@@ -25,7 +26,7 @@ import { GenerationFailure } from "../records/failure-message.js";
 import { retryFinalWrite } from "../records/retry-final-write.js";
 import { NOTHING_USED, settleAsRecorded, settleJobBudget } from "../records/settle-budget.js";
 import { recordReply } from "../records/record-reply.js";
-import { cleanPartialReply, cleanReply, replyFinishReason, stopSequencesFor } from "../engines/llm/stop-sequences.js";
+import { cleanPartialReply, cleanReply, jobStopSequences, replyFinishReason } from "../engines/llm/stop-sequences.js";
 import { refuseWhatEngineLacks, resolveSampling } from "./sampling.js";
 import { speakReply, type ReplySpeechDeps } from "./speak-reply.js";
 
@@ -64,9 +65,30 @@ function replyDeltas(
   stops: string[],
   attempt: string,
 ): ReplyDeltaPublisher | null {
-  if (!job.data.streamReply || !deps.publishReplyDelta) return null;
+  // With tools, whether the reply is text or a call is known only at its end: no text is shown before.
+  if (!job.data.streamReply || !deps.publishReplyDelta || job.data.request.tools) return null;
   const reply = { id: job.data.requestId, attempt };
-  return new ReplyDeltaPublisher(reply, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops);
+  const raw = job.data.request.prompt !== undefined;
+  return new ReplyDeltaPublisher(reply, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops, Date.now, raw);
+}
+
+/**
+ * The job's prompt fitted to the engine's context: a raw prompt as it is, a conversation trimmed. An
+ * engine that takes tools as such is sent them apart: they are not stated in its system turn.
+ */
+function fitJob(job: GenerateTextJob, model: ServedModel, maxTokens: number) {
+  const { prompt, tools, ...request } = job.request;
+  if (prompt !== undefined) return fitPrompt(job, prompt, model.engine, maxTokens);
+  const prompted = tools && !model.engine.takesTools ? { ...job, request: { ...request, tools } } : { ...job, request };
+  return fitConversation(prompted, model.character, model.engine, maxTokens);
+}
+
+/** How the engine gets the job's tools: as such, or as a forced call's form (the prompt states them). */
+function toolsFor(request: GenerateTextJob["request"], engine: ServedModel["engine"]) {
+  if (!request.tools) return {};
+  if (engine.takesTools) return { tools: request.tools };
+  const forced = forcedCallFormat(request.tools);
+  return forced ? { responseFormat: forced } : {};
 }
 
 /** The request's `maxQueueMs` has passed since the gateway accepted it (clocks kept in step, as for every TTL). */
@@ -154,7 +176,8 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     if (!requestId || !request?.messages) throw new UnrecoverableError("malformed job payload");
     const log = deps.logger.child({ jobId: requestId, keyId: job.data.keyId, model, attempt: job.attemptsMade + 1 });
     const startedAt = Date.now();
-    const { engine, character } = deps.modelFor(model);
+    const served = deps.modelFor(model);
+    const { engine, character } = served;
     const resolved = resolveSampling(job.data, character.sampling);
     refuseWhatEngineLacks(resolved, job.data, engine);
     // Past its queue deadline and not started by an earlier attempt: it ends here, unrun (the client asked to fail
@@ -163,11 +186,12 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
       await settleJobBudget(deps.budgets, job.data, NOTHING_USED, log);
       return void log.info("skipped: its queue deadline passed before any worker started it");
     }
+    const raw = request.prompt !== undefined;
     // The record is marked started while the prompt is built and counted (work in this process), so
     // the round trip to Redis costs the job no time; a skipped job wasted that work only.
     const [state, { turns, droppedMessages, maxTokens, refusal }] = await Promise.all([
       deps.statuses.markStarted(requestId),
-      fitConversation(job.data, character, engine, resolved.maxTokens),
+      fitJob(job.data, served, resolved.maxTokens),
     ]);
     // Cancelled while queued, or already answered by an earlier attempt: nothing to do but settle
     // its budget as its record says (an attempt that wrote the record may have died before settling).
@@ -184,11 +208,12 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     // A progress write that finds the record final means it was cancelled (or answered elsewhere):
     // stop, even if the cancel message over pub/sub never arrived.
     const recordFinal = new AbortController();
-    const stops = stopSequencesFor(request.stop);
+    const stops = jobStopSequences(request);
     // This run of the job: its text so far (record and deltas) is told apart from another attempt's.
     const attempt = randomUUID();
     const writeProgress = async (progress: number, eta: number, text?: string) => {
-      const partialReply = text === undefined ? undefined : { text: cleanPartialReply(text, stops), attempt };
+      const shown = text !== undefined && !request.tools;
+      const partialReply = shown ? { text: cleanPartialReply(text, stops, raw), attempt } : undefined;
       if (!(await deps.statuses.updateProgress(requestId, progress, eta, partialReply)))
         recordFinal.abort(new Error(CANCELLED_ERROR));
     };
@@ -205,20 +230,27 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         reporter.onTokens(tokens, text);
         if (text !== undefined) deltas?.onText(text);
       };
+      const { responseFormat, tools } = { responseFormat: request.responseFormat, ...toolsFor(request, engine) };
       const result = await engine.generate({
         turns,
+        ...(raw ? { rawPrompt: request.prompt } : {}),
         sampling,
         signal: stop.signal,
         onProgress,
         cacheScope: { owner: job.data.keyId, sharedTurns: operatorTurns(character) },
         ...(request.stop ? { stop: request.stop } : {}),
-        ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
+        ...(responseFormat ? { responseFormat } : {}),
+        ...(tools ? { tools } : {}),
         ...(deltas ? { streamText: true } : {}),
       });
       deltas?.stop();
       await reporter.settle();
       const processingTime = (Date.now() - startedAt) / 1000;
-      const reply = cleanReply(result.text, stops);
+      const text = cleanReply(result.text, stops, raw);
+      // Whether the reply is a call is decided here, once, and recorded: every door reads the record.
+      const prompted = request.tools && !result.toolCalls ? toolCallIn(text, request.tools) : null;
+      const toolCalls = result.toolCalls ?? (prompted ? [prompted] : undefined);
+      const reply = toolCalls ? "" : text;
       const { tokens, promptTokens, cachedTokens } = result;
       const completion = {
         reply,
@@ -229,6 +261,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         droppedMessages,
         finishReason: replyFinishReason(result.text, result.finishReason, stops),
         maxTokens: sampling.maxTokens,
+        ...(toolCalls ? { toolCalls } : {}),
       };
       if (request.speak && deps.speakLater)
         await handOffSpeech(deps.speakLater, job.data, request.speak, completion, log);

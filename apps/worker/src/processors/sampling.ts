@@ -20,7 +20,12 @@ const NO_FEATURES = { sampling: [], responseFormats: [] };
 export function refuseWhatEngineLacks(sampling: SamplingOptions, job: GenerateTextJob, engine: LlmEngine): void {
   try {
     refuseUnsupported(
-      { sampling: sampling.knobs ?? {}, responseFormat: job.request.responseFormat },
+      {
+        sampling: sampling.knobs ?? {},
+        responseFormat: job.request.responseFormat,
+        tools: job.request.tools !== undefined,
+        rawPrompt: job.request.prompt !== undefined,
+      },
       engine.features ?? NO_FEATURES,
       { samplingPrefix: "", formatParam: "response_format" },
     );

@@ -27,6 +27,8 @@ export class ReplyDeltaPublisher {
     /** The job's stop sequences: text that may begin one is held back, as the final reply drops it. */
     private readonly stops: readonly string[] = STOP_SEQUENCES,
     private readonly now: () => number = Date.now,
+    /** A raw prompt's continuation keeps its leading space, as its final reply does. */
+    private readonly keepLeadingSpace = false,
   ) {}
 
   onText(raw: string): void {
@@ -47,7 +49,7 @@ export class ReplyDeltaPublisher {
   private send(): void {
     this.timer = null;
     if (this.stopped) return;
-    const text = cleanPartialReply(this.latest, this.stops);
+    const text = cleanPartialReply(this.latest, this.stops, this.keepLeadingSpace);
     if (text.length <= this.published.length || !text.startsWith(this.published)) return;
     const delta: ReplyDelta = {
       id: this.reply.id,
@@ -62,7 +64,8 @@ export class ReplyDeltaPublisher {
       .catch(() => undefined) // a lost delta is made up for by the record's partialReply and the final reply
       .finally(() => {
         this.inFlight = false;
-        if (cleanPartialReply(this.latest, this.stops) !== this.published) this.onText(this.latest);
+        if (cleanPartialReply(this.latest, this.stops, this.keepLeadingSpace) !== this.published)
+          this.onText(this.latest);
       });
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import type { GenerationRequest, Message } from "@chorus/contracts";
 import type { Character } from "../characters/character-catalog.js";
 import { USER_NAME, buildChatTurns, expandMacros, systemPrompt } from "./build-chat-turns.js";
+import { toolsInstructions } from "./tool-calls.js";
 
 const witch: Character = {
   model: "Witch",
@@ -39,6 +40,15 @@ describe("systemPrompt of a /v1/chat/completions request", () => {
     expect(prompt).toBe(
       `You are Morwenna. Morwenna brews nettle tea for User.\nAnswer in rhyme, User.${closing("Morwenna")}`,
     );
+  });
+
+  it("when the request carries tools, then the functions and the call's form close the system turn", () => {
+    const tools = { functions: [{ name: "now", description: "The time" }], choice: "auto" as const };
+    const prompt = systemPrompt(request({ tools }), witch);
+    expect(prompt).toBe(
+      `You are Morwenna. Morwenna brews nettle tea for User.${closing("Morwenna")}\n${toolsInstructions(tools)}`,
+    );
+    expect(prompt).toContain("- now: The time");
   });
 });
 

@@ -1,6 +1,7 @@
 import type { GenerationRequest, Message } from "@chorus/contracts";
 import type { Character } from "../characters/character-catalog.js";
 import type { ChatTurn } from "../engines/llm/llm-engine.js";
+import { toolsInstructions } from "./tool-calls.js";
 
 /** What `{{user}}` becomes: the API carries no display name for the person chatting. */
 export const USER_NAME = "User";
@@ -13,17 +14,19 @@ export function expandMacros(text: string, botName: string): string {
 /**
  * The request's persona (or the character's default one) and bot name (or the character's), with
  * the character's built-in traits, which stay whatever persona a request brings, and then the
- * instructions of a /v1 request's system messages: they add to the persona, never replace it.
+ * instructions of a /v1 request's system messages: they add to the persona, never replace it; last,
+ * the functions a /v1 request offers.
  */
 export function systemPrompt(
-  request: Pick<GenerationRequest, "persona" | "botName" | "instructions">,
+  request: Pick<GenerationRequest, "persona" | "botName" | "instructions" | "tools">,
   character: Character,
 ): string {
   const botName = request.botName ?? character.botName;
   const persona = expandMacros(request.persona?.trim() || character.persona, botName);
   const traits = character.traits.length > 0 ? `\n${botName} is ${character.traits.join("; ")}.` : "";
   const instructions = request.instructions ? `\n${expandMacros(request.instructions, botName)}` : "";
-  return `You are ${botName}. ${persona}${traits}${instructions}\nAlways answer as ${botName}, in character, replying to ${USER_NAME}'s latest message.`;
+  const tools = request.tools ? `\n${toolsInstructions(request.tools)}` : "";
+  return `You are ${botName}. ${persona}${traits}${instructions}\nAlways answer as ${botName}, in character, replying to ${USER_NAME}'s latest message.${tools}`;
 }
 
 function toTurn(message: Message): ChatTurn {

@@ -3,7 +3,7 @@ import type { Character } from "../characters/character-catalog.js";
 import type { ChatTurn, LlmEngine } from "../engines/llm/llm-engine.js";
 import type { GenerationFailure } from "../records/failure-message.js";
 import { buildChatTurns } from "./build-chat-turns.js";
-import { contextLengthExceeded, replyBudget, replyTokens } from "./reply-budget.js";
+import { contextLengthExceeded, promptTooLong, replyBudget, replyTokens } from "./reply-budget.js";
 import { trimToContext } from "./trim-to-context.js";
 
 export interface FittedConversation {
@@ -35,5 +35,27 @@ export async function fitConversation(
     droppedMessages: trimmed.droppedMessages,
     maxTokens: replyTokens(budget, contextTokens, trimmed.promptTokens),
     refusal: refused ? contextLengthExceeded(contextTokens, trimmed.promptTokens, budget.leastReserve) : null,
+  };
+}
+
+/**
+ * A raw prompt (/v1/completions) is never cut: its reply has what the context leaves, at most its
+ * max_tokens, and a prompt that leaves too little is refused.
+ */
+export async function fitPrompt(
+  job: GenerateTextJob,
+  prompt: string,
+  engine: Pick<LlmEngine, "contextTokens" | "countRawPromptTokens">,
+  resolvedMaxTokens: number,
+): Promise<FittedConversation> {
+  const budget = replyBudget(job, { resolved: resolvedMaxTokens, modelDefault: resolvedMaxTokens });
+  const { contextTokens } = engine;
+  const promptTokens = (await engine.countRawPromptTokens?.(prompt)) ?? Math.ceil(prompt.length / 4);
+  const fits = promptTokens + budget.leastReserve < contextTokens;
+  return {
+    turns: [],
+    droppedMessages: 0,
+    maxTokens: replyTokens(budget, contextTokens, promptTokens),
+    refusal: fits ? null : promptTooLong(contextTokens, promptTokens, budget.leastReserve),
   };
 }

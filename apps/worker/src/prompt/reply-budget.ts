@@ -52,3 +52,12 @@ export function contextLengthExceeded(contextTokens: number, promptTokens: numbe
       `take ${promptTokens}, which leaves no room for a reply of ${reserve}: shorten them (or ask for fewer max_tokens)`,
   );
 }
+
+/** The failure of a raw prompt (/v1/completions) the context cannot hold beside its reply. */
+export function promptTooLong(contextTokens: number, promptTokens: number, reserve: number): GenerationFailure {
+  return new GenerationFailure(
+    "context_length_exceeded",
+    `this model's maximum context length is ${contextTokens} tokens; the prompt takes ${promptTokens}, ` +
+      `which leaves no room for a reply of ${reserve}: shorten it (or ask for fewer max_tokens)`,
+  );
+}

@@ -2,6 +2,7 @@ import { REQUEST_LIMITS as L, SAMPLING_BOUNDS as S } from "../limits.js";
 import { chatSamplingKnobSchemas } from "./map-sampling.js";
 import { chatResponseFormatSchema } from "./map-structured-output.js";
 import { chatMessageSchema } from "./chat-message.schema.js";
+import { chatToolChoiceSchema, chatToolsSchema } from "./map-tools.js";
 
 /** OpenAI sends `null` for "not set" as readily as leaving a field out: every optional field takes it. */
 const orNull = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, "null"] }) as const;
@@ -46,8 +47,8 @@ export const chatCompletionRequestSchema = {
     ...chatSamplingKnobSchemas,
     logprobs: ANY,
     top_logprobs: ANY,
-    tools: ANY,
-    tool_choice: ANY,
+    tools: chatToolsSchema,
+    tool_choice: chatToolChoiceSchema,
     parallel_tool_calls: ANY,
     functions: ANY,
     function_call: ANY,

@@ -1,5 +1,12 @@
 import type { StatusRecord } from "../status-record.js";
-import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, CompletionUsage } from "./openai-shapes.js";
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatDelta,
+  ChatFinishReason,
+  ChatToolCall,
+  CompletionUsage,
+} from "./openai-shapes.js";
 
 /** What every object of one completion shares: its id (naming the request), model and creation time. */
 export interface CompletionIdentity {
@@ -29,7 +36,25 @@ export function usageOf(record: StatusRecord): CompletionUsage {
  * nothing, and reads as `stop`).
  */
 export function finishReasonOf(record: StatusRecord): ChatFinishReason {
+  if (record.toolCalls?.length) return "tool_calls";
   return record.finishReason === "length" ? "length" : "stop";
+}
+
+/** The calls a completed record holds, as OpenAI writes them (none: undefined). */
+export function toolCallsOf(record: StatusRecord): ChatToolCall[] | undefined {
+  if (!record.toolCalls?.length) return undefined;
+  return record.toolCalls.map(({ id, name, arguments: args }) => ({
+    id,
+    type: "function",
+    function: { name, arguments: args },
+  }));
+}
+
+/** The assistant's message: its text, or (content null) the calls it made. */
+function messageOf(record: StatusRecord): ChatCompletion["choices"][0]["message"] {
+  const calls = toolCallsOf(record);
+  if (calls) return { role: "assistant", content: null, refusal: null, tool_calls: calls };
+  return { role: "assistant", content: record.reply ?? "", refusal: null };
 }
 
 /** The answer of a request without `stream`, from its completed record. */
@@ -42,7 +67,7 @@ export function chatCompletionOf(identity: CompletionIdentity, record: StatusRec
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: record.reply ?? "", refusal: null },
+        message: messageOf(record),
         finish_reason: finishReasonOf(record),
         logprobs: null,
       },
@@ -57,7 +82,7 @@ export function chatCompletionOf(identity: CompletionIdentity, record: StatusRec
  */
 export function chatCompletionChunk(
   identity: CompletionIdentity,
-  delta: { role?: "assistant"; content?: string },
+  delta: ChatDelta,
   finishReason: ChatFinishReason | null,
   includeUsage: boolean,
 ): ChatCompletionChunk {

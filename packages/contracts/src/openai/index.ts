@@ -21,3 +21,5 @@ export { toOpenAiError } from "./openai-errors.js";
 export * from "./chat-completion-response.js";
 export * from "./responses/index.js";
 export * from "./files.js";
+export * from "./completions/index.js";
+export { chatToolChoiceSchema, chatToolsSchema, MAX_TOOLS } from "./map-tools.js";

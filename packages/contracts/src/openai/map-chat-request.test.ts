@@ -209,8 +209,6 @@ describe("mapChatCompletionRequest: fields accepted only at their neutral value"
     ["n", 2],
     ["logprobs", true],
     ["top_logprobs", 3],
-    ["tools", [{ type: "function", function: { name: "f" } }]],
-    ["tool_choice", "required"],
     ["modalities", ["text", "audio"]],
     ["audio", { voice: "alloy", format: "mp3" }],
     ["reasoning_effort", "low"],

@@ -6,6 +6,7 @@ import { chatCompletionRequestSchema } from "./chat-completion-request.schema.js
 import { mapChatMessages, refuseNonTextParts } from "./map-chat-messages.js";
 import { mapSamplingKnobs, mapTemperature } from "./map-sampling.js";
 import { mapResponseFormat, refuseInvalidResponseFormat, type ChatResponseFormat } from "./map-structured-output.js";
+import { mapTools, refuseInvalidTools, type ChatTool, type ChatToolChoice } from "./map-tools.js";
 import { NEUTRAL_ONLY_FIELDS } from "./neutral-fields.js";
 import type { ChatCompletionRequest } from "./openai-shapes.js";
 
@@ -91,6 +92,7 @@ export function mapChatCompletionRequest(body: unknown, limits = DEFAULT_CHAT_LI
   refuseNonTextParts(body);
   refuseInvalidStop(body);
   refuseInvalidResponseFormat(body);
+  refuseInvalidTools(body);
   const chat = validateChatRequest(body);
   refuseNonNeutral(chat);
   const clientSampling = sentSampling(chat, limits);
@@ -102,10 +104,19 @@ export function mapChatCompletionRequest(body: unknown, limits = DEFAULT_CHAT_LI
   };
   const stop = stopSequences(chat.stop);
   const responseFormat = mapResponseFormat(chat.response_format as ChatResponseFormat | undefined);
+  const tools = mapTools(chat.tools as ChatTool[] | null | undefined, chat.tool_choice as ChatToolChoice | undefined);
+  // A reply constrained to a JSON form could never be a call.
+  if (tools && responseFormat)
+    throw ApiError.invalidParameter(
+      "response_format",
+      "null",
+      "response_format cannot be combined with tools; send one",
+    );
   const request: GenerationRequest = {
     ...mapChatMessages(chat.messages),
     ...(stop ? { stop } : {}),
     ...(responseFormat ? { responseFormat } : {}),
+    ...(tools ? { tools } : {}),
     contextFit: { ceiling: limits.maxCompletionTokens },
     samplingParams,
   };

@@ -15,15 +15,10 @@ export const NEUTRAL_ONLY_FIELDS: Readonly<Record<string, NeutralOnly>> = {
   n: { accepts: (value) => value === 1, why: "n must be 1: a completion here has exactly one choice" },
   logprobs: { accepts: (value) => value === false, why: "logprobs are not supported (only false)" },
   top_logprobs: { accepts: (value) => value === 0, why: "top_logprobs is not supported (only 0)" },
-  tools: { accepts: isEmptyArray, why: "tools are not supported: the models here do not call functions" },
-  tool_choice: {
-    accepts: (value) => value === "none" || value === "auto",
-    why: "tool_choice must be 'none' or 'auto': there are no tools",
-  },
-  functions: { accepts: isEmptyArray, why: "functions are not supported: the models here do not call functions" },
+  functions: { accepts: isEmptyArray, why: "functions (deprecated) are not supported: send them as tools" },
   function_call: {
     accepts: (value) => value === "none" || value === "auto",
-    why: "function_call must be 'none' or 'auto': there are no functions",
+    why: "function_call (deprecated) must be 'none' or 'auto': send tools and tool_choice instead",
   },
   modalities: {
     accepts: (value) => Array.isArray(value) && value.every((m) => m === "text"),

@@ -44,7 +44,26 @@ export interface ChatCompletionRequest {
   [refusedOrIgnored: string]: unknown;
 }
 
-export type ChatFinishReason = "stop" | "length";
+export type ChatFinishReason = "stop" | "length" | "tool_calls";
+
+/** A call the model made, as OpenAI writes it in a message. */
+export interface ChatToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** A call in a streamed delta: its place in the message's list, then the call. */
+export interface ChatToolCallDelta extends ChatToolCall {
+  index: number;
+}
+
+/** What a chunk's delta may carry. */
+export interface ChatDelta {
+  role?: "assistant";
+  content?: string | null;
+  tool_calls?: ChatToolCallDelta[];
+}
 
 export interface CompletionUsage {
   prompt_tokens: number;
@@ -62,7 +81,8 @@ export interface ChatCompletion {
   choices: [
     {
       index: 0;
-      message: { role: "assistant"; content: string; refusal: null };
+      /** `content` is null when the model called tools (`tool_calls`) instead of replying. */
+      message: { role: "assistant"; content: string | null; refusal: null; tool_calls?: ChatToolCall[] };
       finish_reason: ChatFinishReason;
       logprobs: null;
     },
@@ -78,7 +98,7 @@ export interface ChatCompletionChunk {
   /** Empty in the usage chunk (stream_options.include_usage). */
   choices: {
     index: 0;
-    delta: { role?: "assistant"; content?: string };
+    delta: ChatDelta;
     finish_reason: ChatFinishReason | null;
     logprobs: null;
   }[];

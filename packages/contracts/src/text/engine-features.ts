@@ -11,6 +11,10 @@ export interface EngineFeatures {
   responseFormats: ResponseFormatType[];
   /** What bounds the tokens of a request to this model, for admission to hold (absent from older workers). */
   tokenBounds?: TokenBounds;
+  /** Function calling (/v1 `tools`); absent (a worker of an earlier release): not honoured. */
+  tools?: boolean;
+  /** A prompt read as it is, without the chat template (/v1/completions); absent: not honoured. */
+  rawPrompt?: boolean;
 }
 
 /**
@@ -32,6 +36,8 @@ export interface TokenBounds {
 export interface AskedFeatures {
   sampling: SamplingKnobs;
   responseFormat?: ResponseFormat | undefined;
+  tools?: boolean;
+  rawPrompt?: boolean;
 }
 
 /**
@@ -56,5 +62,17 @@ export function refuseUnsupported(
       names.formatParam,
       "absent",
       `structured output (${format}) is not supported by this model's engine`,
+    );
+  if (asked.tools && features.tools !== true)
+    throw ApiError.invalidParameter(
+      "tools",
+      "absent",
+      "tools (function calling) are not supported by this model's engine",
+    );
+  if (asked.rawPrompt && features.rawPrompt !== true)
+    throw ApiError.invalidParameter(
+      "prompt",
+      "absent",
+      "text completion (a prompt without the chat template) is not supported by this model's engine; use /v1/chat/completions",
     );
 }

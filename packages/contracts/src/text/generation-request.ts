@@ -4,6 +4,7 @@ import type { VoiceId } from "../speech/voices.js";
 import type { WebhookEvent } from "../webhooks/webhook-events.js";
 import type { ResponseFormat } from "./response-format.js";
 import type { SamplingKnobs } from "./sampling-knobs.js";
+import type { ToolsRequest } from "./tools.js";
 
 export type MessageRole = "You" | "Bot";
 
@@ -63,6 +64,13 @@ export interface GenerationRequest {
    */
   contextFit?: { ceiling: number };
   samplingParams: SamplingParams;
+  /** Only from /v1/chat/completions: functions the model may (or must) call instead of replying. */
+  tools?: ToolsRequest;
+  /**
+   * Only from /v1/completions: the text the model continues, read as it is (no chat template, no
+   * persona); `messages` is then empty.
+   */
+  prompt?: string;
   /** Extension: the reply is JSON of this form (constrained sampling). */
   responseFormat?: ResponseFormat;
   /** Extension: where the final record is delivered, signed. */

@@ -6,6 +6,7 @@ import {
   type FailureCode,
   type FinishReason,
   type ModelId,
+  type ToolCall,
   type WebhookEvent,
 } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
@@ -33,6 +34,8 @@ export interface Completion {
   /** Why generation ended, and the token limit it ran with: what the worker used, for every door to read. */
   finishReason: "stop" | "length";
   maxTokens: number;
+  /** The calls the model made instead of replying (/v1 tools). */
+  toolCalls?: ToolCall[];
   /** Only when `speak` was asked for: where the spoken reply is, or why there is none. */
   audioUrl?: string;
   audioTruncated?: true;
@@ -248,6 +251,7 @@ export class StatusStore {
       droppedMessages: c.droppedMessages,
       finishReason: c.finishReason,
       maxTokens: c.maxTokens,
+      ...(c.toolCalls?.length && { toolCalls: JSON.stringify(c.toolCalls) }),
       ...(c.audioUrl !== undefined && { audioUrl: c.audioUrl }),
       ...(c.audioTruncated && { audioTruncated: 1 }),
       ...(c.audioError !== undefined && { audioError: c.audioError }),

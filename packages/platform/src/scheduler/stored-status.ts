@@ -1,4 +1,4 @@
-import type { FailureCode, FinishReason, JobState, StatusRecord } from "@chorus/contracts";
+import type { FailureCode, FinishReason, JobState, StatusRecord, ToolCall } from "@chorus/contracts";
 import type { RedisKeys } from "../redis/redis-keys.js";
 
 /** A status record with the fields only the service sees (never sent to clients). */
@@ -59,6 +59,7 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
   if (hash.partialReply !== undefined) record.partialReply = hash.partialReply;
   if (hash.finishReason !== undefined) record.finishReason = hash.finishReason as FinishReason;
   if (hash.errorCode !== undefined) record.errorCode = hash.errorCode as FailureCode;
+  if (hash.toolCalls !== undefined) record.toolCalls = JSON.parse(hash.toolCalls) as ToolCall[];
   for (const field of NUMERIC_FIELDS) {
     if (hash[field] !== undefined) record[field] = Number(hash[field]);
   }

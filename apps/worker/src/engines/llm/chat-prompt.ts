@@ -41,6 +41,13 @@ export class ChatPrompt {
     return this.chatWrapper.generateContextState({ chatHistory }).contextText.tokenize(this.vocabulary.tokenizer);
   }
 
+  /** A text's tokens as it is (no template), after the BOS token where the model wants one. */
+  rawTokens(text: string): number[] {
+    const { bos, shouldPrependBosToken } = this.vocabulary.tokens;
+    const tokens = this.vocabulary.tokenize(text, false);
+    return shouldPrependBosToken && bos !== null ? [bos, ...tokens] : tokens;
+  }
+
   async close(): Promise<void> {
     await this.vocabulary.dispose();
   }

@@ -19,6 +19,8 @@ export interface FakeChatRequestBody {
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   stop?: string[];
+  tools?: { type: string; function: { name: string; parameters?: object } }[];
+  tool_choice?: unknown;
 }
 
 export interface RecordedRequest {
@@ -43,7 +45,9 @@ export type ScriptedResponse =
    * A normal stream, optionally with several words per delta (usage still counts words), its own pace, or SSE comments
    * every keepAliveMs while it waits.
    */
-  | { kind: "stream"; wordsPerDelta?: number; tokenDelayMs?: number; keepAliveMs?: number };
+  | { kind: "stream"; wordsPerDelta?: number; tokenDelayMs?: number; keepAliveMs?: number }
+  /** A tool call, streamed as OpenAI does: its id and name, then its arguments in two pieces; finish `tool_calls`. */
+  | { kind: "toolCall"; name: string; arguments: string };
 
 export type PartialEnding = "finish" | "end" | "destroy" | "hang";
 
@@ -139,6 +143,22 @@ async function streamReply(
   res.end();
 }
 
+async function streamToolCall(res: ServerResponse, script: { name: string; arguments: string }): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const half = Math.floor(script.arguments.length / 2);
+  const pieces = [
+    { index: 0, id: "call_upstream1", type: "function", function: { name: script.name, arguments: "" } },
+    { index: 0, function: { arguments: script.arguments.slice(0, half) } },
+    { index: 0, function: { arguments: script.arguments.slice(half) } },
+  ];
+  const deltas = [{ role: "assistant", content: null }, ...pieces.map((call) => ({ tool_calls: [call] }))];
+  for (const [i, delta] of deltas.entries())
+    await writeSplit(res, event(chunk([{ index: 0, delta, finish_reason: null }]), i));
+  await writeSplit(res, event(chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]), 0));
+  await writeSplit(res, "data: [DONE]\n\n");
+  res.end();
+}
+
 async function finishPartial(res: ServerResponse, then: PartialEnding): Promise<void> {
   if (then === "finish") await writeSplit(res, event(chunk([{ index: 0, delta: {}, finish_reason: "stop" }]), 0));
   if (then === "finish" || then === "end") res.end();
@@ -177,6 +197,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: ServerSt
     res.writeHead(script.status, { "content-type": "application/json", ...script.headers }).end(text);
     return;
   }
+  if (script?.kind === "toolCall") return streamToolCall(res, script);
   await streamReply(res, request.body, state.tokenDelayMs, script);
 }
 

@@ -5,7 +5,7 @@ import { LlamaServerProcess, type LlamaServerSettings } from "./llama-server.pro
 import { SlotMonitor } from "./llama-server.slot-monitor.js";
 import { SlotStates } from "./llama-server.slot-states.js";
 import { SlotPool, sharedPrefixLength, type Borrowed, type CacheScope, type CacheSlot } from "./slot-pool.js";
-import { stopSequencesFor } from "./stop-sequences.js";
+import { jobStopSequences } from "./stop-sequences.js";
 import { LLAMA_SERVER_FEATURES, samplingFields } from "./llama-server.sampling.js";
 import { RunGate } from "./run-gate.js";
 import { sseJsonEvents, type StreamedCompletionEvent } from "./llama-server.stream.js";
@@ -139,6 +139,10 @@ export class LlamaServerLlmEngine implements LlmEngine {
     return Promise.resolve(this.promptTokens(turns).length);
   }
 
+  countRawPromptTokens(prompt: string): Promise<number> {
+    return Promise.resolve(this.prompt.rawTokens(prompt).length);
+  }
+
   async generate(input: GenerationInput): Promise<GenerationResult> {
     input.signal.throwIfAborted();
     const progress = new ProgressCount(input);
@@ -173,7 +177,8 @@ export class LlamaServerLlmEngine implements LlmEngine {
   }
 
   private async generateOnce(input: GenerationInput, progress: ProgressCount): Promise<GenerationResult> {
-    const prompt = this.promptTokens(input.turns);
+    const prompt =
+      input.rawPrompt !== undefined ? this.prompt.rawTokens(input.rawPrompt) : this.promptTokens(input.turns);
     const leaveGate = await this.gate.enter(input.sampling.reproducible === true, input.signal);
     const scope = this.scopeOf(input, prompt);
     const borrowed = await this.pool.acquire(prompt, input.signal, scope).catch((error: unknown) => {
@@ -265,7 +270,7 @@ export class LlamaServerLlmEngine implements LlmEngine {
     return {
       prompt,
       ...samplingFields(input),
-      stop: stopSequencesFor(input.stop),
+      stop: jobStopSequences({ prompt: input.rawPrompt, stop: input.stop }),
       id_slot: slot.id,
       response_fields: COMPLETION_FIELDS,
     };

@@ -1,10 +1,15 @@
 import { SAMPLING_KNOBS, type EngineFeatures, type ResponseFormat } from "@chorus/contracts";
 import type { GenerationInput } from "./llm-engine.js";
 
-/** llama-server's /completion takes every extra knob, and a JSON schema it turns into a grammar. */
+/**
+ * llama-server's /completion takes every extra knob, and a JSON schema it turns into a grammar (which
+ * also forces a tool call); its prompt may be any tokens, a raw text's as well as a chat's.
+ */
 export const LLAMA_SERVER_FEATURES: EngineFeatures = {
   sampling: [...SAMPLING_KNOBS],
   responseFormats: ["json_object", "json_schema"],
+  tools: true,
+  rawPrompt: true,
 };
 
 /** The knobs under llama-server's names; logit_bias as [token, bias] pairs. */

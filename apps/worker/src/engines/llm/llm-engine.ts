@@ -1,4 +1,4 @@
-import type { EngineFeatures, ResponseFormat, SamplingKnobs } from "@chorus/contracts";
+import type { EngineFeatures, ResponseFormat, SamplingKnobs, ToolCall, ToolsRequest } from "@chorus/contracts";
 
 /** A chat turn in the engine-neutral form every text engine accepts. */
 export interface ChatTurn {
@@ -32,6 +32,11 @@ export interface GenerationProgress {
 export interface GenerationInput {
   /** The system turn first (when there is one), then the conversation in order. */
   turns: ChatTurn[];
+  /**
+   * A text to continue as it is, without the chat template (`turns` is then empty, and `stop` holds
+   * every stop sequence: there are no turn markers). Only for engines whose features name rawPrompt.
+   */
+  rawPrompt?: string;
   sampling: SamplingOptions;
   /** The client's stop sequences, on top of the turn markers every engine stops before (stopSequencesFor). */
   stop?: readonly string[];
@@ -44,6 +49,11 @@ export interface GenerationInput {
    * at some cost to the decode rate (llama-server then streams its answer instead of being polled).
    */
   streamText?: boolean;
+  /**
+   * Functions the model may call, for an engine that takes them as such (`takesTools`): it is sent
+   * them and reports the calls it answered with. Other engines get them stated in the system turn.
+   */
+  tools?: ToolsRequest;
   /** The reply must be JSON of this form (only when the engine's `features` name it). */
   responseFormat?: ResponseFormat;
   /**
@@ -66,6 +76,8 @@ export interface GenerationResult {
   promptTokens: number;
   /** Prompt tokens taken from a cache instead of being read again (0 when the engine cannot tell). */
   cachedTokens: number;
+  /** The calls the model answered with (engines that take tools as such); `text` is then empty. */
+  toolCalls?: ToolCall[];
 }
 
 /** A text engine: in-process llama.cpp, or a remote OpenAI-compatible server. */
@@ -76,10 +88,17 @@ export interface LlmEngine {
   /** What it honours beyond the contract's sampling fields; absent: nothing. */
   readonly features?: EngineFeatures;
   /**
+   * It takes tools as such (an OpenAI-compatible server: `tools` in its request, `tool_calls` in its
+   * answer). Absent: an engine with the tools feature has them stated in the prompt and forced by a grammar.
+   */
+  readonly takesTools?: boolean;
+  /**
    * Tokens the prompt made from `turns` takes, chat template included: exact for llama.cpp (in
    * process or its server), an estimate for other remote servers (their tokenizer is not at hand).
    */
   countPromptTokens(turns: ChatTurn[]): Promise<number>;
+  /** Tokens a raw prompt takes (engines whose features name rawPrompt). */
+  countRawPromptTokens?(prompt: string): Promise<number>;
   generate(input: GenerationInput): Promise<GenerationResult>;
   close(): Promise<void>;
 }

@@ -85,10 +85,11 @@ describe("OpenAiCompatibleLlmEngine", () => {
     });
   });
 
-  it("when configured with sampling extensions, then its features name OpenAI's fields and those", () => {
+  it("when configured with sampling extensions, then its features name OpenAI's fields and those, and tools", () => {
     expect(makeEngine({ samplingExtensions: ["min_p"] }).features).toEqual({
       sampling: ["presence_penalty", "frequency_penalty", "logit_bias", "min_p"],
       responseFormats: ["json_object", "json_schema"],
+      tools: true,
     });
   });
 

@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { EngineFeatures } from "@chorus/contracts";
+import type { EngineFeatures, ToolCall } from "@chorus/contracts";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";
@@ -80,6 +81,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   readonly name = "openai-compatible";
   readonly contextTokens: number;
   readonly features: EngineFeatures;
+  readonly takesTools = true;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryPolicy: { baseDelayMs: number; maxDelayMs: number };
@@ -194,12 +196,14 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     }
     // A count already reported must not shrink, or progress would run ahead of the result.
     const tokens = Math.max(reply.completionTokens ?? 0, streamed.tokens);
+    const toolCalls = reply.toolCalls.filter((call) => call.name !== "").map(withId);
     return {
-      text: reply.text,
+      text: toolCalls.length > 0 ? "" : reply.text,
       finishReason: reply.finishReason === "length" ? "length" : "stop",
       tokens,
       promptTokens: reply.promptTokens ?? 0,
       cachedTokens: reply.cachedTokens ?? 0,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
     };
   }
 
@@ -210,6 +214,11 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     streamed.tokens = tokens;
     input.onProgress({ tokens });
   }
+}
+
+/** A call as recorded: the server's id, or one of ours where it sent none (some compatible servers do not). */
+function withId(call: { id: string; name: string; arguments: string }): ToolCall {
+  return { ...call, id: call.id || `call_${randomBytes(12).toString("hex")}`, arguments: call.arguments || "{}" };
 }
 
 function withContext(error: unknown, attempts: number, streamedTokens: number): unknown {

@@ -1,4 +1,4 @@
-import type { EngineFeatures, ResponseFormat, SamplingKnob } from "@chorus/contracts";
+import type { EngineFeatures, ResponseFormat, SamplingKnob, ToolsRequest } from "@chorus/contracts";
 import type { GenerationInput } from "./llm-engine.js";
 
 /** Knobs OpenAI's API defines: every compatible server takes them. */
@@ -9,7 +9,7 @@ export const EXTENSION_KNOBS = ["top_k", "min_p", "repetition_penalty", "typical
 export type ExtensionKnob = (typeof EXTENSION_KNOBS)[number];
 
 export function openAiCompatibleFeatures(extensions: readonly ExtensionKnob[] = []): EngineFeatures {
-  return { sampling: [...OPENAI_KNOBS, ...extensions], responseFormats: ["json_object", "json_schema"] };
+  return { sampling: [...OPENAI_KNOBS, ...extensions], responseFormats: ["json_object", "json_schema"], tools: true };
 }
 
 /** OpenAI's response_format for the job's. */
@@ -22,11 +22,22 @@ function responseFormatField(format: ResponseFormat): object {
   };
 }
 
-/** The request's knobs (under OpenAI's and the extensions' own names) and response format, as sent upstream. */
+/** The job's tools as OpenAI's `tools` and `tool_choice`: the server decides and constrains calls itself. */
+function toolFields(tools: ToolsRequest): Record<string, unknown> {
+  const { choice } = tools;
+  return {
+    tools: tools.functions.map((fn) => ({ type: "function", function: fn })),
+    tool_choice: typeof choice === "object" ? { type: "function", function: { name: choice.name } } : choice,
+    parallel_tool_calls: false,
+  };
+}
+
+/** The request's knobs (under OpenAI's and the extensions' own names), response format and tools, as sent upstream. */
 export function upstreamSamplingFields(input: GenerationInput): Record<string, unknown> {
   const knobs = Object.entries(input.sampling.knobs ?? {}).filter(([, value]) => value !== undefined);
   return {
     ...Object.fromEntries(knobs),
     ...(input.responseFormat ? { response_format: responseFormatField(input.responseFormat) } : {}),
+    ...(input.tools ? toolFields(input.tools) : {}),
   };
 }

@@ -26,6 +26,8 @@ export class ChatCompletionAccumulator {
   completionTokens: number | undefined;
   /** `usage.prompt_tokens_details.cached_tokens` (OpenAI), or llama.cpp's `timings.cache_n`. */
   cachedTokens: number | undefined;
+  /** Tool calls by their index, assembled from their pieces (id and name once, arguments in parts). */
+  readonly toolCalls: { id: string; name: string; arguments: string }[] = [];
 
   /** Applies one chunk; returns true when it carried generated text. */
   apply(chunk: unknown): boolean {
@@ -40,13 +42,24 @@ export class ChatCompletionAccumulator {
   }
 
   private readDelta(delta: JsonRecord | undefined): boolean {
+    const calls = Array.isArray(delta?.tool_calls) ? (delta.tool_calls as unknown[]) : [];
+    for (const call of calls) this.readToolCall(asRecord(call));
     const content = nonEmptyString(delta?.content);
     // Reasoning models stream their thinking separately: it is generated work, not reply text.
     const reasoning = nonEmptyString(delta?.reasoning_content) ?? nonEmptyString(delta?.reasoning);
     if (content !== undefined) this.text += content;
-    if (content === undefined && reasoning === undefined) return false;
+    if (content === undefined && reasoning === undefined && calls.length === 0) return false;
     this.deltas += 1;
     return true;
+  }
+
+  private readToolCall(call: JsonRecord | undefined): void {
+    const index = asCount(call?.index) ?? 0;
+    const fn = asRecord(call?.function);
+    const known = (this.toolCalls[index] ??= { id: "", name: "", arguments: "" });
+    known.id ||= nonEmptyString(call?.id) ?? "";
+    known.name += nonEmptyString(fn?.name) ?? "";
+    known.arguments += nonEmptyString(fn?.arguments) ?? "";
   }
 
   private readUsage(usage: JsonRecord | undefined): void {

@@ -9,13 +9,19 @@ export function stopSequencesFor(clientStops: readonly string[] = []): string[] 
   return [...STOP_SEQUENCES, ...clientStops];
 }
 
+/** A job's stop sequences: a raw prompt (/v1/completions) has no turns, so only the client's own. */
+export function jobStopSequences(request: { prompt?: string; stop?: readonly string[] }): string[] {
+  return request.prompt !== undefined ? [...(request.stop ?? [])] : stopSequencesFor(request.stop);
+}
+
 /**
  * The reply as it is stored: the engine's text, cut before the first stop sequence it holds (engines
  * cut there themselves; an upstream server may have been sent only some of them), without white
- * space around it.
+ * space around it (a raw prompt's continuation keeps the space it starts with: it is joined to the prompt).
  */
-export function cleanReply(text: string, stops: readonly string[] = STOP_SEQUENCES): string {
-  return cutAtStops(text, stops).trim();
+export function cleanReply(text: string, stops: readonly string[] = STOP_SEQUENCES, keepLeadingSpace = false): string {
+  const cut = cutAtStops(text, stops);
+  return keepLeadingSpace ? cut.trimEnd() : cut.trim();
 }
 
 /**
@@ -23,9 +29,14 @@ export function cleanReply(text: string, stops: readonly string[] = STOP_SEQUENC
  * may not hold. An engine holds back the start of a stop sequence at the end of its text until the
  * next tokens tell (llama-server's slot text shows it), and a token may end in half a character.
  */
-export function cleanPartialReply(text: string, stops: readonly string[] = STOP_SEQUENCES): string {
+export function cleanPartialReply(
+  text: string,
+  stops: readonly string[] = STOP_SEQUENCES,
+  keepLeadingSpace = false,
+): string {
   const partial = cutAtStops(text, stops).replace(/\uFFFD+$/, "");
-  return partial.slice(0, partial.length - stopSequenceBegun(partial, stops)).trim();
+  const kept = partial.slice(0, partial.length - stopSequenceBegun(partial, stops));
+  return keepLeadingSpace ? kept.trimEnd() : kept.trim();
 }
 
 /**

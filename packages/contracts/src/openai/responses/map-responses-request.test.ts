@@ -77,3 +77,18 @@ describe("mapResponseCreateRequest", () => {
     expect(refusal({ model: "default", input: "Hi", frobnicate: 1 }).details?.parameter).toBe("frobnicate");
   });
 });
+
+describe("mapResponseCreateRequest: tools", () => {
+  const fn = { type: "function", name: "now", parameters: { type: "object" } };
+  it("when function tools may be called, then 400 names tools (no function_call output items here)", () => {
+    expect(() => mapResponseCreateRequest({ model: "default", input: "Hi", tools: [fn] })).toThrow(
+      /function tools are not supported on \/v1\/responses/,
+    );
+  });
+
+  it("when tools are empty or tool_choice is none, then the request is a plain one", () => {
+    expect(mapResponseCreateRequest({ model: "default", input: "Hi", tools: [] }).chat.request.tools).toBeUndefined();
+    const none = mapResponseCreateRequest({ model: "default", input: "Hi", tools: [fn], tool_choice: "none" });
+    expect(none.chat.request.tools).toBeUndefined();
+  });
+});

@@ -121,6 +121,13 @@ export function mapResponseCreateRequest(body: unknown, limits = DEFAULT_CHAT_LI
   } catch (error) {
     inResponseTerms(error, Boolean(request.instructions));
   }
+  // A call would need the Responses API's function_call output items, which are not written yet.
+  if (chat.request.tools)
+    throw ApiError.invalidParameter(
+      "tools",
+      "null",
+      "function tools are not supported on /v1/responses yet (only [] or tool_choice 'none'); use /v1/chat/completions",
+    );
   return { chat, background: request.background === true, stream: request.stream === true, echo: echoOf(request) };
 }
 
