@@ -49,6 +49,7 @@ const ON_REDIS_CLUSTER = [
   "apps/worker/test/streamed-speech.int.test.ts",
   "apps/worker/test/speak-on-completion.int.test.ts",
   "apps/worker/test/api-key-usage.int.test.ts",
+  "packages/platform/test/usage-meter.int.test.ts",
   "apps/worker/test/webhooks.int.test.ts",
   "apps/worker/test/fault-injection.lost-jobs.int.test.ts",
   "apps/worker/test/routing-store.int.test.ts",

@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { ApiKeyUsage } from "@chorus/platform/api-keys";
 import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
+import { UsageMeter } from "@chorus/platform/usage";
 import { Queue, Worker } from "bullmq";
 import request from "supertest";
 import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
@@ -53,7 +53,7 @@ beforeAll(async () => {
     keys,
     logger: testLogger("worker"),
     audioTtlSeconds: 300,
-    usage: new ApiKeyUsage(workerConnection, keys),
+    meter: new UsageMeter(workerConnection, keys, testLogger("usage")),
   });
   speechWorker = new Worker(QUEUES.speech, processor, {
     connection: workerConnection,

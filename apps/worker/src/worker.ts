@@ -8,6 +8,7 @@ import {
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
+import type { UsageMeter } from "@chorus/platform/usage";
 import { Worker } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
 import { failureOf } from "./records/failure-message.js";
@@ -20,6 +21,8 @@ import { takeOverTiming } from "./take-over.js";
 
 export interface WorkerDeps extends GenerateTextDeps {
   connection: RedisClient;
+  /** Meters finished jobs into their key's usage: the status store's for text, the speech processor's own. */
+  meter: UsageMeter;
   keys: RedisKeys;
   statuses: StatusStore;
   logger: Logger;
@@ -27,7 +30,7 @@ export interface WorkerDeps extends GenerateTextDeps {
   /** JOB_LOCK_MS: how long a job's lock lasts unrenewed; a dead worker's job runs again soon after (take-over.ts). */
   lockDurationMs: number;
   /** Null where this worker does no speech. */
-  speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage"> & { concurrency: number }) | null;
+  speech: (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "meter"> & { concurrency: number }) | null;
   /** Null or absent where this worker delivers no webhooks. */
   webhooks?: Omit<WebhookWorkerDeps, "connection" | "keys" | "statuses" | "logger"> | null;
   /** Cache-aware routing between workers; null or absent: every job runs where it is taken. */
@@ -43,7 +46,7 @@ function createSpeechWorker(deps: WorkerDeps): Worker<SynthesizeSpeechJob> | nul
       connection: deps.connection,
       keys: deps.keys,
       logger: deps.logger,
-      usage: deps.usage,
+      meter: deps.meter,
     }),
     {
       connection: deps.connection,

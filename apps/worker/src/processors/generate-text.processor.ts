@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { CANCELLED_ERROR, REPLY_DELTA_INTERVAL_MS, type GenerateTextJob, type ModelId } from "@chorus/contracts";
-import type { ApiKeyUsage } from "@chorus/platform/api-keys";
 import type { Logger } from "@chorus/platform/logger";
 import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
@@ -31,8 +30,6 @@ export interface GenerateTextDeps {
   jobTimeLimitMs: number;
   /** Speaks replies whose request asked for `speak` (absent: such a request gets `audioError`). */
   replySpeech?: ReplySpeechDeps | null;
-  /** Per-key usage: a completed generation's tokens are counted once its record is written. */
-  usage: ApiKeyUsage;
   /** Publishes on the reply-delta channel, for jobs whose client streams the reply (absent: none is published). */
   publishReplyDelta?: PublishReplyDelta;
   /** Told of each reply once recorded: cache-aware routing publishes what this worker's engine now holds. */
@@ -155,12 +152,13 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
             signal: stop.signal,
             log,
           })
-        : { record: {}, seconds: 0 };
+        : { record: {} };
       // A reply that cannot be written is not thrown away at the first error: a failed attempt would
       // generate it all over again.
       const onRetry = (error: unknown, attempt: number) =>
         log.warn("could not record reply; retrying", { attempt, error: String(error) });
-      const written = await retryFinalWrite(
+      // The store meters the job into its key's usage as it writes the record: once, whoever writes it.
+      await retryFinalWrite(
         () =>
           deps.statuses.complete(requestId, {
             reply,
@@ -172,19 +170,10 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
             finishReason: replyFinishReason(result.text, result.finishReason, stops),
             maxTokens: sampling.maxTokens,
             ...spoken.record,
+            ...(spoken.spoken && { spoken: spoken.spoken }),
           }),
         { onRetry },
       );
-      // Only the attempt that wrote the completed record counts its tokens and spoken seconds: as the record says,
-      // once.
-      if (written) {
-        const { keyId } = job.data;
-        const counted = Promise.all([
-          deps.usage.countGeneration(keyId, tokens, promptTokens),
-          spoken.seconds > 0 ? deps.usage.countSpeech(keyId, spoken.seconds) : null,
-        ]);
-        await counted.catch((e: unknown) => log.warn("could not count usage", { error: String(e) }));
-      }
       deps.onReply?.(job.data, reply);
       deps.replyLengths.record(model, result.tokens);
       void deps.jobTimes.record(processingTime);

@@ -13,8 +13,9 @@
     ARGV[5..] field, value, field, value... (the final record's fields)
 
   Output:
-    0 when not written; else, for a record with a webhook, {webhook URL, owner, webhook events}
-    (for this writer, the one that turned it final, to queue its one delivery), or 1 without one
+    0 when not written; else {owner, model, webhook URL or '', webhook events or ''}: for this
+    writer, the one that turned it final, to meter the job into its owner's usage and to queue its
+    one webhook delivery
 ]]
 --- @include "includes/publish-change"
 
@@ -24,6 +25,4 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('PUBLISH', ARGV[3], ARGV[2])
 publishChange(KEYS[1], ARGV[4], ARGV[2])
-local webhook = redis.call('HGET', KEYS[1], 'webhook')
-if not webhook then return 1 end
-return {webhook, redis.call('HGET', KEYS[1], 'owner') or '', redis.call('HGET', KEYS[1], 'webhookEvents') or ''}
+return redis.call('HMGET', KEYS[1], 'owner', 'model', 'webhook', 'webhookEvents')
