@@ -41,6 +41,7 @@ const ON_REDIS_CLUSTER = [
   "apps/gateway/test/rate-limit.int.test.ts",
   "apps/gateway/test/auth.int.test.ts",
   "apps/gateway/test/admin.int.test.ts",
+  "apps/gateway/test/usage.int.test.ts",
   "apps/gateway/test/backpressure-idempotency.int.test.ts",
   "apps/gateway/test/fault-injection.split-writes.int.test.ts",
   "apps/worker/test/text-generation-flow.int.test.ts",

@@ -11,6 +11,7 @@ import { SCHEMAS } from "./schemas.js";
 import { replyAudioPaths, speechPaths } from "./speech.paths.js";
 import { statusPaths } from "./status.paths.js";
 import { textPaths } from "./text.paths.js";
+import { USAGE_SCHEMAS, usagePaths } from "./usage.paths.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -59,6 +60,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ...textPaths(),
       ...statusPaths(),
       ...listPaths(),
+      ...usagePaths(),
       ...speechPaths(),
       ...replyAudioPaths(),
       ...openAiPaths(),
@@ -79,7 +81,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
           description: "The deployment's `ADMIN_TOKEN`, for the admin routes only.",
         },
       },
-      schemas: { ...SCHEMAS, ...OPENAI_SCHEMAS, ...RESPONSES_SCHEMAS, ...ADMIN_SCHEMAS },
+      schemas: { ...SCHEMAS, ...OPENAI_SCHEMAS, ...RESPONSES_SCHEMAS, ...ADMIN_SCHEMAS, ...USAGE_SCHEMAS },
       parameters: PARAMETERS,
       headers: HEADERS,
       responses: errorResponses(),
