@@ -130,6 +130,11 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     await expect(reply().locator(".who").textContent()).resolves.toBe("Morwenna");
     await expect(reply().getByTestId("stop").isHidden()).resolves.toBe(true);
     await expect(reply().getByTestId("speak").isVisible()).resolves.toBe(true);
+    // The key's usage today, read again once the reply is final: this reply, metered by the worker.
+    await page
+      .getByTestId("usage-today")
+      .filter({ hasText: "1 request (1 completed, 0 failed, 0 cancelled)" })
+      .waitFor();
     // The API calls went through the SDK's browser build, served from packages/client/dist.
     expect(watched.requested).toContain(`${on.origin}/playground/client/index.js`);
     await expect(
