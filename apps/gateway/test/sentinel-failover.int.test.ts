@@ -194,7 +194,11 @@ describe("when the Redis master is killed under load and Sentinel promotes a rep
     // Nothing counted was lost or counted twice over the failover: the key's usage is the sum of its completed records.
     const sum = (pick: (record: StatusRecord) => number | undefined) =>
       finals.reduce((total, record) => total + (pick(record) ?? 0), 0);
-    const total = await usageTotal();
+    // A record turns final, then its writer meters it: wait until every completion is counted, then check the sums.
+    const total = await until("every completion metered", async () => {
+      const read = await usageTotal();
+      return read.requests.completed >= finals.length ? read : null;
+    });
     expect(total.requests).toEqual({ completed: finals.length, error: 0, cancelled: 0 });
     expect(total.completionTokens).toBe(sum((record) => record.tokens));
     expect(total.promptTokens).toBe(sum((record) => record.promptTokens));

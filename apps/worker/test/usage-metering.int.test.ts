@@ -1,13 +1,14 @@
 import type { StatusRecord, SynthesizeSpeechJob } from "@chorus/contracts";
 import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
 import { UsageMeter, UsageReader, type UsageReport } from "@chorus/platform/usage";
-import type { Job } from "bullmq";
+import { UnrecoverableError, type Job } from "bullmq";
 import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { testLogger } from "../../../test-support/logger.js";
 import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 import {
   EspeakSpeechEngine,
   loadFixtureEngine,
@@ -17,10 +18,17 @@ import {
   type TestWorker,
 } from "../../../test-support/worker.js";
 
-/** The engine, except that its first generation fails as a hiccup would (BullMQ retries the job). */
+const FAIL_FOR_GOOD = "Refuse this one for good.";
+
+/**
+ * The engine, except that its first generation fails as a hiccup would (BullMQ retries the job), and
+ * a prompt saying FAIL_FOR_GOOD fails as a request no retry can mend.
+ */
 function failingFirst(engine: LlmEngine): { engine: LlmEngine; failures: () => number } {
   let failures = 0;
   const generate: LlmEngine["generate"] = (options) => {
+    if (JSON.stringify(options.turns).includes(FAIL_FOR_GOOD))
+      return Promise.reject(new UnrecoverableError("engine refused the request"));
     if (failures++ === 0) return Promise.reject(new Error("engine hiccup"));
     return engine.generate(options);
   };
@@ -105,7 +113,11 @@ describeWithModel("metering finished jobs into their key's usage, once", () => {
     }
     expect(record?.status).toBe("completed");
     expect(flaky.failures()).toBe(1);
-    const usage = await usageOf(key);
+    // The record turns final, then its writer meters it: wait for a count, then check it is the one.
+    const usage = await waitFor("the completion metered", async () => {
+      const read = await usageOf(key);
+      return read.total.requests.completed > 0 ? read : null;
+    });
     expect(usage.total).toEqual({
       requests: { completed: 1, error: 0, cancelled: 0 },
       promptTokens: record!.promptTokens,
@@ -115,6 +127,33 @@ describeWithModel("metering finished jobs into their key's usage, once", () => {
       audioSeconds: 0,
     });
   }, 120_000);
+
+  it("when a text job fails for good, then it counts once as an error, with no tokens", async () => {
+    const key = await gw.createKey();
+    const submitted = await request(gw.app)
+      .post("/api/text/default")
+      .auth(key, { type: "bearer" })
+      .send(defaultRequest(FAIL_FOR_GOOD));
+    expect(submitted.status).toBe(200);
+    const res = await request(gw.app)
+      .get(`/api/v2/status/${submittedId(submitted)}`)
+      .auth(key, { type: "bearer" })
+      .set("Prefer", "wait=30");
+    expect((res.body as StatusRecord).status).toBe("error");
+    // The worker's `failed` listener writes the record, then meters it: the record may be read first.
+    const usage = await waitFor("the failure metered", async () => {
+      const read = await usageOf(key);
+      return read.total.requests.error > 0 ? read : null;
+    });
+    expect(usage.total).toEqual({
+      requests: { completed: 0, error: 1, cancelled: 0 },
+      promptTokens: 0,
+      cachedPromptTokens: 0,
+      completionTokens: 0,
+      characters: 0,
+      audioSeconds: 0,
+    });
+  }, 60_000);
 
   it("when a speech job's processor runs again after it completed (a lapsed lock's second run), then it counts once", async () => {
     const speech = new EspeakSpeechEngine({ concurrency: 1 });
