@@ -160,7 +160,6 @@ export function buildApp(deps: GatewayDeps): Express {
     authenticate: authenticated,
     limit: status,
   });
-  addUsageRoute(app, deps.usageReader, { authenticate: authenticated, limit: status });
   const textAdmission = new TextAdmission({
     limits: deps.limits,
     places,
@@ -195,6 +194,8 @@ export function buildApp(deps: GatewayDeps): Express {
   };
   const openAi = { chat, responses: { ...chat, places }, speech: speechDoor, connections: redisConnections(deps) };
   addOpenAiRoutes(app, openAi, { authenticate: authenticated, status });
+  // After the paths every request takes (submits, polls): each route layer before them costs them a match.
+  addUsageRoute(app, deps.usageReader, { authenticate: authenticated, limit: status });
   addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);

@@ -93,6 +93,11 @@ describe("UsageMeter", () => {
     expect(meter.noteReply(job, replies[0]?.[1])).toBe(true);
     const again = (await meter.meterIn(redis.pipeline(), job).exec()) ?? [];
     expect(again[0]?.[1]).toBe(0);
+    // What rides along in record()'s own batch (another per-key command) is sent with the metering.
+    const ridden = keys.apiKeyUsage("key_batch", "2026-03-05");
+    const along = completion("along", "key_batch", DAY2);
+    expect(await meter.record(along, (b) => void b.hset(ridden, "settled", "1"))).toBe(true);
+    expect(await redis.hget(ridden, "settled")).toBe("1");
     const ttl = await redis.ttl(keys.apiKeyUsage("key_batch", "2026-03-01"));
     expect(ttl).toBeGreaterThan(USAGE_KEEP_SECONDS - 60);
     expect(ttl).toBeLessThanOrEqual(USAGE_KEEP_SECONDS);

@@ -80,20 +80,30 @@ export class UsageMeter {
 
   /**
    * Meters one job in a batch of its own, retried while Redis refuses (a failover's READONLY, a
-   * restart's LOADING): safe, since a job is counted once. Never throws: a job that still could not
-   * be counted is logged and false. Resolves true when counted now.
+   * restart's LOADING) for about 3 s: safe, since a job is counted once. `alongside` adds other
+   * commands of the same API key (its hash tag: one Cluster slot) to that batch, sent and retried
+   * with it: one round trip for both, so they must be once-per-job too (a budget's settlement).
+   * Never throws: a job that still could not be counted is logged and false. True when counted now.
    */
-  async record(job: FinishedJob, attempts = 5): Promise<boolean> {
+  async record(job: FinishedJob, alongside?: (batch: ChainableCommander) => void, attempts = 5): Promise<boolean> {
+    let counted = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const replies = await this.meterIn(this.redis.pipeline(), job).exec();
+        const batch = this.meterIn(this.redis.pipeline(), job);
+        alongside?.(batch);
+        const replies = await batch.exec();
         const [error, reply] = replies?.[0] ?? [new Error("metering batch discarded"), null];
         if (error) throw error;
-        return this.noteReply(job, reply);
+        // Counted now, even should a command alongside fail and the batch be sent again (it then finds the marker).
+        counted = this.noteReply(job, reply) || counted;
+        const failed = replies?.slice(1).find(([alongsideError]) => alongsideError)?.[0];
+        if (failed) throw failed;
+        return counted;
       } catch (error) {
         if (attempt >= attempts) {
-          this.logger.warn("could not count usage", { jobId: job.jobId, keyId: job.keyId, error: String(error) });
-          return false;
+          const what = counted ? "could not send what rides with a usage count" : "could not count usage";
+          this.logger.warn(what, { jobId: job.jobId, keyId: job.keyId, error: String(error) });
+          return counted;
         }
         await delay(200 * 2 ** (attempt - 1));
       }
