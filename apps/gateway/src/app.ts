@@ -1,6 +1,7 @@
 import { ApiError, type ChatLimits, type ModelId } from "@chorus/contracts";
 import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type KeyLastUsed } from "@chorus/platform/api-keys";
 import { type Logger } from "@chorus/platform/logger";
+import type { FileStore } from "@chorus/platform/files";
 import { type GatewayMetrics } from "@chorus/platform/metrics";
 import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
 import { ModelFeatures, RequestIndex, type StatusStore } from "@chorus/platform/scheduler";
@@ -83,6 +84,8 @@ export interface GatewayDeps {
   speechJobs: SpeechJobs | null;
   /** Spoken replies of text requests that asked for `speak` (kept as long as their record). */
   replyAudio: SpeechAudioStore;
+  /** The Files API's files (a batch's input), each its key's own. */
+  files: FileStore;
   /** Whether a submit may carry `webhook`, and where it may point. */
   webhooks: WebhookPolicy;
   /** Each key's webhook turns and deliveries pending (the admin API shows them). */
@@ -192,7 +195,13 @@ export function buildApp(deps: GatewayDeps): Express {
     deltas: deps.replyDeltas,
     limits: deps.chatLimits,
   };
-  const openAi = { chat, responses: { ...chat, places }, speech: speechDoor, connections: redisConnections(deps) };
+  const openAi = {
+    chat,
+    responses: { ...chat, places },
+    speech: speechDoor,
+    files: deps.files,
+    connections: redisConnections(deps),
+  };
   addOpenAiRoutes(app, openAi, { authenticate: authenticated, status });
   // After the paths every request takes (submits, polls): each route layer before them costs them a match.
   addUsageRoute(app, deps.usageReader, { authenticate: authenticated, limit: status });

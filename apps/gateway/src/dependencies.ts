@@ -15,7 +15,8 @@ import { StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import { UsageMeter, UsageReader } from "@chorus/platform/usage";
 import { createWebhookQueue, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
-import { QUEUES } from "@chorus/contracts";
+import { FILE_LIMITS, QUEUES } from "@chorus/contracts";
+import { RedisFileStore } from "@chorus/platform/files";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
 import { LimitPolicy } from "./admission/limit-policy.js";
@@ -120,6 +121,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     speechJobs: speech?.jobs ?? null,
     // Spoken replies are read like speech audio, on its connection where there is one.
     replyAudio: new SpeechAudioStore(speech?.audioRedis ?? queueRedis, keys),
+    // Files of up to 16 MiB go on the bulky payloads' connection too, never in front of a poll.
+    files: new RedisFileStore(speech?.audioRedis ?? queueRedis, keys, FILE_LIMITS.maxFilesPerKey),
     webhooks: {
       deploymentSecret: config.WEBHOOK_SECRET !== undefined,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,

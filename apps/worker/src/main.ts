@@ -14,6 +14,7 @@ import { instrumentWorkers } from "./worker-metrics.js";
 import { listenForCancellations } from "./cancellation-listener.js";
 import { WorkerPresence } from "./worker-presence.js";
 import { LostJobSweeper } from "./records/lost-job.sweeper.js";
+import { QueueDeadlineSweeper } from "./records/queue-deadline.sweeper.js";
 import { QUEUES } from "@chorus/contracts";
 import { createWorkers } from "./worker.js";
 import { createCacheRouting } from "./routing/create-cache-routing.js";
@@ -72,6 +73,13 @@ try {
   await routing.start();
   const sweeper = new LostJobSweeper({ ...deps, onLost: () => metrics.recordJob(QUEUES.text, "lost") });
   sweeper.start();
+  const [textQueue] = depthQueues as [ReturnType<typeof createTextQueue>];
+  const deadlines = new QueueDeadlineSweeper({
+    ...deps,
+    removeJob: (requestId) => textQueue.remove(requestId),
+    onExpired: () => metrics.recordJob(QUEUES.text, "queue_timeout"),
+  });
+  deadlines.start();
   logger.info("worker ready", {
     redis: describeRedisTarget(redisTargetOf(config)),
     prefix: config.REDIS_PREFIX,
@@ -89,6 +97,7 @@ try {
     // Stop taking jobs and let running ones finish; what cannot finish in time is retried elsewhere.
     subscriber.disconnect();
     sweeper.stop();
+    deadlines.stop();
     await presence.stop();
     await Promise.all(workers.map((w) => w.close()));
     // Alive until the running jobs are done: a lapsed heartbeat would have their routed jobs taken

@@ -38,6 +38,11 @@ export interface GenerationRequest {
   webhookEvents?: ("completed" | "error" | "cancelled")[];
   /** Speak the reply once it is ready: the completed record then has `audioUrl` (or `audioError`). */
   speak?: { voice?: string; format?: AudioFormat; speed?: number };
+  /**
+   * The longest it may wait for a worker, ms: past it, unstarted, it ends as `error` (`queue_timeout`); refused at
+   * once (429 QUEUE_TIMEOUT) when the queue's estimate says it would start later.
+   */
+  maxQueueMs?: number;
 }
 
 export interface SubmitResponse {
@@ -68,7 +73,8 @@ export interface StatusRecord {
     | "invalid_request"
     | "generation_failed"
     | "lost"
-    | "not_queued";
+    | "not_queued"
+    | "queue_timeout";
   /** Why generation ended: `stop`, `length` (its `maxTokens` or the context's end), or `cancelled`. */
   finishReason?: "stop" | "length" | "cancelled";
   /** When completed: the token limit the reply was generated with. */

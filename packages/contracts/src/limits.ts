@@ -36,6 +36,8 @@ export const REQUEST_LIMITS = {
   /** `stop` on /v1/chat/completions: sequences, as OpenAI allows, and characters in each. */
   maxStopSequences: 4,
   maxStopChars: 100,
+  /** `maxQueueMs` (or `Prefer: wait-queue=<s>`): the longest a request may wait in the queue before it starts, ms. */
+  queueDeadlineMs: { min: 100, max: 86_400_000 },
   /** Whole JSON body, as accepted by the gateway's parser (express/body-parser syntax). */
   maxBodyBytes: 1024 * 1024,
 } as const;

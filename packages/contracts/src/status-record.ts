@@ -13,7 +13,8 @@ export type FinishReason = (typeof FINISH_REASONS)[number];
  * What kind of failure an `error` record is, as whoever wrote it knows: `cancelled`; `timeout` (the
  * worker's time limit); `context_length_exceeded` and `invalid_request` (the request cannot run as
  * sent: sending it again fails again); `generation_failed` (the engine failed on every attempt);
- * `lost` (the job vanished from the queue); `not_queued` (its submit failed; no client holds the id).
+ * `lost` (the job vanished from the queue); `not_queued` (its submit failed; no client holds the id);
+ * `queue_timeout` (no worker started it within the client's `maxQueueMs`).
  */
 export const FAILURE_CODES = [
   "cancelled",
@@ -23,6 +24,7 @@ export const FAILURE_CODES = [
   "generation_failed",
   "lost",
   "not_queued",
+  "queue_timeout",
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
@@ -72,3 +74,6 @@ export function replyAudioPath(requestId: string): string {
 
 /** The `error` of a record whose owner cancelled it (DELETE /api/v2/status/{id}). */
 export const CANCELLED_ERROR = "cancelled";
+
+/** The `error` of a record no worker started within its `maxQueueMs` (errorCode `queue_timeout`). */
+export const QUEUE_TIMEOUT_ERROR = "queue deadline passed: no worker started the request within its maxQueueMs";

@@ -14,6 +14,7 @@ import { logHttp } from "../middleware/request-context.js";
 import { sendJson } from "../routes/send-json.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import { idempotencyKeyOf } from "../services/idempotency.js";
+import { applyQueueDeadline } from "../routes/prefer-wait.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
 import { streamCompletion, type ChatStreamDeps } from "./chat-stream.js";
 import { ChunkWriter } from "./chunk-writer.js";
@@ -45,6 +46,7 @@ export function chatCompletionsHandler(deps: ChatCompletionDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const read = (): MappedChatRequest & TextRequest => {
       const mapped = mapChatCompletionRequest(req.body, deps.limits);
+      applyQueueDeadline(mapped.request, req.headers.prefer);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
       return { ...mapped, idempotencyKey, streamReply: mapped.stream, featureFields: OPENAI_FEATURE_FIELDS };
     };

@@ -1,8 +1,10 @@
+import type { FileStore } from "@chorus/platform/files";
 import type { RedisClient } from "@chorus/platform/redis";
 import type { Express, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import type { SpeechRouteDeps } from "../routes/speech.route.js";
 import { chatCompletionsHandler, type ChatCompletionDeps } from "./chat-completions.route.js";
+import { addFileRoutes } from "./files.route.js";
 import { addOpenAiFallbacks } from "./openai-errors.js";
 import { addOpenAiModelRoutes } from "./openai-models.route.js";
 import { openAiSpeechHandler } from "./openai-speech.route.js";
@@ -12,6 +14,7 @@ export interface OpenAiRouteDeps {
   chat: ChatCompletionDeps;
   responses: ResponsesDeps;
   speech: SpeechRouteDeps;
+  files: FileStore;
   /** Checked by /readyz as well: a Redis error on /v1 is a 503 as on /api. */
   connections: RedisClient[];
 }
@@ -32,5 +35,6 @@ export function addOpenAiRoutes(
   app.post("/v1/chat/completions", authenticate, jsonBody(), chatCompletionsHandler(deps.chat));
   app.post("/v1/audio/speech", authenticate, jsonBody(), openAiSpeechHandler(deps.speech));
   addResponsesRoutes(app, deps.responses, guards);
+  addFileRoutes(app, deps.files, authenticate, guards.status);
   addOpenAiFallbacks(app, authenticate, deps.connections);
 }

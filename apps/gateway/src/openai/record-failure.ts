@@ -24,6 +24,9 @@ export function recordFailure(record: StatusRecord | undefined): ApiError {
       );
     case "invalid_request":
       return new ApiError("INVALID_PARAMETER", message, { parameter: "messages" }, undefined, false);
+    case "queue_timeout":
+      // The client's own deadline (Prefer: wait-queue): sending it again at once would likely wait as long.
+      return new ApiError("QUEUE_TIMEOUT", message, undefined, undefined, false);
     case "generation_failed":
       return new ApiError("INTERNAL_ERROR", message, undefined, undefined, false);
     case "lost":

@@ -15,6 +15,7 @@ import { jsonBody } from "../middleware/json-body.js";
 import { logHttp } from "../middleware/request-context.js";
 import { sendJson } from "../routes/send-json.js";
 import { idempotencyKeyOf } from "../services/idempotency.js";
+import { applyQueueDeadline } from "../routes/prefer-wait.js";
 import { notFound, ownedBy } from "../services/owned-status.js";
 import { streamCompletion } from "./chat-stream.js";
 import type { ChatCompletionDeps } from "./chat-completions.route.js";
@@ -43,6 +44,7 @@ function createResponse(deps: ResponsesDeps) {
     let mapped: MappedResponseRequest | undefined;
     const read = () => {
       mapped = mapResponseCreateRequest(req.body, deps.limits);
+      applyQueueDeadline(mapped.chat.request, req.headers.prefer);
       const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
       return { ...mapped.chat, idempotencyKey, streamReply: mapped.stream, featureFields: RESPONSES_FEATURE_FIELDS };
     };

@@ -197,7 +197,7 @@ export function openAiPaths(): Paths {
         tags,
         description:
           "The text job `POST /api/text/{model}` makes (same budget of the model, scopes, caps, queue and record), answered once it is final, or with `stream: true` as Server-Sent Events of `chat.completion.chunk`. Each field is mapped, ignored or refused (400): docs/api.md lists them. `temperature: 0` is greedy; a client's `seed` (or temperature 0) gives the same reply whatever else runs. The extra sampling fields (`top_k`, `min_p`, `repetition_penalty`, `typical_p`, penalties, `logit_bias`) and `response_format` (`json_object`, `json_schema`) are refused (400 naming the field) where the model's engine cannot honour them. Messages are bounded by the model's context, not by a count (the oldest turns are dropped first; 400 `context_length_exceeded` when even the system turn and the last message leave no room); an assistant message echoed whole (`refusal`, `annotations`, `audio: null`, `tool_calls`, null content) and tool results are taken. Without `max_tokens` the reply runs until the model stops, the context is full or the deployment's `MAX_COMPLETION_TOKENS` is reached. A client that disconnects cancels the job.",
-        parameters: [parameterRef("IdempotencyKey")],
+        parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferSubmit")],
         requestBody: {
           required: true,
           content: json(schemaRef("ChatCompletionRequest"), {

@@ -6,6 +6,7 @@ import { healthPaths } from "./health.paths.js";
 import { listPaths } from "./lists.paths.js";
 import { OPENAI_SCHEMAS, openAiPaths } from "./openai.paths.js";
 import { RESPONSES_SCHEMAS, responsesApiPaths } from "./responses-api.paths.js";
+import { FILES_SCHEMAS, filesApiPaths } from "./files-api.paths.js";
 import { errorResponses, HEADERS, PARAMETERS } from "./responses.js";
 import { SCHEMAS } from "./schemas.js";
 import { replyAudioPaths, speechPaths } from "./speech.paths.js";
@@ -65,6 +66,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ...replyAudioPaths(),
       ...openAiPaths(),
       ...responsesApiPaths(),
+      ...filesApiPaths(),
       ...healthPaths(),
       ...adminPaths(),
     },
@@ -81,7 +83,14 @@ export function buildOpenApiDocument(): OpenAPIObject {
           description: "The deployment's `ADMIN_TOKEN`, for the admin routes only.",
         },
       },
-      schemas: { ...SCHEMAS, ...OPENAI_SCHEMAS, ...RESPONSES_SCHEMAS, ...ADMIN_SCHEMAS, ...USAGE_SCHEMAS },
+      schemas: {
+        ...SCHEMAS,
+        ...OPENAI_SCHEMAS,
+        ...RESPONSES_SCHEMAS,
+        ...FILES_SCHEMAS,
+        ...ADMIN_SCHEMAS,
+        ...USAGE_SCHEMAS,
+      },
       parameters: PARAMETERS,
       headers: HEADERS,
       responses: errorResponses(),

@@ -95,7 +95,7 @@ export function responsesApiPaths(): Paths {
         tags,
         description:
           "The text job of a chat completion (the model's text budget, scopes, caps, queue and record), in the Responses API's shapes: answered once final; with `stream: true` as events; with `background: true` at once (`queued`), the job running without the client, which polls or streams `GET /v1/responses/{id}`. A client that disconnects from a response that is not in the background cancels it. docs/openai.md lists every field.",
-        parameters: [parameterRef("IdempotencyKey")],
+        parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferSubmit")],
         requestBody: {
           required: true,
           content: json(schemaRef("ResponseCreateRequest"), {

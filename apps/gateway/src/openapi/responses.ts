@@ -1,4 +1,4 @@
-import { ApiError, ERROR_CODES, validateGenerationRequest, type ErrorCode } from "@chorus/contracts";
+import { ApiError, ERROR_CODES, REQUEST_LIMITS, validateGenerationRequest, type ErrorCode } from "@chorus/contracts";
 import type {
   HeaderObject,
   ParameterObject,
@@ -47,6 +47,13 @@ export const PARAMETERS = {
     description: `RFC 7240 \`wait=N\` (whole seconds; more than ${MAX_WAIT_SECONDS} is applied as ${MAX_WAIT_SECONDS}): answer once the request has finished, or after N seconds. Other or malformed preferences are ignored.`,
     schema: { type: "string" },
     example: "wait=30",
+  },
+  PreferSubmit: {
+    name: "Prefer",
+    in: "header",
+    description: `RFC 7240 preferences of a text submit. \`wait=N\` (whole seconds; more than ${MAX_WAIT_SECONDS} is applied as ${MAX_WAIT_SECONDS}): answer once the request has finished, or after N seconds. \`wait-queue=S\` (seconds, ${REQUEST_LIMITS.queueDeadlineMs.min / 1000} to ${REQUEST_LIMITS.queueDeadlineMs.max / 1000}, Chorus's own, as the body's \`maxQueueMs\`, which wins): if no worker has started the request S seconds after it was accepted it ends as \`error\` with \`errorCode: queue_timeout\`, and when the queue's estimate already says so the submit is refused (429 QUEUE_TIMEOUT). A \`wait-queue\` out of bounds is 400; other or malformed preferences are ignored.`,
+    schema: { type: "string" },
+    example: "wait=30, wait-queue=5",
   },
   IdempotencyKey: {
     name: "Idempotency-Key",
@@ -112,6 +119,11 @@ const ERRORS: Record<ErrorCode, { when: string; message: string }> = {
   RATE_LIMITED: {
     when: "a budget is spent (per key and operation; failed authentications per address), or the key holds its cap of text requests in flight (`max in flight N`) or of open status streams and waits (`max streams N`): wait `Retry-After` seconds",
     message: "rate limit exceeded for status; retry after the time in Retry-After (seconds)",
+  },
+  QUEUE_TIMEOUT: {
+    when: "a text request with a queue deadline (`maxQueueMs`, or `Prefer: wait-queue=<s>`) that the queue's estimate says would start after it: nothing is queued; `Retry-After` says when the queue should be short enough, and `x-should-retry: false` keeps the SDKs from waiting for you. On `/v1` also the answer of a request whose deadline passed before a worker started it",
+    message:
+      "the queue's estimate is that this request would start in about 12 s, after its maxQueueMs of 2000 ms: nothing was queued",
   },
   INTERNAL_ERROR: {
     when: "a bug (with a reference also logged), or a speech synthesis that failed",

@@ -89,7 +89,7 @@ function submit(operationId: string, summary: string, body: string, example: obj
     tags: ["Text generation"],
     description:
       "Queues the request and answers at once with its id; poll (or stream) `GET /api/v2/status/{id}` for the reply. With `Prefer: wait=N` the answer is the finished record (with its `id`) if it finishes within N seconds. API keys take turns in the queue (one request of each waiting key before a key's next). A key holding its cap of requests in flight (`MAX_IN_FLIGHT_PER_KEY`, 100 by default, or its own `inflight` limit), or with `Prefer: wait` of open streams and waits, gets 429 and nothing is queued; so does a submit with `webhook` from a key holding its cap of webhook deliveries not yet ended (`MAX_PENDING_WEBHOOKS_PER_KEY`, 1000, or its own `webhooks` limit). A `webhook` whose host is not among the key's webhook hosts (where its operator set some) is 400 naming `webhook`.",
-    parameters: [parameterRef("IdempotencyKey"), parameterRef("Prefer")],
+    parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferSubmit")],
     requestBody: { required: true, content: json(schemaRef(body), { example }) },
     callbacks: webhookCallback,
     responses: {

@@ -1,4 +1,5 @@
-import { preferredWaitSeconds } from "./prefer-wait.js";
+import { ApiError } from "@chorus/contracts";
+import { preferredQueueDeadlineMs, preferredWaitSeconds } from "./prefer-wait.js";
 
 describe("preferredWaitSeconds", () => {
   it.each([
@@ -39,4 +40,31 @@ describe("preferredWaitSeconds", () => {
   it("when Prefer comes as several headers, then the one with wait counts", () => {
     expect(preferredWaitSeconds(["respond-async", "wait=9"])).toBe(9);
   });
+});
+
+describe("preferredQueueDeadlineMs", () => {
+  it.each([
+    [undefined, null],
+    ["wait=5", null],
+    ["wait-queue=5", 5000],
+    ["wait=30, wait-queue=0.5", 500],
+    ['wait-queue="12"', 12_000],
+    [["respond-async", "wait-queue=86400"], 86_400_000],
+  ])("when Prefer is %j, then the deadline is %j ms", (header, ms) => {
+    expect(preferredQueueDeadlineMs(header)).toBe(ms);
+  });
+
+  it.each(["wait-queue=0", "wait-queue=0.05", "wait-queue=86401", "wait-queue=-1", "wait-queue=soon", "wait-queue="])(
+    "when Prefer is %j, then it is refused naming Prefer: wait-queue",
+    (header) => {
+      let refused: unknown;
+      try {
+        preferredQueueDeadlineMs(header);
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(ApiError);
+      expect((refused as ApiError).details?.parameter).toBe("Prefer: wait-queue");
+    },
+  );
 });

@@ -8,7 +8,7 @@ import { readJsonBody } from "../middleware/json-body.js";
 import { logHttp } from "../middleware/request-context.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
 import { idempotencyKeyOf } from "../services/idempotency.js";
-import { markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
+import { applyQueueDeadline, markWaitApplied, preferredWaitSeconds } from "./prefer-wait.js";
 import { sendJson } from "./send-json.js";
 import { finalOrLatest } from "./wait-for-final.js";
 
@@ -29,6 +29,7 @@ export function addTextRoutes(router: IRouter, deps: TextRouteDeps, authenticate
       // Before validation, which fills in the spec's defaults: the worker fills in the model's instead.
       const clientSampling = sentSamplingParams(body);
       const request = validateGenerationRequest(model, body);
+      applyQueueDeadline(request, req.headers.prefer);
       return { request, clientSampling, idempotencyKey: idempotencyKeyOf(req.headers["idempotency-key"]) };
     };
     // A wait holds one of the key's places: taken before anything is queued, so a key at its cap

@@ -3,6 +3,7 @@ import {
   ApiError,
   CANCELLED_ERROR,
   JOB_NAMES,
+  QUEUE_TIMEOUT_ERROR,
   SAMPLING_BOUNDS,
   type GenerateTextJob,
   type GenerationRequest,
@@ -86,12 +87,34 @@ export class TextJobs {
     const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap);
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
+    const { maxQueueMs } = request;
+    if (maxQueueMs !== undefined)
+      await this.fileQueueDeadline(requestId, job.acceptedAt, maxQueueMs).catch((error: unknown) =>
+        this.closeUnqueued(requestId, error),
+      );
     corkForThisTick(this.queueRedis);
     await this.queue
       .add(JOB_NAMES.generateText, job, { jobId: requestId, priority: joined.turn })
       .catch((error: unknown) => this.closeUnqueued(requestId, error));
     await this.replicated.confirm();
     return { requestId, acceptedAt: job.acceptedAt };
+  }
+
+  /**
+   * A request with a queue deadline: refused now (429 QUEUE_TIMEOUT, nothing queued, its record
+   * closed without a webhook delivery) when the queue's own estimate says it would start after the
+   * deadline; else the deadline is filed for the workers' sweep (queue-deadline.sweeper.ts). With no
+   * estimate (nothing measured yet, no live worker) it is accepted: the sweep still ends it in time.
+   */
+  private async fileQueueDeadline(requestId: string, acceptedAt: number, maxQueueMs: number): Promise<void> {
+    const startsIn = await this.statuses.startEstimateSeconds(requestId);
+    if (startsIn !== null && startsIn * 1000 > maxQueueMs) {
+      await this.statuses.expireUnstarted(requestId, `not queued: ${QUEUE_TIMEOUT_ERROR} (refused at submit)`, true);
+      const message = `the queue's estimate is that this request would start in about ${Math.ceil(startsIn)} s, after its maxQueueMs of ${maxQueueMs} ms: nothing was queued`;
+      const retryAfter = Math.max(1, Math.ceil(startsIn - maxQueueMs / 1000));
+      throw new ApiError("QUEUE_TIMEOUT", message, undefined, retryAfter, false);
+    }
+    await this.redis.zadd(this.keys.textQueueDeadlines(), acceptedAt + maxQueueMs, requestId);
   }
 
   /**

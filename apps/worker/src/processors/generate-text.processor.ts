@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { CANCELLED_ERROR, REPLY_DELTA_INTERVAL_MS, type GenerateTextJob, type ModelId } from "@chorus/contracts";
+import {
+  CANCELLED_ERROR,
+  QUEUE_TIMEOUT_ERROR,
+  REPLY_DELTA_INTERVAL_MS,
+  type GenerateTextJob,
+  type ModelId,
+} from "@chorus/contracts";
 import type { Logger } from "@chorus/platform/logger";
 import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
 import { UnrecoverableError, type Job } from "bullmq";
@@ -48,6 +54,12 @@ function replyDeltas(
   return new ReplyDeltaPublisher(reply, deps.publishReplyDelta, REPLY_DELTA_INTERVAL_MS, stops);
 }
 
+/** The request's `maxQueueMs` has passed since the gateway accepted it (clocks kept in step, as for every TTL). */
+function pastQueueDeadline(job: GenerateTextJob, now = Date.now()): boolean {
+  const { maxQueueMs } = job.request;
+  return maxQueueMs !== undefined && now > job.acceptedAt + maxQueueMs;
+}
+
 class TimeLimitExceeded extends Error {}
 
 /** Why an aborted generation stopped, as a final (not retried) failure. */
@@ -89,6 +101,10 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     const { engine, character } = deps.modelFor(model);
     const resolved = resolveSampling(job.data, character.sampling);
     refuseWhatEngineLacks(resolved, job.data, engine);
+    // Past its queue deadline and not started by an earlier attempt: it ends here, unrun (the client asked to fail
+    // fast rather than wait); started earlier, it runs to its end.
+    if (pastQueueDeadline(job.data) && (await deps.statuses.expireUnstarted(requestId, QUEUE_TIMEOUT_ERROR)))
+      return void log.info("skipped: its queue deadline passed before any worker started it");
     // The record is marked started while the prompt is built and counted (work in this process), so
     // the round trip to Redis costs the job no time; a skipped job wasted that work only.
     const [state, { turns, droppedMessages, maxTokens, refusal }] = await Promise.all([

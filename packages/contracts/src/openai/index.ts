@@ -20,3 +20,4 @@ export {
 export { toOpenAiError } from "./openai-errors.js";
 export * from "./chat-completion-response.js";
 export * from "./responses/index.js";
+export * from "./files.js";

@@ -16,6 +16,7 @@ const TYPES: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: "invalid_request_error",
   UNSUPPORTED_MEDIA_TYPE: "invalid_request_error",
   RATE_LIMITED: "rate_limit_error",
+  QUEUE_TIMEOUT: "rate_limit_error",
   INTERNAL_ERROR: "server_error",
   SERVICE_UNAVAILABLE: "server_error",
   TIME_LIMIT_EXCEEDED: "server_error",

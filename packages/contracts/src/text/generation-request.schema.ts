@@ -68,6 +68,15 @@ const webhookEvents = {
     'Which ends of the request are POSTed to `webhook` (only with `webhook`): `completed`, `error` (a failure, a lost job, the time limit) and `cancelled` (your own cancel). Default `["completed","error"]`: a cancel is not delivered unless asked for.',
 } as const;
 
+/** Extension: the longest the request may wait for a worker (see GenerationRequest.maxQueueMs). */
+const maxQueueMs = {
+  type: "integer",
+  minimum: L.queueDeadlineMs.min,
+  maximum: L.queueDeadlineMs.max,
+  description:
+    "The longest this request may wait in the queue, ms. If no worker has started it by then, it ends as `error` with `errorCode: queue_timeout` (it never runs); when the queue's estimate already says it would start later, the submit is refused at once: 429 QUEUE_TIMEOUT with Retry-After. `Prefer: wait-queue=<seconds>` says the same in a header; the body field wins. See docs/api.md, Queue deadline.",
+} as const;
+
 const { voice, format, speed } = speechRequestSchema.properties;
 /**
  * Extension: also synthesize the reply. The speech endpoint's bounds and enums; `voice`
@@ -94,6 +103,7 @@ function requestSchema(message: object, botName: object, required: string[]) {
       webhook,
       webhookEvents,
       speak,
+      maxQueueMs,
     },
   } as const;
 }

@@ -69,6 +69,12 @@ export interface GenerationRequest {
   webhook?: string;
   /** Extension: which ends are delivered (default: completed and error, not the client's own cancel). */
   webhookEvents?: WebhookEvent[];
+  /**
+   * Extension: the request ends as `error` (`errorCode: queue_timeout`) if no worker has started it
+   * this many ms after it was accepted; refused at once (429 QUEUE_TIMEOUT) when the queue's estimate
+   * already says it would not start in time.
+   */
+  maxQueueMs?: number;
   /** Extension: synthesize the reply as well. */
   speak?: SpeakOptions;
 }

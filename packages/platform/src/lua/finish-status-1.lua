@@ -17,12 +17,6 @@
     writer, the one that turned it final, to meter the job into its owner's usage and to queue its
     one webhook delivery
 ]]
---- @include "includes/publish-change"
+--- @include "includes/finish-record"
 
-if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
-redis.call('HDEL', KEYS[1], 'progress', 'estimatedTimeRemaining', 'partialReply', 'partialAttempt')
-redis.call('HSET', KEYS[1], unpack(ARGV, 5))
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[2])
-publishChange(KEYS[1], ARGV[4], ARGV[2])
-return redis.call('HMGET', KEYS[1], 'owner', 'model', 'webhook', 'webhookEvents')
+return finishRecord(KEYS, ARGV)

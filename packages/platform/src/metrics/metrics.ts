@@ -6,7 +6,7 @@ export type ServiceName = "gateway" | "worker";
  * `retried`: an attempt failed and BullMQ will try the job again; `lost`: the lost-job sweep found a
  * record whose job had vanished and closed it; the others are final outcomes of an attempt.
  */
-export type JobOutcome = "completed" | "failed" | "cancelled" | "retried" | "lost";
+export type JobOutcome = "completed" | "failed" | "cancelled" | "retried" | "lost" | "queue_timeout";
 
 export interface MetricsOptions {
   /** Called on each scrape for `queue_depth`; without it the gauge has no series. */
@@ -124,7 +124,7 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
   const format = ["format"] as const;
   const jobs = new Counter({
     name: "jobs_total",
-    help: "Job attempts by queue and outcome (completed, failed, cancelled, retried), and jobs found lost by the sweep (lost)",
+    help: "Job attempts by queue and outcome (completed, failed, cancelled, retried), jobs found lost by the sweep (lost), and requests ended by their queue deadline before they started (queue_timeout)",
     labelNames: ["queue", "outcome"] as const,
     registers,
   });

@@ -90,6 +90,10 @@ export interface RedisKeys {
   textRequestsOfApiKey(keyId: string): string;
   /** Held (SET NX PX) by the one worker that runs the current lost-job sweep. */
   lostJobSweepLock(): string;
+  /** Sorted set: id of a text request with a queue deadline (`maxQueueMs`) -> that deadline (ms), for its sweep. */
+  textQueueDeadlines(): string;
+  /** Held (SET NX PX) by the one worker that runs the current queue-deadline sweep. */
+  queueDeadlineSweepLock(): string;
   /** BullMQ's hash of one job (its layout: `<bullPrefix(queue)>:<queue>:<jobId>`), for the sweep to check it exists. */
   bullJob(queue: string, jobId: string): string;
   /** Hash: the average text job time (avgJobSeconds: scheduler/queue-stats.ts), learned by the workers. */
@@ -99,6 +103,12 @@ export interface RedisKeys {
    * worker.
    */
   workerSlots(): string;
+  /** Sorted set: id of a file the API key holds (OpenAI's Files API) -> its expiry (ms). */
+  filesOfApiKey(keyId: string): string;
+  /** Hash: one file's metadata (filename, purpose, bytes, createdAt, expiresAt); beside its owner's set. */
+  file(keyId: string, fileId: string): string;
+  /** String: one file's bytes; beside its owner's set. */
+  fileContent(keyId: string, fileId: string): string;
   /** A speech job's encoded audio, one string read piece by piece (deleted after delivery, TTL as backstop). */
   audio(requestId: string): string;
   /** JSON SpeechJobResult of that audio, written after the audio: its presence means the audio is whole. */
@@ -160,9 +170,14 @@ export function redisKeys(prefix: string): RedisKeys {
     textRequestsUnfinished: () => `${textQueue}:unfinished`,
     textRequestsOfApiKey: (keyId) => `${prefix}:text-requests:{${keyId}}`,
     lostJobSweepLock: () => `${prefix}:lock:lost-job-sweep`,
+    textQueueDeadlines: () => `${textQueue}:deadlines`,
+    queueDeadlineSweepLock: () => `${prefix}:lock:queue-deadline-sweep`,
     bullJob: (queue, jobId) => `${bullPrefix(queue)}:${queue}:${jobId}`,
     textJobStats: () => `${textQueue}:job-stats`,
     workerSlots: () => `${textQueue}:worker-slots`,
+    filesOfApiKey: (keyId) => `${prefix}:files:{${keyId}}`,
+    file: (keyId, fileId) => `${prefix}:file:{${keyId}}:${fileId}`,
+    fileContent: (keyId, fileId) => `${prefix}:file-content:{${keyId}}:${fileId}`,
     audio: (requestId) => `${prefix}:audio:{${requestId}}`,
     audioMeta: (requestId) => `${prefix}:audio-meta:{${requestId}}`,
     audioStream: (requestId) => `${prefix}:audio-stream:{${requestId}}`,

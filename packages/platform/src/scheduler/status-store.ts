@@ -17,6 +17,7 @@ import { LAST_TURN, parseQueueJoin, RESTART_TURNS_AFTER, type QueueJoin } from "
 import {
   hashOfFlatReply,
   isWaiting,
+  queuedEtaSeconds,
   queuePlaceKeys,
   round,
   storedStatusOf,
@@ -88,6 +89,7 @@ const SCRIPTS = {
   started: "mark-started-1.lua",
   progress: "update-progress-1.lua",
   finish: "finish-status-1.lua",
+  finishUnstarted: "finish-unstarted-1.lua",
   startTurn: "start-turn-3.lua",
   leave: "leave-queue-5.lua",
 } as const;
@@ -270,16 +272,47 @@ export class StatusStore {
   }
 
   /**
+   * Ends a request no worker has started as `error`: `queue_timeout` (its queue deadline passed); or,
+   * `refusedAtSubmit`, `not_queued` with no webhook delivered (its client is refused at submit and
+   * never holds the id). False when it has started (then it runs to its end) or is already final.
+   */
+  async expireUnstarted(requestId: string, error: string, refusedAtSubmit = false): Promise<boolean> {
+    const code: FailureCode = refusedAtSubmit ? "not_queued" : "queue_timeout";
+    const fields = { status: "error", error, errorCode: code };
+    return this.finish(requestId, {}, fields, (...args) =>
+      this.scripts.finishUnstarted(...args.slice(0, 5), refusedAtSubmit ? "1" : "0", ...args.slice(5)),
+    );
+  }
+
+  /**
+   * For a request waiting in the queue: when it should start (s from now), by the same estimate as
+   * its status record's ETA less its own run; null when it is not waiting, or nothing is measured
+   * or no worker is live (then no estimate is made).
+   */
+  async startEstimateSeconds(requestId: string, now = Date.now()): Promise<number | null> {
+    const place = (await this.scripts.place(...queuePlaceKeys(this.keys), now, requestId)) as QueuePlaceReply;
+    if (place.length === 0) return null;
+    const [ahead, average, slots] = place;
+    const eta = queuedEtaSeconds(ahead, Number(average), slots);
+    return eta === undefined ? null : Math.max(0, eta - Number(average));
+  }
+
+  /**
    * Whatever the record says (already final, expired), the id leaves the queue's sets. Only the
    * record's write decides the outcome: should the queue's side fail (its node failing over), the
    * id stays in the unfinished set, where the lost-job sweep finds the record final and takes it out.
    * The writer that turned it final meters it (`used`: what it cost) and queues its webhook.
    */
-  private async finish(requestId: string, used: JobAmounts, fields: Record<string, string | number>): Promise<boolean> {
+  private async finish(
+    requestId: string,
+    used: JobAmounts,
+    fields: Record<string, string | number>,
+    script: LuaCommand = this.scripts.finish,
+  ): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
     const [written] = await Promise.all([
-      this.scripts.finish(
+      script(
         k.status(requestId),
         this.ttlSeconds,
         requestId,
