@@ -1,9 +1,9 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import { ApiKeyUsage } from "@chorus/platform/api-keys";
 import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { createWorkerRedis, redisKeys, type RedisTarget } from "@chorus/platform/redis";
 import { JobTimeStats, ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
+import { UsageMeter } from "@chorus/platform/usage";
 import type { Worker } from "bullmq";
 import {
   findLlamaServer,
@@ -88,11 +88,13 @@ export async function startTestWorker(
   connection.on("error", () => undefined); // as in production, an error event is not fatal (the worker waits for Redis)
   const keys = redisKeys(prefix);
   const characters = await loadCharacterCatalog();
+  const meter = new UsageMeter(connection, keys, testLogger("usage"));
   const deps: WorkerDeps = {
     connection,
     keys,
     logger: testLogger("worker"),
-    statuses: new StatusStore(connection, keys, 3600),
+    statuses: new StatusStore(connection, keys, 3600, undefined, meter),
+    meter,
     modelFor: (model) => ({ engine, character: characters[model] }),
     replyLengths: new ReplyLengthStats(connection, keys.replyLengthStats()),
     jobTimes: new JobTimeStats(connection, keys.textJobStats()),
@@ -101,7 +103,6 @@ export async function startTestWorker(
     progressIntervalMs: 20,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: 60_000,
-    usage: new ApiKeyUsage(connection, keys),
     budgets: new UsageBudgetLedger(connection, keys),
     speech: null,
     // As in production (apps/worker/src/dependencies.ts), a worker with a speech engine also speaks

@@ -12,8 +12,10 @@ import {
 import { ApiKeyError, ApiKeyStore } from "@chorus/platform/api-keys";
 import { parseCommandLine } from "@chorus/platform/process";
 import { redisKeys } from "@chorus/platform/redis";
+import { UsageReader } from "@chorus/platform/usage";
 import { runOnRedis } from "./command-redis.js";
 import { listLines, parseExpiry, rotateKey } from "./keys-lifecycle.js";
+import { keyUsage } from "./keys-usage.js";
 import { parseWebhookHosts, rotateWebhookSecret, UsageError } from "./keys-webhooks.js";
 
 const USAGE = `usage: npm run keys -- COMMAND
@@ -44,6 +46,10 @@ const USAGE = `usage: npm run keys -- COMMAND
           a new webhook signing secret for the key, printed on stdout (shown this once);
           with --overlap (90s, 30m, 1h, 2d) the one it replaces still signs beside it
           that long: deliveries carry both signatures while receivers move over
+  usage ID [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|model] [--json]
+          what the key's finished requests used (completed, error, cancelled; tokens,
+          speech characters and seconds), by UTC day (default) or by model; default
+          range: the 30 days ending today (UTC), at most 400 days
   list    every key, with column headers (LAST USED: to the minute)
   revoke ID | revoke --name NAME
           ID only ever matches an id; a name is revoked only with --name;
@@ -106,11 +112,14 @@ function parseCommand(args: string[]) {
       "webhook-hosts": { type: "string" },
       overlap: { type: "string" },
       expires: { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
+      by: { type: "string" },
     },
   });
 }
 
-async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Promise<void> {
+async function run(store: ApiKeyStore, usage: UsageReader, { values, positionals }: CommandLine): Promise<void> {
   const [command, target] = positionals;
   if (command === "create") {
     await create(store, values);
@@ -120,6 +129,8 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
     await rotateKey(store, target, values.overlap);
   } else if (command === "rotate-webhook-secret" && target !== undefined) {
     await rotateWebhookSecret(store, target, values.overlap);
+  } else if (command === "usage" && target !== undefined) {
+    await keyUsage(store, usage, target, values);
   } else if (command === "list") {
     process.stdout.write(listLines(await store.list())); // read before printing: a failure leaves no half a table
   } else if (command === "revoke" && (target === undefined) !== (values.name === undefined)) {
@@ -132,7 +143,7 @@ async function run(store: ApiKeyStore, { values, positionals }: CommandLine): Pr
 
 function whatWasWrong(command: string | undefined, target: string | undefined): string {
   if (command === undefined) return "no command given";
-  if (command === "update" || command === "rotate" || command === "rotate-webhook-secret")
+  if (command === "update" || command === "rotate" || command === "rotate-webhook-secret" || command === "usage")
     return `${command} needs an ID`;
   if (command === "revoke")
     return target === undefined ? "revoke needs an ID or --name NAME" : "revoke takes an ID or --name NAME, not both";
@@ -193,6 +204,7 @@ const commandLine = parseCommandLine(USAGE, parseCommand);
 // ApiError: the key store refused the input (the same bounds as the admin API's).
 await runOnRedis(
   "keys",
-  (redis, prefix) => run(new ApiKeyStore(redis, redisKeys(prefix)), commandLine),
+  (redis, prefix) =>
+    run(new ApiKeyStore(redis, redisKeys(prefix)), new UsageReader(redis, redisKeys(prefix)), commandLine),
   (error) => error instanceof UsageError || error instanceof ApiKeyError || error instanceof ApiError,
 );

@@ -6,6 +6,9 @@ import { startTestGateway } from "../../../test-support/gateway.js";
 import { KEYS_SCRIPT } from "../../../test-support/local-service.js";
 import { errorOf } from "../../../test-support/response-body.js";
 import request from "supertest";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
+import { UsageMeter } from "@chorus/platform/usage";
+import { testLogger } from "../../../test-support/logger.js";
 
 /** `npm run keys` as a user runs it, on the test Redis under a prefix of its own. */
 const prefix = uniquePrefix("keys-cli");
@@ -300,5 +303,43 @@ describe("npm run keys", () => {
     expect(failed.stderr).toBe(
       `keys: could not reach Redis at redis://admin:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
     );
+  });
+
+  it("when keys usage is run, then it prints what the key's finished requests used by day or model; a bad range or id is exit 2", async () => {
+    keys("create", "--name", "metered");
+    const id = idOf("metered");
+    const connection = createWorkerRedis(TEST_REDIS_URL);
+    try {
+      const meter = new UsageMeter(connection, redisKeys(prefix), testLogger("usage"));
+      const at = Date.parse("2026-04-02T10:00:00.000Z");
+      await meter.record({
+        jobId: "j1",
+        keyId: id,
+        model: "default",
+        end: "completed",
+        at,
+        completionTokens: 9,
+        promptTokens: 21,
+      });
+      await meter.record({ jobId: "j2", keyId: id, model: "Witch", end: "cancelled", at });
+    } finally {
+      connection.disconnect();
+    }
+    const byDay = keys("usage", id, "--from", "2026-04-01", "--to", "2026-04-30");
+    expect(byDay.code).toBe(0);
+    expect(byDay.stdout.trim().split("\n")).toEqual([
+      "DAY\tCOMPLETED\tERROR\tCANCELLED\tPROMPT\tCACHED\tCOMPLETION\tCHARS\tAUDIO S",
+      "2026-04-02\t1\t0\t1\t21\t0\t9\t0\t0",
+      "TOTAL\t1\t0\t1\t21\t0\t9\t0\t0",
+    ]);
+    const byModel = keys("usage", id, "--from", "2026-04-01", "--to", "2026-04-30", "--by", "model", "--json");
+    const report = JSON.parse(byModel.stdout) as { buckets: { model: string }[] };
+    expect(report.buckets.map((b) => b.model)).toEqual(["default", "Witch"]);
+    const reversed = keys("usage", id, "--from", "2026-04-30", "--to", "2026-04-01");
+    expect(reversed.code).toBe(2);
+    expect(reversed.stderr).toContain("from must not be after to");
+    expect(keys("usage", id, "--by", "week").code).toBe(2);
+    expect(keys("usage", "key_0000000000000000").code).toBe(2);
+    expect(keys("usage").code).toBe(2);
   });
 });

@@ -7,6 +7,7 @@ import { type GatewayMetrics } from "@chorus/platform/metrics";
 import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
 import { ModelFeatures, RequestIndex, type StatusStore } from "@chorus/platform/scheduler";
 import { type SpeechAudioStore } from "@chorus/platform/speech-audio";
+import type { UsageReader } from "@chorus/platform/usage";
 import type { Queue } from "bullmq";
 import express, { type Express, type Request, type Response } from "express";
 import { addAdminRoutes } from "./admin/admin-routes.js";
@@ -35,6 +36,7 @@ import { addPlaygroundRoutes } from "./playground/playground.route.js";
 import { addSpeechRoutes } from "./routes/speech.route.js";
 import { addBatchStatusRoute } from "./routes/batch-status.route.js";
 import { addRequestsListRoute } from "./routes/requests-list.route.js";
+import { addUsageRoute } from "./routes/usage.route.js";
 import { addStatusRoutes } from "./routes/status.route.js";
 import { addReplyAudioRoutes } from "./routes/reply-audio.route.js";
 import { addTextRoutes } from "./routes/text.route.js";
@@ -104,6 +106,8 @@ export interface GatewayDeps {
   corsOrigins: string[];
   /** Per-key, per-day usage counters: requests here, tokens and speech in the workers. */
   usage: ApiKeyUsage;
+  /** What keys' finished jobs used (metered by whoever finished them): GET /api/v2/usage, GET /admin/usage. */
+  usageReader: UsageReader;
   /** The requests this gateway admitted, on their way to `usage`. */
   requestCounts: RequestCounts;
   /** ADMIN_TOKEN: when set, the admin API and the queues dashboard exist (under /admin). */
@@ -206,6 +210,8 @@ export function buildApp(deps: GatewayDeps): Express {
     connections: redisConnections(deps),
   };
   addOpenAiRoutes(app, openAi, { authenticate: authenticated, status });
+  // After the paths every request takes (submits, polls): each route layer before them costs them a match.
+  addUsageRoute(app, deps.usageReader, { authenticate: authenticated, limit: status });
   addHealthRoutes(app, redisConnections(deps), deps.instanceId);
   addMetricsRoute(app, deps.metrics, deps.metricsToken);
   addOpenApiRoute(app);

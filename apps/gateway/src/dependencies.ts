@@ -15,6 +15,7 @@ import {
 } from "@chorus/platform/redis";
 import { StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
+import { UsageMeter, UsageReader } from "@chorus/platform/usage";
 import { createWebhookQueue, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
 import { FILE_LIMITS, QUEUES } from "@chorus/contracts";
 import { RedisFileStore } from "@chorus/platform/files";
@@ -88,6 +89,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const queues = speech ? [textQueue, speech.queue] : [textQueue];
   const metrics = createMetrics("gateway", { queueDepth: readQueueDepths(queues) });
   const usage = new ApiKeyUsage(redis, keys);
+  // A cancel turns the record final here, so the gateway meters it: on the queue's connection, as webhooks' scripts.
+  const meter = new UsageMeter(queueRedis, keys, logger);
   const requestCounts = new RequestCounts(usage, USAGE_FLUSH_MS, logger);
   const openStreams = new OpenStreams(redis, keys, { perGateway: config.MAX_STREAMS_PER_GATEWAY }, logger);
   return {
@@ -106,7 +109,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     // The record is written (and confirmed) before its job is added, so it may go down the lean,
     // auto-pipelined connection; the job's replicas confirm the record's too (one replication stream).
     textJobs: new TextJobs(
-      new StatusStore(redis, keys, config.STATUS_TTL_SECONDS, webhookOutbox),
+      new StatusStore(redis, keys, config.STATUS_TTL_SECONDS, webhookOutbox, meter),
       textQueue,
       redis,
       keys,
@@ -152,6 +155,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     corsOrigins: parseCorsOrigins(config.CORS_ORIGINS),
     // Read by the admin API; requests are added to it by requestCounts, about once a second.
     usage,
+    usageReader: new UsageReader(redis, keys),
     requestCounts,
     adminToken: config.ADMIN_TOKEN,
     queues: [...queues, webhookQueue],

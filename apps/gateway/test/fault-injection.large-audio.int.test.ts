@@ -1,9 +1,9 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { QUEUES, type StatusRecord } from "@chorus/contracts";
-import { ApiKeyUsage } from "@chorus/platform/api-keys";
 import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
+import { UsageMeter } from "@chorus/platform/usage";
 import { Queue, Worker } from "bullmq";
 import request from "supertest";
 import { startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
@@ -54,7 +54,7 @@ beforeAll(async () => {
     keys,
     logger: testLogger("worker"),
     audioTtlSeconds: 300,
-    usage: new ApiKeyUsage(workerConnection, keys),
+    meter: new UsageMeter(workerConnection, keys, testLogger("usage")),
     budgets: new UsageBudgetLedger(workerConnection, keys),
   });
   speechWorker = new Worker(QUEUES.speech, processor, {

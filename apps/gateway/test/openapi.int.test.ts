@@ -145,7 +145,7 @@ describe("GET /openapi.json", () => {
       .filter(([path]) => path.startsWith("/admin/"))
       .flatMap(([, item]) => Object.values(item as Record<string, OperationObject>).map((op) => op.operationId));
     expect(own([{ adminToken: [] }]).sort()).toEqual(adminOperations.sort());
-    expect(adminOperations).toHaveLength(8);
+    expect(adminOperations).toHaveLength(9);
     expect(operations(served).filter(([, op]) => op.security !== undefined)).toHaveLength(2 + adminOperations.length);
   });
 

@@ -9,6 +9,7 @@ import {
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 import {
   EspeakSpeechEngine,
   type LlmEngine,
@@ -130,6 +131,14 @@ describeWithModel("the playground (GET /) in a real browser, on the real gateway
     await expect(reply().locator(".who").textContent()).resolves.toBe("Morwenna");
     await expect(reply().getByTestId("stop").isHidden()).resolves.toBe(true);
     await expect(reply().getByTestId("speak").isVisible()).resolves.toBe(true);
+    // The key's usage today, as the worker metered this reply: once its job has ended (the record turns final a
+    // round trip before its metering), the key is given again, as a user would, and the page reads it.
+    await waitFor("the reply's job ended", async () => (await on.gw.deps.queues[0]!.getJobs(["completed"])).length > 0);
+    await page.getByTestId("api-key").dispatchEvent("change");
+    await page
+      .getByTestId("usage-today")
+      .filter({ hasText: "1 request (1 completed, 0 failed, 0 cancelled)" })
+      .waitFor();
     // The API calls went through the SDK's browser build, served from packages/client/dist.
     expect(watched.requested).toContain(`${on.origin}/playground/client/index.js`);
     await expect(

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { StatusRecord } from "@chorus/contracts";
+import type { UsageFigures } from "@chorus/platform/usage";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { freePort, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
@@ -141,21 +143,28 @@ async function submitUntilAccepted(idempotencyKey: string): Promise<string> {
   }
 }
 
-async function finalStatusOf(id: string): Promise<string> {
+async function finalRecordOf(id: string): Promise<StatusRecord> {
   return until(
     `request ${id} final`,
     async () => {
       const res = await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" }).timeout(15_000);
       answered.push(res.status);
-      const status = (res.body as { status?: string }).status;
-      return res.status === 200 && status !== "processing" ? status : null;
+      const record = res.body as StatusRecord;
+      return res.status === 200 && record.status !== "processing" ? record : null;
     },
     240_000,
   );
 }
 
+/** The key's usage over every model (the default range ends today). */
+async function usageTotal(): Promise<UsageFigures> {
+  const res = await request(gw.app).get("/api/v2/usage?groupBy=model").auth(key, { type: "bearer" }).timeout(15_000);
+  expect(res.status).toBe(200);
+  return (res.body as { total: UsageFigures }).total;
+}
+
 describe("when the Redis master is killed under load and Sentinel promotes a replica", () => {
-  it("then every accepted submit ends completed, no answer is a 500, and submits succeed after the failover", async () => {
+  it("then every accepted submit ends completed, no answer is a 500, submits succeed after the failover, and the key's usage is the sum of its completed records", async () => {
     const oldMasterPort = portOf(master);
     let running = true;
     let counter = 0;
@@ -179,8 +188,20 @@ describe("when the Redis master is killed under load and Sentinel promotes a rep
     running = false;
     await Promise.all(clients);
 
-    const finals = await Promise.all(accepted.map(finalStatusOf));
-    expect(finals.filter((status) => status !== "completed")).toEqual([]);
+    const finals = await Promise.all(accepted.map(finalRecordOf));
+    expect(finals.map((record) => record.status).filter((status) => status !== "completed")).toEqual([]);
     expect(answered.filter((status) => status >= 500 && status !== 503)).toEqual([]);
+    // Nothing counted was lost or counted twice over the failover: the key's usage is the sum of its completed records.
+    const sum = (pick: (record: StatusRecord) => number | undefined) =>
+      finals.reduce((total, record) => total + (pick(record) ?? 0), 0);
+    // A record turns final, then its writer meters it: wait until every completion is counted, then check the sums.
+    const total = await until("every completion metered", async () => {
+      const read = await usageTotal();
+      return read.requests.completed >= finals.length ? read : null;
+    });
+    expect(total.requests).toEqual({ completed: finals.length, error: 0, cancelled: 0 });
+    expect(total.completionTokens).toBe(sum((record) => record.tokens));
+    expect(total.promptTokens).toBe(sum((record) => record.promptTokens));
+    expect(total.cachedPromptTokens).toBe(sum((record) => record.cachedTokens));
   }, 400_000);
 });

@@ -1,10 +1,11 @@
 import { SPEECH_LIMITS } from "@chorus/contracts";
-import { ApiKeyUsage, WebhookSecrets } from "@chorus/platform/api-keys";
+import { WebhookSecrets } from "@chorus/platform/api-keys";
 import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { type Logger } from "@chorus/platform/logger";
 import { createWorkerRedis, redisKeys, redisTargetOf, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 import { JobTimeStats, ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
+import { UsageMeter } from "@chorus/platform/usage";
 import { createWebhookQueue, WebhookBreakers, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
 import { findLlamaServer } from "./engines/llm/llama-server.build.js";
 import { loadCharacterCatalog } from "./characters/character-catalog.js";
@@ -78,11 +79,13 @@ export async function createWorkerDeps(
   const replyLengths = new ReplyLengthStats(connection, keys.replyLengthStats());
   await replyLengths.load();
   await publishModelFeatures(new ModelFeatures(connection, keys.modelFeatures()), registry.modelFor, logger);
+  const meter = new UsageMeter(connection, keys, logger);
   return {
     connection,
     keys,
     logger,
-    statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS, webhookOutbox),
+    statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS, webhookOutbox, meter),
+    meter,
     modelFor: registry.modelFor,
     replyLengths,
     jobTimes: new JobTimeStats(connection, keys.textJobStats()),
@@ -91,7 +94,6 @@ export async function createWorkerDeps(
     progressIntervalMs: config.PROGRESS_INTERVAL_MS,
     fallbackTokensPerSecond: 10,
     jobTimeLimitMs: config.JOB_TIME_LIMIT_MS,
-    usage: new ApiKeyUsage(connection, keys),
     budgets: new UsageBudgetLedger(connection, keys),
     speech: speech ? { speech, concurrency: config.TTS_CONCURRENCY, audioTtlSeconds: config.AUDIO_TTL_SECONDS } : null,
     replySpeech: {

@@ -53,6 +53,7 @@ try {
   );
   const workers = createWorkers({ ...deps, routing });
   instrumentWorkers(workers, metrics);
+  deps.meter.onCounted = (job) => metrics.recordUsage(job);
   const health = createHealthServer({
     host: config.WORKER_HTTP_HOST,
     port: config.WORKER_HTTP_PORT,

@@ -12,6 +12,7 @@ import { createSpokenReplyQueue } from "@chorus/platform/queues";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
+import type { UsageMeter } from "@chorus/platform/usage";
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { isFinalFailure } from "./processors/final-failure.js";
 import { failureOf } from "./records/failure-message.js";
@@ -26,6 +27,8 @@ import { takeOverTiming } from "./take-over.js";
 
 export interface WorkerDeps extends GenerateTextDeps {
   connection: RedisClient;
+  /** Meters finished jobs into their key's usage: the status store's for text, the speech processor's own. */
+  meter: UsageMeter;
   keys: RedisKeys;
   statuses: StatusStore;
   logger: Logger;
@@ -34,7 +37,7 @@ export interface WorkerDeps extends GenerateTextDeps {
   lockDurationMs: number;
   /** Null where this worker does no speech. */
   speech:
-    | (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "usage" | "budgets"> & { concurrency: number })
+    | (Omit<SynthesizeSpeechDeps, "connection" | "keys" | "logger" | "meter" | "budgets"> & { concurrency: number })
     | null;
   /** Null or absent where this worker delivers no webhooks. */
   webhooks?: Omit<WebhookWorkerDeps, "connection" | "keys" | "statuses" | "logger"> | null;
@@ -46,9 +49,9 @@ type SpeechQueueJob = SynthesizeSpeechJob | SpeakReplyJob;
 
 /** The speech queue's two kinds of job: speech requests, and the replies text jobs hand over to speak (`speak`). */
 function speechProcessor(deps: WorkerDeps, speech: NonNullable<WorkerDeps["speech"]>) {
-  const { connection, keys, logger, usage, statuses, replySpeech, budgets } = deps;
-  const synthesize = synthesizeSpeechProcessor({ ...speech, connection, keys, logger, usage, budgets });
-  const speakReply = replySpeech ? spokenReplyProcessor({ replySpeech, statuses, usage, budgets, logger }) : null;
+  const { connection, keys, logger, meter, statuses, replySpeech, budgets } = deps;
+  const synthesize = synthesizeSpeechProcessor({ ...speech, connection, keys, logger, meter, budgets });
+  const speakReply = replySpeech ? spokenReplyProcessor({ replySpeech, statuses, budgets, logger }) : null;
   return (job: Job<SpeechQueueJob>, token?: string, signal?: AbortSignal) => {
     if (job.name !== JOB_NAMES.speakReply) return synthesize(job as Job<SynthesizeSpeechJob>, token, signal);
     if (!speakReply) throw new UnrecoverableError("this worker speaks no replies");

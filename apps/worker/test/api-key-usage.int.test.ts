@@ -1,5 +1,6 @@
 import type { StatusRecord } from "@chorus/contracts";
 import type { DailyUsage } from "@chorus/platform/api-keys";
+import type { UsageReport } from "@chorus/platform/usage";
 import request from "supertest";
 import { characterRequest, defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import type { TestGateway } from "../../../test-support/gateway.js";
@@ -22,6 +23,14 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
   afterAll(() => service.close(), 60_000);
 
   const admin = (path: string) => request(gw.app).get(path).auth(ADMIN_TOKEN, { type: "bearer" });
+  const utcToday = () => new Date().toISOString().slice(0, 10);
+
+  /** GET /api/v2/usage with the key itself. */
+  async function ownUsage(key: string, query: string): Promise<UsageReport> {
+    const res = await request(gw.app).get(`/api/v2/usage?${query}`).auth(key, { type: "bearer" });
+    expect(res.status).toBe(200);
+    return res.body as UsageReport;
+  }
 
   /** Waits (Prefer: wait) until the record is final; returns it and how many polls that took. */
   async function finalRecord(key: string, id: string): Promise<{ record: StatusRecord; polls: number }> {
@@ -93,6 +102,31 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
       promptTokens: today.promptTokens,
       speechSeconds: today.speechSeconds,
     });
+
+    // The key reads the same, by model: each text model its completed records' tokens, speech under its engine.
+    const byModel = await ownUsage(key, "groupBy=model");
+    const engine = service.worker.deps.speech!.speech.name;
+    expect(byModel.buckets.map((b) => "model" in b && b.model).sort()).toEqual(["default", engine, "Witch"].sort());
+    for (const [model, record] of [
+      ["default", records[0]!],
+      ["Witch", records[1]!],
+    ] as const)
+      expect(byModel.buckets.find((b) => "model" in b && b.model === model)).toEqual({
+        model,
+        requests: { completed: 1, error: 0, cancelled: 0 },
+        promptTokens: record.promptTokens,
+        cachedPromptTokens: record.cachedTokens ?? 0,
+        completionTokens: record.tokens,
+        characters: 0,
+        audioSeconds: 0,
+      });
+    const speech = byModel.buckets.find((b) => "model" in b && b.model === engine)!;
+    expect(speech.requests).toEqual({ completed: 1, error: 0, cancelled: 0 });
+    expect(speech.characters).toBe("The witch stirred her cauldron slowly.".length);
+    expect(speech.audioSeconds).toBeCloseTo(Number(spoken.headers["x-audio-duration"]), 2);
+    const byDay = await ownUsage(key, `from=${utcToday()}&to=${utcToday()}`);
+    expect(byDay.buckets).toEqual([{ day: utcToday(), ...byDay.total }]);
+    expect(byDay.total).toEqual(byModel.total);
   }, 120_000);
 
   it("when a reply is spoken on completion (speak), then its seconds count as the key's speech, once", async () => {
@@ -117,5 +151,10 @@ describeWithModel("an API key's usage, counted by the gateway and a real worker"
     expect(Number(today.speechSeconds)).toBeGreaterThan(0);
     // The submit spent a unit of the speech budget as well as of the text one: it counts in both.
     expect(today.requests).toMatchObject({ text: 1, tts: 2 });
+    // One finished job: the spoken characters and seconds count under its text model.
+    const { total } = await ownUsage(key, "groupBy=model");
+    expect(total.requests).toEqual({ completed: 1, error: 0, cancelled: 0 });
+    expect(total.characters).toBe([...record.reply!].length);
+    expect(total.audioSeconds).toBeCloseTo(Number(audio.headers["x-audio-duration"]), 2);
   }, 120_000);
 });

@@ -20,6 +20,7 @@ export {
 export { compileQueryValidator, compileValidator, type Validator } from "./validation/validator.js";
 export * from "./speech/index.js";
 export * from "./webhooks/index.js";
+export * from "./usage/index.js";
 export * from "./scopes.js";
 export * from "./rate-limits.js";
 export { errorEnvelopeSchema } from "./errors.schema.js";

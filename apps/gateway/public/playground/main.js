@@ -20,6 +20,7 @@ const AUDIO_TYPES = { mp3: "audio/mpeg", wav: "audio/wav", opus: "audio/ogg; cod
 
 const ui = {
   key: byId("api-key", HTMLInputElement),
+  usageToday: byId("usage-today", HTMLParagraphElement),
   model: byId("model", HTMLSelectElement),
   description: byId("model-description", HTMLParagraphElement),
   botName: byId("bot-name", HTMLInputElement),
@@ -97,6 +98,31 @@ async function loadVoices() {
     clearError();
   } catch (error) {
     showError(error);
+  }
+}
+
+/**
+ * @typedef {{ requests: { completed: number, error: number, cancelled: number }, promptTokens: number,
+ *   completionTokens: number, audioSeconds: number }} UsageTotal What GET /api/v2/usage totals.
+ */
+
+/** The key's usage today (UTC), from GET /api/v2/usage: what its finished requests used. */
+async function showUsageToday() {
+  const key = ui.key.value.trim();
+  if (!key) return;
+  const today = new Date().toISOString().slice(0, 10);
+  try {
+    const res = await fetch(`/api/v2/usage?from=${today}&to=${today}`, { headers: { Authorization: `Bearer ${key}` } });
+    if (!res.ok) throw new Error(`usage: HTTP ${res.status}`);
+    const { total } = /** @type {{ total: UsageTotal }} */ (await res.json());
+    const { completed, error, cancelled } = total.requests;
+    const requests = completed + error + cancelled;
+    ui.usageToday.textContent =
+      `Usage today (UTC): ${requests} request${requests === 1 ? "" : "s"} (${completed} completed, ${error} failed, ` +
+      `${cancelled} cancelled) · ${total.promptTokens} prompt + ${total.completionTokens} completion tokens · ` +
+      `${total.audioSeconds} s of audio`;
+  } catch (error) {
+    ui.usageToday.textContent = `Usage today: could not be read (${messageOf(error)})`;
   }
 }
 
@@ -199,6 +225,7 @@ async function send(text) {
     const record = await api.wait(id, { onUpdate: (snapshot) => view.update(snapshot) });
     view.finish(record);
     if (record.status === "completed") chat.add("Bot", record.reply ?? "");
+    void showUsageToday();
   } catch (error) {
     showError(error);
     view.finish({ status: "error", error: messageOf(error) });
@@ -232,6 +259,7 @@ function restoreKey() {
   if (stored) ui.key.value = stored;
   ui.key.addEventListener("input", () => sessionStorage.setItem(KEY_STORAGE, ui.key.value.trim()));
   ui.key.addEventListener("change", loadVoices);
+  ui.key.addEventListener("change", showUsageToday);
 }
 
 async function start() {
@@ -256,7 +284,7 @@ async function start() {
     }
   });
   ui.send.disabled = false;
-  await loadVoices();
+  await Promise.all([loadVoices(), showUsageToday()]);
 }
 
 restoreKey();

@@ -13,6 +13,7 @@ import { SCHEMAS } from "./schemas.js";
 import { replyAudioPaths, speechPaths } from "./speech.paths.js";
 import { statusPaths } from "./status.paths.js";
 import { textPaths } from "./text.paths.js";
+import { USAGE_SCHEMAS, usagePaths } from "./usage.paths.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -61,6 +62,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ...textPaths(),
       ...statusPaths(),
       ...listPaths(),
+      ...usagePaths(),
       ...speechPaths(),
       ...replyAudioPaths(),
       ...openAiPaths(),
@@ -90,6 +92,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
         ...RESPONSES_SCHEMAS,
         ...FILES_SCHEMAS,
         ...ADMIN_SCHEMAS,
+        ...USAGE_SCHEMAS,
       },
       parameters: PARAMETERS,
       headers: HEADERS,

@@ -8,7 +8,6 @@ import {
   type SpeakOptions,
   type SpeakReplyJob,
 } from "@chorus/contracts";
-import type { ApiKeyUsage } from "@chorus/platform/api-keys";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { JobTimeStats, StatusStore } from "@chorus/platform/scheduler";
@@ -48,8 +47,6 @@ export interface GenerateTextDeps {
    * slot and is recorded: the text slot is free meanwhile. Absent: replies are spoken here, in the text slot.
    */
   speakLater?: ((job: SpeakReplyJob) => Promise<void>) | null;
-  /** Per-key usage: a completed generation's tokens are counted once its record is written. */
-  usage: ApiKeyUsage;
   /** Per-key usage budgets: each job's end settles what it held (docs/budgets.md). */
   budgets: UsageBudgetLedger;
   /** Publishes on the reply-delta channel, for jobs whose client streams the reply (absent: none is published). */
@@ -151,8 +148,8 @@ async function recordHere(
   const { requestId, model, request } = data;
   const spoken = request.speak
     ? await speakReply(deps.replySpeech, { requestId, model, reply: reply.reply, speak: request.speak, signal, log })
-    : { record: {}, seconds: 0 };
-  await recordReply(deps, data, { ...reply, ...spoken.record }, spoken.seconds, log);
+    : null;
+  await recordReply(deps, data, { ...reply, ...spoken?.record }, spoken?.spoken, log);
 }
 
 /** What a text job returns to BullMQ: the worker's metrics read it (worker-metrics.ts). */

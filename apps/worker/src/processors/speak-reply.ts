@@ -20,10 +20,10 @@ export interface ReplySpeechDeps {
   maxChars: number;
 }
 
-/** What the completed record gains (`audioUrl` or `audioError`), and the seconds spoken, for the key's usage. */
+/** What the completed record gains (`audioUrl` or `audioError`), and what was spoken, for the key's usage. */
 export interface SpokenReply {
   record: { audioUrl?: string; audioTruncated?: true; audioError?: string };
-  seconds: number;
+  spoken?: { characters: number; audioSeconds: number };
 }
 
 export interface ReplyToSpeak {
@@ -74,7 +74,7 @@ export async function speakReply(
       ms: Date.now() - started,
     });
     const record = { audioUrl: replyAudioPath(requestId), ...(!spoken.whole && { audioTruncated: true as const }) };
-    return { record, seconds: audio.durationSeconds ?? 0 };
+    return { record, spoken: { characters: [...spoken.text].length, audioSeconds: audio.durationSeconds ?? 0 } };
   } catch (error) {
     if (signal.aborted) throw error;
     log.warn("reply could not be spoken", { error: String(error) });
@@ -87,5 +87,5 @@ export async function speakReply(
 }
 
 function unspoken(audioError: string): SpokenReply {
-  return { record: { audioError }, seconds: 0 };
+  return { record: { audioError } };
 }

@@ -44,8 +44,10 @@ export function spokenReplyProcessor(deps: SpokenReplyDeps) {
       signal: signal ?? new AbortController().signal,
       log,
     });
-    await recordReply(deps, job.data, { ...reply, ...spoken.record }, spoken.seconds, log);
+    await recordReply(deps, job.data, { ...reply, ...spoken.record }, spoken.spoken, log);
     log.info("spoken reply recorded", { spoken: spoken.record.audioUrl !== undefined });
-    return spoken.record.audioUrl === undefined ? undefined : { format: speak.format, durationSeconds: spoken.seconds };
+    return spoken.record.audioUrl === undefined
+      ? undefined
+      : { format: speak.format, durationSeconds: spoken.spoken?.audioSeconds ?? 0 };
   };
 }

@@ -1,9 +1,9 @@
 import { SPEECH_REQUEST_REJECTED, type SpeechJobResult, type SynthesizeSpeechJob } from "@chorus/contracts";
-import { type ApiKeyUsage } from "@chorus/platform/api-keys";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { type Logger } from "@chorus/platform/logger";
 import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
 import { SpeechAudioStore, SpeechAudioStreamWriter } from "@chorus/platform/speech-audio";
+import type { FinishedJob, UsageMeter } from "@chorus/platform/usage";
 import { UnrecoverableError, type Job } from "bullmq";
 import {
   SpeechEngineError,
@@ -20,10 +20,21 @@ export interface SynthesizeSpeechDeps {
   logger: Logger;
   /** How long audio may wait in Redis for its gateway (a backstop: the gateway deletes it once delivered). */
   audioTtlSeconds: number;
-  /** Per-key usage: seconds of speech synthesized. */
-  usage: ApiKeyUsage;
+  /** Meters each finished speech job (completed, or failed for good) into its key's usage, once per job id. */
+  meter: UsageMeter;
   /** Per-key usage budgets: the job's hold is settled with the seconds made. */
   budgets: UsageBudgetLedger;
+}
+
+/**
+ * A speech job's end, for its key's usage (`audio`: the audio made; null: failed for good), under
+ * the speech engine's name, as a text job's is under its model.
+ */
+function finishedSpeech(job: Job<SynthesizeSpeechJob>, engine: string, audio: SynthesizedAudio | null): FinishedJob {
+  const { requestId: jobId, keyId, request } = job.data;
+  if (!audio) return { jobId, keyId, model: engine, end: "error" };
+  const audioSeconds = audio.durationSeconds ?? 0;
+  return { jobId, keyId, model: engine, end: "completed", characters: [...request.text].length, audioSeconds };
 }
 
 /**
@@ -92,9 +103,7 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
         );
       // Counted before the answer can end (the job completes, the stream's end), so usage read after it includes it;
       // never fails the job.
-      await deps.usage
-        .countSpeech(job.data.keyId, audio.durationSeconds ?? 0)
-        .catch((e: unknown) => deps.logger.warn("could not count usage", { jobId: requestId, error: String(e) }));
+      await deps.meter.record(finishedSpeech(job, deps.speech.name, audio));
       const use = { tokens: 0, audioMs: Math.round((audio.durationSeconds ?? 0) * 1000) };
       await settleJobBudget(deps.budgets, job.data, use, deps.logger);
       if (stream) await stream.end(meta);
@@ -110,6 +119,7 @@ export function synthesizeSpeechProcessor(deps: SynthesizeSpeechDeps) {
       return meta;
     } catch (error) {
       const failure = asJobFailure(error, published);
+      if (isLastAttempt(job, failure)) await deps.meter.record(finishedSpeech(job, deps.speech.name, null));
       if (stream && isLastAttempt(job, failure)) {
         const reason = failure instanceof Error ? failure.message : String(failure);
         await stream

@@ -1,5 +1,4 @@
 import type { BudgetHold } from "@chorus/contracts";
-import type { ApiKeyUsage } from "@chorus/platform/api-keys";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import { measuredTurnCost, type Completion, type StatusStore } from "@chorus/platform/scheduler";
@@ -8,11 +7,10 @@ import { settleJobBudget } from "./settle-budget.js";
 
 export interface RecordReplyDeps {
   statuses: StatusStore;
-  usage: ApiKeyUsage;
   budgets: UsageBudgetLedger;
 }
 
-/** Whose reply it is, what admission charged its key in turns (absent in older jobs), and what it held of its budgets. */
+/** Whose reply it is, its turn charge (absent in older jobs), and what it held of its key's budgets. */
 export interface ReplyOwner {
   requestId: string;
   keyId: string;
@@ -24,30 +22,30 @@ export interface ReplyOwner {
 /**
  * Writes a completed record, whichever job ends the request (its text job, or its spoken reply's on the
  * speech queue). A reply that cannot be written is not thrown away at the first error: a failed attempt
- * would generate it all over again. Only the attempt that wrote the record counts its tokens and spoken
- * seconds (as the record says, once) and corrects its key's turns by what it really cost. Resolves to
- * whether this call wrote it.
+ * would generate it all over again. The store meters the job into its key's usage as it writes the
+ * record (once, whoever writes it: `spoken` is what was spoken); the key's budgets are settled with
+ * what the engine did whoever wrote it; only the writer corrects its key's turns by what it really
+ * cost. Resolves to whether this call wrote it.
  */
 export async function recordReply(
   deps: RecordReplyDeps,
   owner: ReplyOwner,
   completion: Completion,
-  spokenSeconds: number,
+  spoken: { characters: number; audioSeconds: number } | undefined,
   log: Logger,
 ): Promise<boolean> {
   const onRetry = (error: unknown, attempt: number) =>
     log.warn("could not record reply; retrying", { attempt, error: String(error) });
-  const written = await retryFinalWrite(() => deps.statuses.complete(owner.requestId, completion), { onRetry });
+  const recorded = { ...completion, ...(spoken && { spoken }) };
+  const written = await retryFinalWrite(() => deps.statuses.complete(owner.requestId, recorded), { onRetry });
   // What the engine did is the key's use whoever wrote the record (a cancel arriving as it finished).
-  const use = { tokens: completion.tokens + completion.promptTokens, audioMs: Math.round(spokenSeconds * 1000) };
-  await settleJobBudget(deps.budgets, owner, use, log);
+  const audioMs = Math.round((spoken?.audioSeconds ?? 0) * 1000);
+  await settleJobBudget(deps.budgets, owner, { tokens: completion.tokens + completion.promptTokens, audioMs }, log);
   if (!written) return false;
   const { keyId, turnCost } = owner;
-  const counted = Promise.all([
-    deps.usage.countGeneration(keyId, completion.tokens, completion.promptTokens),
-    spokenSeconds > 0 ? deps.usage.countSpeech(keyId, spokenSeconds) : null,
-    turnCost === undefined ? null : deps.statuses.settleTurn(keyId, turnCost, measuredTurnCost(completion)),
-  ]);
-  await counted.catch((e: unknown) => log.warn("could not count usage or settle the turn", { error: String(e) }));
+  if (turnCost !== undefined)
+    await deps.statuses
+      .settleTurn(keyId, turnCost, measuredTurnCost(completion))
+      .catch((e: unknown) => log.warn("could not settle the turn", { error: String(e) }));
   return true;
 }

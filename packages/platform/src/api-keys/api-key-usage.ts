@@ -1,13 +1,15 @@
 import { LIMITED_OPERATIONS, type OperationLimits } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
+import { figuresByModel } from "../usage/usage-figures.js";
+import { USAGE_KEEP_SECONDS, utcDay } from "../usage/usage-meter.js";
+
+export { utcDay };
 
 export type UsageOperation = keyof OperationLimits;
 
 /** Days GET /admin/keys/{id}/usage reports. */
 export const USAGE_DAYS = 30;
-/** A day's counters outlive the report's window a little, then expire on their own. */
-const KEEP_SECONDS = 35 * 24 * 3600;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** What one API key used on one UTC day. */
@@ -16,15 +18,13 @@ export interface DailyUsage {
   date: string;
   /** Requests admitted past authentication and the operation's rate limit. */
   requests: Record<UsageOperation, number>;
-  /** Generated tokens and prompt tokens of completed text requests. */
+  /** Generated tokens and prompt tokens of completed text requests (by model: GET /admin/usage). */
   tokens: number;
   promptTokens: number;
   /** Seconds of speech synthesized. */
   speechSeconds: number;
 }
 
-/** `YYYY-MM-DD` of a time (ms), UTC: the day a usage figure is counted on. */
-export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const requestField = (operation: UsageOperation) => `requests:${operation}`;
 
 function fromHash(date: string, hash: Record<string, string>): DailyUsage {
@@ -33,12 +33,16 @@ function fromHash(date: string, hash: Record<string, string>): DailyUsage {
     UsageOperation,
     number
   >;
+  // What the jobs' metering added, over every model; `tokens`, `promptTokens`, `speechMs`: what releases before it
+  // counted (kept while their days last).
+  const metered = [...figuresByModel(hash).values()];
+  const sum = (pick: (f: (typeof metered)[number]) => number) => metered.reduce((total, f) => total + pick(f), 0);
   return {
     date,
     requests,
-    tokens: count("tokens"),
-    promptTokens: count("promptTokens"),
-    speechSeconds: count("speechMs") / 1000,
+    tokens: count("tokens") + sum((f) => f.completionTokens),
+    promptTokens: count("promptTokens") + sum((f) => f.promptTokens),
+    speechSeconds: Math.round(count("speechMs") + sum((f) => f.audioSeconds) * 1000) / 1000,
   };
 }
 
@@ -59,8 +63,9 @@ export function sumUsage(days: DailyUsage[]): Omit<DailyUsage, "date"> {
 
 /**
  * Per-key, per-UTC-day usage counters: one Redis hash a key a day, bumped with HINCRBY, its
- * expiry renewed with each bump (so a day's counters leave by themselves). Gateways count requests,
- * workers count tokens and speech; reading 30 days is one pipelined round trip.
+ * expiry renewed with each bump (so a day's counters leave by themselves). Gateways count the
+ * requests they admit here; what jobs used is metered into the same hash (usage/usage-meter.ts);
+ * reading 30 days is one pipelined round trip.
  */
 export class ApiKeyUsage {
   constructor(
@@ -87,15 +92,6 @@ export class ApiKeyUsage {
     );
   }
 
-  async countGeneration(keyId: string, tokens: number, promptTokens: number): Promise<void> {
-    await this.add(keyId, { tokens, promptTokens });
-  }
-
-  async countSpeech(keyId: string, seconds: number): Promise<void> {
-    // Whole milliseconds: HINCRBY keeps the sum exact, where HINCRBYFLOAT would drift.
-    await this.add(keyId, { speechMs: Math.round(seconds * 1000) });
-  }
-
   /** The last `days` UTC days, today last, zeros where nothing was counted. */
   async lastDays(keyId: string, days = USAGE_DAYS): Promise<DailyUsage[]> {
     const today = this.now();
@@ -118,7 +114,7 @@ export class ApiKeyUsage {
     const key = this.keys.apiKeyUsage(keyId, day);
     const transaction = this.redis.multi();
     for (const [field, amount] of Object.entries(amounts)) transaction.hincrby(key, field, amount);
-    const replies = await transaction.expire(key, KEEP_SECONDS).exec();
+    const replies = await transaction.expire(key, USAGE_KEEP_SECONDS).exec();
     const failed = replies?.find(([error]) => error)?.[0];
     if (!replies || failed) throw failed ?? new Error("usage transaction discarded");
   }

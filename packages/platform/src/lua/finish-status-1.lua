@@ -13,8 +13,9 @@
     ARGV[5..] field, value, field, value... (the final record's fields)
 
   Output:
-    0 when not written; else, for a record with a webhook, {webhook URL, owner, webhook events}
-    (for this writer, the one that turned it final, to queue its one delivery), or 1 without one
+    0 when not written; else {owner, model, webhook URL or '', webhook events or ''}: for this
+    writer, the one that turned it final, to meter the job into its owner's usage and to queue its
+    one webhook delivery
 ]]
 --- @include "includes/finish-record"
 

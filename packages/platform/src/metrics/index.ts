@@ -2,6 +2,7 @@ export {
   createMetrics,
   type GatewayMetrics,
   type JobOutcome,
+  type MeteredUse,
   type MetricsOptions,
   type ServiceName,
   type WorkerMetrics,

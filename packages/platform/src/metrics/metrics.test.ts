@@ -35,6 +35,20 @@ describe("createMetrics", () => {
     expect(text).not.toContain("jobs_total");
   });
 
+  it("when metered jobs are recorded, then usage totals show their tokens and audio by model and kind, with no key label", async () => {
+    const metrics = createMetrics("worker");
+    metrics.recordUsage({ model: "Witch", promptTokens: 30, cachedPromptTokens: 10, completionTokens: 7 });
+    metrics.recordUsage({ model: "Witch", promptTokens: 5, completionTokens: 2, audioSeconds: 1.5 });
+    metrics.recordUsage({ model: "espeak-ng", audioSeconds: 2.25 });
+    const text = await metrics.render();
+    expect(sample(text, 'usage_tokens_total{model="Witch",kind="prompt"}')).toBe(35);
+    expect(sample(text, 'usage_tokens_total{model="Witch",kind="cached_prompt"}')).toBe(10);
+    expect(sample(text, 'usage_tokens_total{model="Witch",kind="completion"}')).toBe(9);
+    expect(sample(text, 'usage_audio_seconds_total{model="Witch"}')).toBe(1.5);
+    expect(sample(text, 'usage_audio_seconds_total{model="espeak-ng"}')).toBe(2.25);
+    expect(text).not.toMatch(/usage_[a-z_]+\{[^}]*key/);
+  });
+
   it("when worker jobs, generations and syntheses are recorded, then each metric shows them", async () => {
     const metrics = createMetrics("worker");
     metrics.recordJob("text-generation", "completed");

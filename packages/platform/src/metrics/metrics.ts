@@ -51,6 +51,17 @@ export interface WorkerMetrics extends ServiceMetrics {
   recordWebhookBreaker(change: "paused" | "closed"): void;
   /** One cache-aware routing decision on a text job this worker took from the shared queue (RoutingDecision). */
   recordRouting(decision: string): void;
+  /** One finished job as metered into its key's usage (once per job): its tokens and audio, by model. */
+  recordUsage(job: MeteredUse): void;
+}
+
+/** What recordUsage reads of a metered job (usage/usage-meter.ts's FinishedJob). */
+export interface MeteredUse {
+  model: string;
+  promptTokens?: number;
+  cachedPromptTokens?: number;
+  completionTokens?: number;
+  audioSeconds?: number;
 }
 
 // 1 ms to 10 s: status polls take a millisecond or two, submissions a few, speech waits seconds.
@@ -190,9 +201,11 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
     labelNames: ["decision"] as const,
     registers,
   });
+  const usage = usageCounters(registers);
   return {
     ...base,
     service: "worker",
+    recordUsage: usage,
     recordRouting: (decision) => routing.inc({ decision }),
     recordWebhook: (outcome) => webhooks.inc({ outcome }),
     recordWebhookBreaker: (change) => breakers.inc({ to: change }),
@@ -210,6 +223,33 @@ function workerMetrics(options: MetricsOptions): WorkerMetrics {
       if (audioSeconds !== null) audio.inc({ format: name }, audioSeconds);
       if (synthesisSeconds !== null) synthesis.observe({ format: name }, synthesisSeconds);
     },
+  };
+}
+
+/**
+ * Totals of what keys' finished jobs used, as their usage meters it (each job once), by model and
+ * never by key: a label per key would make a series per key and model, growing with every key
+ * issued; per-key figures are in Redis (GET /admin/usage), where they belong.
+ */
+function usageCounters(registers: Registry[]): (job: MeteredUse) => void {
+  const tokens = new Counter({
+    name: "usage_tokens_total",
+    help: "Tokens of finished requests as metered into keys' usage, by model and kind (prompt, cached_prompt, completion); not by key (cardinality: GET /admin/usage has that)",
+    labelNames: ["model", "kind"] as const,
+    registers,
+  });
+  const audio = new Counter({
+    name: "usage_audio_seconds_total",
+    help: "Seconds of audio of finished requests as metered into keys' usage, by model (speech: its engine); not by key",
+    labelNames: ["model"] as const,
+    registers,
+  });
+  return (job) => {
+    const add = (kind: string, value = 0) => value > 0 && tokens.inc({ model: job.model, kind }, value);
+    add("prompt", job.promptTokens);
+    add("cached_prompt", job.cachedPromptTokens);
+    add("completion", job.completionTokens);
+    if ((job.audioSeconds ?? 0) > 0) audio.inc({ model: job.model }, job.audioSeconds);
   };
 }
 

@@ -35,6 +35,11 @@ export interface RedisKeys {
   apiKeyWebhookSecrets(keyId: string): string;
   /** Hash: key id -> when it last authenticated (ISO; written at most once a minute per gateway). */
   apiKeyLastUsed(): string;
+  /**
+   * Marker (SET NX with expiry) that one finished job has been metered into its key's usage: what makes the metering
+   * count a job once however often its end is told (usage/usage-meter.ts). Tagged by the key, like its usage days.
+   */
+  usageMetered(keyId: string, jobId: string): string;
   /** Webhook queue: hash of `serving` (the turn last started) and, per API key id, its latest delivery's turn. */
   webhookTurns(): string;
   /** Webhook queue: sorted set of one API key's deliveries queued and not yet ended (request ids, by queueing time). */
@@ -118,7 +123,7 @@ export interface RedisKeys {
   openStreamsOfApiKey(keyId: string): string;
   /** "bodyHash:requestId" of a POST sent with an Idempotency-Key, per API key. */
   idempotency(keyId: string, idempotencyKey: string): string;
-  /** Hash: what one API key used on one UTC day (`YYYY-MM-DD`): request counts, tokens, speech; expires. */
+  /** Hash: what one API key used on one UTC day (`YYYY-MM-DD`): requests admitted, and what its jobs used by model. */
   apiKeyUsage(keyId: string, day: string): string;
   /**
    * Hash: one API key's usage-budget counters in one UTC period (`YYYY-MM-DD` or `YYYY-MM`): tokens
@@ -151,6 +156,7 @@ export function redisKeys(prefix: string): RedisKeys {
     apiKeyNames: () => `${registry}:names`,
     apiKeyWebhookSecrets: (keyId) => `${registry}:webhook-secrets:${keyId}`,
     apiKeyLastUsed: () => `${registry}:last-used`,
+    usageMetered: (keyId, jobId) => `${prefix}:usage-metered:{${keyId}}:${jobId}`,
     webhookTurns: () => `${webhooks}:turns`,
     webhookPending: (keyId) => `${webhooks}:pending:${keyId}`,
     webhookBreakers: (keyId) => `${webhooks}:breakers:${keyId}`,

@@ -12,6 +12,8 @@ import {
 import type { RedisClient } from "../redis/connection.js";
 import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
+import type { JobAmounts, JobEnd } from "../usage/usage-figures.js";
+import type { UsageMeter } from "../usage/usage-meter.js";
 import { LAST_TURN, parseQueueJoin, RESTART_TURNS_AFTER, type QueueJoin } from "./fair-turns.js";
 import {
   hashOfFlatReply,
@@ -40,6 +42,8 @@ export interface Completion {
   audioUrl?: string;
   audioTruncated?: true;
   audioError?: string;
+  /** A spoken reply's characters and seconds, for the key's usage (not part of the record). */
+  spoken?: { characters: number; audioSeconds: number };
 }
 
 /** Where a request's final record goes, and for which of its ends. */
@@ -66,6 +70,16 @@ export interface FinalRecordHook {
 }
 
 type JoinReply = Parameters<typeof parseQueueJoin>[0];
+
+/**
+ * How a final record's job ended, for its key's usage; null for a submit that never became a job
+ * (its client got an error, never its id).
+ */
+function jobEndOf(fields: Record<string, string | number>): JobEnd | null {
+  if (fields.status === "completed") return "completed";
+  if (fields.errorCode === "not_queued") return null;
+  return fields.errorCode === "cancelled" ? "cancelled" : "error";
+}
 
 /** On one Redis a submit and a read are one script each; a cluster sends their parts (the others) apart. */
 const SCRIPTS = {
@@ -104,6 +118,8 @@ export class StatusStore {
     private readonly ttlSeconds: number,
     /** Told of every record this store turns final that carries a webhook (absent: nobody is). */
     private readonly onFinal?: FinalRecordHook,
+    /** Meters every request this store turns final into its key's usage (absent: none is). */
+    private readonly usage?: UsageMeter,
   ) {
     this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), SCRIPTS);
   }
@@ -241,7 +257,13 @@ export class StatusStore {
   }
 
   async complete(requestId: string, c: Completion): Promise<boolean> {
-    return this.finish(requestId, {
+    const used: JobAmounts = {
+      promptTokens: c.promptTokens,
+      cachedPromptTokens: c.cachedTokens,
+      completionTokens: c.tokens,
+      ...(c.spoken && { characters: c.spoken.characters, audioSeconds: c.spoken.audioSeconds }),
+    };
+    return this.finish(requestId, used, {
       status: "completed",
       reply: c.reply,
       tokens: c.tokens,
@@ -264,7 +286,7 @@ export class StatusStore {
     const kind = code ?? (error === CANCELLED_ERROR ? "cancelled" : undefined);
     if (kind) fields.errorCode = kind;
     if (kind === "cancelled") fields.finishReason = "cancelled" satisfies FinishReason;
-    return this.finish(requestId, fields);
+    return this.finish(requestId, {}, fields);
   }
 
   /**
@@ -275,7 +297,7 @@ export class StatusStore {
   async expireUnstarted(requestId: string, error: string, refusedAtSubmit = false): Promise<boolean> {
     const code: FailureCode = refusedAtSubmit ? "not_queued" : "queue_timeout";
     const fields = { status: "error", error, errorCode: code };
-    return this.finish(requestId, fields, (...args) =>
+    return this.finish(requestId, {}, fields, (...args) =>
       this.scripts.finishUnstarted(...args.slice(0, 5), refusedAtSubmit ? "1" : "0", ...args.slice(5)),
     );
   }
@@ -297,9 +319,11 @@ export class StatusStore {
    * Whatever the record says (already final, expired), the id leaves the queue's sets. Only the
    * record's write decides the outcome: should the queue's side fail (its node failing over), the
    * id stays in the unfinished set, where the lost-job sweep finds the record final and takes it out.
+   * The writer that turned it final meters it (`used`: what it cost) and queues its webhook.
    */
   private async finish(
     requestId: string,
+    used: JobAmounts,
     fields: Record<string, string | number>,
     script: LuaCommand = this.scripts.finish,
   ): Promise<boolean> {
@@ -325,12 +349,22 @@ export class StatusStore {
         )
         .catch(() => 0),
     ]);
-    // Only the writer that turned the record final sees its webhook: one delivery, whoever wrote it.
-    if (Array.isArray(written) && this.onFinal) {
-      const [url, keyId, events] = written as [string, string, string];
+    if (!Array.isArray(written)) return false;
+    // Only the writer that turned the record final meters it and sees its webhook: once, whoever wrote it.
+    const [keyId, model, url, events] = written as (string | null)[];
+    const end = jobEndOf(fields);
+    if (this.usage && keyId && end)
+      await this.usage.record({ jobId: requestId, keyId, model: model ?? "", end, ...used });
+    if (url && this.onFinal) {
       const event = webhookEventOf(fields as { status: string; finishReason?: string });
-      await this.onFinal.finished({ requestId, url, keyId, event, events: parseWebhookEvents(events) });
+      await this.onFinal.finished({
+        requestId,
+        url,
+        keyId: keyId ?? "",
+        event,
+        events: parseWebhookEvents(events ?? ""),
+      });
     }
-    return written !== 0;
+    return true;
   }
 }

@@ -11,7 +11,5 @@ local function finishRecord(KEYS, ARGV)
   redis.call('EXPIRE', KEYS[1], ARGV[1])
   redis.call('PUBLISH', ARGV[3], ARGV[2])
   publishChange(KEYS[1], ARGV[4], ARGV[2])
-  local webhook = redis.call('HGET', KEYS[1], 'webhook')
-  if not webhook then return 1 end
-  return {webhook, redis.call('HGET', KEYS[1], 'owner') or '', redis.call('HGET', KEYS[1], 'webhookEvents') or ''}
+  return redis.call('HMGET', KEYS[1], 'owner', 'model', 'webhook', 'webhookEvents')
 end
