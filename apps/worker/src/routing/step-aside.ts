@@ -35,7 +35,13 @@ export async function stepAside(
       await job.moveToDelayed(Date.now() + ms, token);
       break;
     } catch (error) {
-      if (notHeldAnyMore(error) || context.signal?.aborted) break;
+      if (notHeldAnyMore(error) || context.signal?.aborted) {
+        context.logger.warn("stepping aside: the job is no longer this worker's", {
+          jobId: job.id,
+          error: String(error),
+        });
+        break;
+      }
       context.logger.warn("stepping aside failed; trying again", { jobId: job.id, tries, error: String(error) });
       await new Promise((resolve) => setTimeout(resolve, Math.min(FIRST_PAUSE_MS * tries, LONGEST_PAUSE_MS)));
     }
