@@ -1,4 +1,4 @@
-import { createWorkerRedis, redisKeys, type RedisClient } from "@chorus/platform/redis";
+import { createWorkerRedis, redisKeys, type RedisClient, type RedisKeys } from "@chorus/platform/redis";
 import { workerSlotsEntry } from "@chorus/platform/scheduler";
 import { deleteKeysWithPrefix, TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
 import { RoutingStore } from "../src/routing/routing-store.js";
@@ -8,14 +8,16 @@ describe("RoutingStore (real Redis)", () => {
   let redis: RedisClient;
   let prefix: string;
   let store: RoutingStore;
-  const options = { prefixTtlMs: 60_000, heartbeatTtlMs: 60_000, claimTtlMs: 60_000 };
+  let keys: RedisKeys;
+  const options = { prefixTtlMs: 60_000, heartbeatTtlMs: 60_000, claimTtlMs: 60_000, leaseTtlMs: 60_000 };
 
   beforeAll(() => {
     redis = createWorkerRedis(TEST_REDIS);
   });
   beforeEach(() => {
     prefix = uniquePrefix("routing-store");
-    store = new RoutingStore(redis, redisKeys(prefix), options);
+    keys = redisKeys(prefix);
+    store = new RoutingStore(redis, keys, options);
   });
   afterEach(async () => deleteKeysWithPrefix(TEST_REDIS, prefix));
   afterAll(() => redis.disconnect());
@@ -42,7 +44,10 @@ describe("RoutingStore (real Redis)", () => {
     expect(await store.holderOf(["p1", "p2"])).toBeNull();
   });
 
-  it("when a job is handed over and its worker takes it first, then only that copy runs, watched until it is taken over", async () => {
+  /** The lease of the worker running the job lapses (its worker died): as its expiry would. */
+  const leaseLapses = (requestId: string) => redis.del(keys.routingLease(requestId));
+
+  it("when a job is handed over and its worker takes it first, then only that copy runs, watched until its lease lapses and it is taken over", async () => {
     expect(await store.claimShared("job", "x")).toEqual({ kind: "free" });
     expect(await store.markHanded("job", "w")).toBe(true);
     expect(await store.markHanded("job", "x")).toBe(false);
@@ -50,9 +55,15 @@ describe("RoutingStore (real Redis)", () => {
     expect(await store.claimBuffer("job", "x")).toBe(false);
     expect(await store.claimBuffer("job", "w")).toBe(true);
     expect(await store.claimShared("job", "x")).toEqual({ kind: "running", owner: "w" });
+    expect(await store.leaseHeld("job")).toBe(true);
+    // Not while the worker running it holds its lease.
+    expect(await store.takeOver("job", "w", "x")).toBe(false);
+    await leaseLapses("job");
+    expect(await store.leaseHeld("job")).toBe(false);
     // Only from the worker the claim names.
     expect(await store.takeOver("job", "v", "x")).toBe(false);
     expect(await store.takeOver("job", "w", "x")).toBe(true);
+    expect(await store.renewLease("job", "w")).toBe(false);
     expect(await store.claimBuffer("job", "w")).toBe(false);
     // The shared copy coming back after its own run ended runs again.
     expect(await store.claimShared("job", "y")).toEqual({ kind: "again" });
@@ -60,11 +71,50 @@ describe("RoutingStore (real Redis)", () => {
 
   it("when a handed-over job comes back to the shared queue before its worker took it, then it is stolen and that worker's copy stands aside", async () => {
     expect(await store.markHanded("job", "w")).toBe(true);
-    expect(await store.claimShared("job", "x")).toEqual({ kind: "stolen" });
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "stolen", from: "w" });
     expect(await store.isHandedTo("job", "w")).toBe(false);
     expect(await store.claimBuffer("job", "w")).toBe(false);
     await store.forget("job");
     expect(await store.claimShared("job", "x")).toEqual({ kind: "free" });
+  });
+
+  it("when a running copy's lease lapsed while Redis refused writes, then its renewal sets it again, unless the job was taken over", async () => {
+    expect(await store.markHanded("job", "w")).toBe(true);
+    expect(await store.claimBuffer("job", "w")).toBe(true);
+    await leaseLapses("job");
+    expect(await store.renewLease("job", "w")).toBe(true);
+    expect(await store.takeOver("job", "w", "x")).toBe(false);
+    await leaseLapses("job");
+    expect(await store.takeOver("job", "w", "x")).toBe(true);
+    expect(await store.renewLease("job", "w")).toBe(false);
+    expect(await store.leaseHeld("job")).toBe(false);
+  });
+
+  it("when a hand-over's reply was lost, then taking the job back settles which copy runs: the shared one, or the copy that claimed it first", async () => {
+    expect(await store.markHanded("job", "w")).toBe(true);
+    expect(await store.takeBack("job", "v", "x")).toBe(false);
+    expect(await store.takeBack("job", "w", "x")).toBe(true);
+    expect(await store.claimBuffer("job", "w")).toBe(false);
+    expect(await store.claimShared("job", "x")).toEqual({ kind: "again" });
+
+    expect(await store.markHanded("other", "w")).toBe(true);
+    expect(await store.claimBuffer("other", "w")).toBe(true);
+    expect(await store.takeBack("other", "w", "x")).toBe(false);
+    expect(await store.claimShared("other", "x")).toEqual({ kind: "running", owner: "w" });
+  });
+
+  it("when a job's record is final, then its claim and lease are forgotten", async () => {
+    expect(await store.markHanded("job", "w")).toBe(true);
+    expect(await store.claimBuffer("job", "w")).toBe(true);
+    await store.forget("job");
+    expect([await redis.exists(keys.routingClaim("job")), await store.leaseHeld("job")]).toEqual([0, false]);
+  });
+
+  it("when claims and leases are written, then every one expires", async () => {
+    expect(await store.markHanded("job", "w")).toBe(true);
+    expect(await store.claimBuffer("job", "w")).toBe(true);
+    const ttls = await Promise.all([redis.pttl(keys.routingClaim("job")), redis.pttl(keys.routingLease("job"))]);
+    for (const ttl of ttls) expect(ttl).toBeGreaterThan(0);
   });
 
   it("when a worker's copy fails and gives the job back, then the shared copy fails that attempt with its reason, once", async () => {

@@ -12,7 +12,8 @@
 
   Output:
     {kind, detail}: {'running', owner}, {'failed', reason}, {'free', ''} (never routed),
-    {'stolen', ''} (taken from the worker it waited for) or {'again', ''} (run here before)
+    {'stolen', w} (taken from the worker w it waited for: its copy there is of no use) or {'again', ''}
+    (run here before)
 ]]
 local claim = redis.call('GET', KEYS[1])
 if not claim then return {'free', ''} end
@@ -23,5 +24,5 @@ if kind == 'failed' then
   return {'failed', detail}
 end
 redis.call('SET', KEYS[1], 'shared:' .. ARGV[1], 'PX', ARGV[2])
-if kind == 'handed' then return {'stolen', ''} end
+if kind == 'handed' then return {'stolen', detail} end
 return {'again', ''}

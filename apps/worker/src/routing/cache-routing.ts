@@ -1,12 +1,14 @@
-import { handoverQueueName, type GenerateTextJob } from "@chorus/contracts";
+import type { GenerateTextJob } from "@chorus/contracts";
 import { type Logger } from "@chorus/platform/logger";
 import { createHandoverQueue, createTextQueue } from "@chorus/platform/queues";
 import { type RedisClient, type RedisKeys } from "@chorus/platform/redis";
-import { DelayedError, type Job, type Queue } from "bullmq";
+import { type Job, type Queue } from "bullmq";
 import type { GenerationResult } from "../processors/generate-text.processor.js";
 import { conversationPrefixes, prefixesAfterReply } from "./conversation-prefixes.js";
+import { runLeased } from "./copy-lease.js";
 import type { RoutingStore } from "./routing-store.js";
 import { SlotGate } from "./slot-gate.js";
+import { stepAside } from "./step-aside.js";
 
 /** A text job's id: its request id (BullMQ's job id is set to it). */
 function jobIdOf(job: Job<GenerateTextJob>): string {
@@ -23,10 +25,6 @@ export interface RoutedCopy {
 }
 export const ROUTED_COPY: RoutedCopy = { routed: true };
 
-/** A failed step-aside is tried this often, pausing longer each time (about 4 s in all). */
-const STEP_ASIDE_TRIES = 6;
-const STEP_ASIDE_PAUSE_MS = 250;
-
 export type TextProcessor = (
   job: Job<GenerateTextJob>,
   token?: string,
@@ -40,6 +38,12 @@ export interface CacheRoutingOptions {
   maxWaitMs: number;
   /** How often the shared copy of a job running elsewhere checks that its runner lives. */
   watchIntervalMs: number;
+  /**
+   * How long a running copy's lease lasts unrenewed (it is renewed every heartbeat). The shared copy
+   * that finds it lapsed waits this long again before it takes the job over: a runner cut off from
+   * Redis for a while renews it first.
+   */
+  leaseTtlMs: number;
   /** How often this worker says it is alive (its heartbeat lasts three times as long). */
   heartbeatMs: number;
 }
@@ -62,8 +66,9 @@ export interface CacheRoutingDeps {
  * steps aside (delayed by `maxWaitMs`); otherwise it runs here. The preferred worker runs its copy
  * when a slot frees; if it has not started it when the shared copy comes back, whichever worker
  * takes the shared copy runs it (stolen), and if the preferred worker dies while running it, the
- * shared copy, which watches until the record is final, runs it again (taken over). The claims in
- * routing-store.ts make sure only one copy runs at a time.
+ * shared copy, which watches the copy's lease until the record is final, runs it instead (taken over).
+ * The claims in routing-store.ts make sure only one copy runs at a time; a Redis error on any step
+ * keeps the job where it is safe (docs/operations.md, "Cache-aware routing") and spends no attempt.
  */
 export class CacheRouting {
   readonly gate: SlotGate;
@@ -87,15 +92,16 @@ export class CacheRouting {
   }
 
   /**
-   * The processor of the shared queue's jobs. Only a run here may throw into BullMQ (its failure is
-   * the job's); a copy that steps aside or watches looks again later whatever Redis answers, so a
-   * hiccup never costs the job an attempt.
+   * The processor of the shared queue's jobs. Only a run here, or a copy that failed on its worker,
+   * may throw into BullMQ (its failure is the job's); a copy that steps aside or watches looks again
+   * later whatever Redis answers, so a hiccup never costs the job an attempt.
    */
   sharedProcessor(run: TextProcessor): TextProcessor {
     return async (job, token, signal) => {
       const id = jobIdOf(job);
+      const later = (ms: number) => stepAside(job, token, ms, { logger: this.deps.logger, signal });
       const claim = await this.attempt(() => this.deps.store.claimShared(id, this.workerId));
-      if (!claim) return this.later(job, token, this.options.watchIntervalMs);
+      if (!claim) return later(this.options.watchIntervalMs);
       switch (claim.kind) {
         case "running":
           return this.watch(job, token, signal, run, claim.owner);
@@ -104,14 +110,19 @@ export class CacheRouting {
           throw new Error(claim.reason);
         case "stolen":
           this.decided("stolen", id);
-          return this.gate.run(() => run(job, token, signal));
+          void this.dropCopy(claim.from, id);
+          // It has waited for the busy worker already: it takes the next slot here.
+          return this.gate.run(() => run(job, token, signal), { first: true });
         case "again":
-          return this.gate.run(() => run(job, token, signal));
+          return this.gate.run(() => run(job, token, signal), { first: true });
         case "free":
           break;
       }
       const target = this.handsOver ? await this.attempt(() => this.choose(job)) : null;
-      if (target && (await this.handOver(job, target))) return this.later(job, token, this.options.maxWaitMs);
+      const handed = target ? await this.handOver(job, target) : "here";
+      if (handed === "handed") return later(this.options.maxWaitMs);
+      // Unsure whether the copy was added: the claim decides, read again when the shared copy comes back.
+      if (handed === "unsure") return later(this.options.watchIntervalMs);
       return this.gate.run(() => run(job, token, signal));
     };
   }
@@ -122,11 +133,21 @@ export class CacheRouting {
       const id = jobIdOf(job);
       if (!(await this.attempt(() => this.deps.store.isHandedTo(id, this.workerId)))) return ROUTED_COPY;
       // Claimed only once a slot is free: until then the shared copy may still be taken by a free worker.
-      return this.gate.run(async () => {
-        if (!(await this.attempt(() => this.deps.store.claimBuffer(id, this.workerId)))) return ROUTED_COPY;
-        // A record already final (cancelled while it waited) is skipped: not a generation.
-        return (await run(job, token, signal)) ?? ROUTED_COPY;
-      }, true);
+      return this.gate.run(
+        async () => {
+          if (!(await this.attempt(() => this.deps.store.claimBuffer(id, this.workerId)))) return ROUTED_COPY;
+          const lease = {
+            store: this.deps.store,
+            logger: this.deps.logger,
+            requestId: id,
+            workerId: this.workerId,
+            renewMs: this.options.heartbeatMs,
+          };
+          // A record already final (cancelled while it waited) is skipped: not a generation.
+          return (await runLeased(lease, (leased) => run(job, token, leased), signal)) ?? ROUTED_COPY;
+        },
+        { handover: true },
+      );
     };
   }
 
@@ -204,26 +225,51 @@ export class CacheRouting {
     return null;
   }
 
-  /** Copies the job to `target`'s hand-over queue; false (nothing handed) when that cannot be done. */
-  private async handOver(job: Job<GenerateTextJob>, target: string): Promise<boolean> {
+  /**
+   * Copies the job to `target`'s hand-over queue: `handed`, `here` (nothing handed: run it here) or
+   * `unsure`. When Redis fails a step, the copy may have been added or not; taking the claim back
+   * (compare-and-set) settles which copy runs, and when that fails too the shared copy steps aside
+   * and its claim settles it when it comes back (stolen, or watching the copy that claimed it).
+   */
+  private async handOver(job: Job<GenerateTextJob>, target: string): Promise<"handed" | "here" | "unsure"> {
     const id = jobIdOf(job);
-    const handed = await this.attempt(async () => {
-      if (!(await this.deps.store.markHanded(id, target))) return false;
-      await this.handoverQueue(target).add(job.name, job.data, this.copyOptions(job));
-      return true;
-    });
-    if (!handed) {
-      await this.deps.store.forget(id).catch(() => undefined);
-      return false;
+    const marked = await this.attempt(() => this.deps.store.markHanded(id, target));
+    if (marked === false) return "unsure"; // a claim already there: read when the shared copy comes back
+    const added = marked && (await this.attempt(() => this.addCopy(target, job)));
+    if (added) {
+      this.decided("handed_over", id, { to: target });
+      return "handed";
     }
-    this.decided("handed_over", id, { to: target });
+    const takenBack = await this.attempt(() => this.deps.store.takeBack(id, target, this.workerId));
+    if (!takenBack) return "unsure";
+    void this.dropCopy(target, id);
+    return "here";
+  }
+
+  /**
+   * Adds the copy and names `target` among the workers with a hand-over queue (again): the sweep then
+   * drops the copy with the queue should `target` have died just now. True once added.
+   */
+  protected async addCopy(target: string, job: Job<GenerateTextJob>): Promise<true> {
+    await this.handoverQueue(target).add(job.name, job.data, this.copyOptions(job));
+    await this.deps.store.register(target).catch(() => undefined);
     return true;
+  }
+
+  /** A copy that will not run (the shared copy runs the job) is removed now rather than left in Redis. */
+  private async dropCopy(workerId: string, requestId: string): Promise<void> {
+    await this.handoverQueue(workerId)
+      .remove(requestId)
+      .catch((error: unknown) => {
+        this.deps.logger.warn("could not remove an unused hand-over copy", { jobId: requestId, error: String(error) });
+      });
   }
 
   /**
    * The shared copy of a job another worker runs: done once the record is final; run here when that
-   * worker's copy has lost its BullMQ lock (the worker died, or the copy vanished), as BullMQ itself
-   * would take over a stalled job; else it looks again later.
+   * worker's lease on it has lapsed and stays lapsed for a lease's life more (the worker died, or its
+   * copy ended without a final record); else it looks again later. Redis errors are never counted:
+   * the watcher only acts on what Redis answers.
    */
   private async watch(
     job: Job<GenerateTextJob>,
@@ -235,44 +281,27 @@ export class CacheRouting {
     const id = jobIdOf(job);
     const state = await this.attempt(async () => {
       if (await this.recordIsFinal(id)) return "final" as const;
-      if (await this.copyIsLocked(owner, id)) return "running" as const;
-      return (await this.deps.store.takeOver(id, owner, this.workerId)) ? ("taken" as const) : ("running" as const);
+      return (await this.deps.store.leaseHeld(id)) ? ("running" as const) : ("lapsed" as const);
     });
     if (state === "final") {
       await this.deps.store.forget(id).catch(() => undefined);
       return ROUTED_COPY;
     }
-    if (state !== "taken") return this.later(job, token, this.options.watchIntervalMs);
+    if (state !== "lapsed" || !(await this.takesOver(id, owner)))
+      return stepAside(job, token, this.options.watchIntervalMs, { logger: this.deps.logger, signal });
     this.decided("taken_over", id, { from: owner });
-    return this.gate.run(() => run(job, token, signal));
+    return this.gate.run(() => run(job, token, signal), { first: true });
+  }
+
+  /** After a lapsed lease's grace, whether this worker took the job over from `owner` (compare-and-set). */
+  private async takesOver(requestId: string, owner: string): Promise<boolean> {
+    await new Promise((resolve) => setTimeout(resolve, this.options.leaseTtlMs));
+    return (await this.attempt(() => this.deps.store.takeOver(requestId, owner, this.workerId))) === true;
   }
 
   private async recordIsFinal(requestId: string): Promise<boolean> {
     const status = await this.deps.connection.hget(this.deps.keys.status(requestId), "status");
     return status !== "processing";
-  }
-
-  /** Whether `owner`'s hand-over copy of the job is held by a live BullMQ worker (its lock key). */
-  private async copyIsLocked(owner: string, requestId: string): Promise<boolean> {
-    const jobKey = this.deps.keys.bullJob(handoverQueueName(owner), requestId);
-    return (await this.deps.connection.exists(`${jobKey}:lock`)) === 1;
-  }
-
-  /**
-   * The shared copy steps aside for `ms` (no attempt spent). A Redis error while moving it is retried
-   * for a few seconds (well within the job's lock) before it is let through to fail the attempt.
-   */
-  private async later(job: Job<GenerateTextJob>, token: string | undefined, ms: number): Promise<never> {
-    for (let tries = 1; ; tries++) {
-      try {
-        await job.moveToDelayed(Date.now() + ms, token);
-        throw new DelayedError();
-      } catch (error) {
-        if (error instanceof DelayedError || tries >= STEP_ASIDE_TRIES) throw error;
-        this.deps.logger.warn("stepping aside failed; trying again", { error: String(error) });
-        await new Promise((resolve) => setTimeout(resolve, STEP_ASIDE_PAUSE_MS * tries));
-      }
-    }
   }
 
   /** What `step` gives, or null when Redis failed it (logged): the caller then takes the safe way. */

@@ -16,6 +16,11 @@ export interface CacheRoutingSettings {
 
 /** A worker is taken for dead 3 s after its last heartbeat: its hand-over jobs then go on elsewhere. */
 const HEARTBEAT_MS = 1000;
+/**
+ * A running copy's lease outlives two missed renewals; the watcher waits as long again once it finds it
+ * lapsed, so a dead worker's routed job is taken over within about 2 × 3 s + 1 s.
+ */
+const LEASE_TTL_MS = 3 * HEARTBEAT_MS;
 
 /** Cache-aware routing for one worker. */
 export function createCacheRouting(
@@ -31,6 +36,7 @@ export function createCacheRouting(
     prefixTtlMs: settings.prefixTtlSeconds * 1000,
     heartbeatTtlMs: 3 * HEARTBEAT_MS,
     claimTtlMs: Math.max(4 * settings.jobTimeLimitMs, 600_000),
+    leaseTtlMs: LEASE_TTL_MS,
   });
   return new CacheRouting(
     { ...deps, store },
@@ -40,6 +46,7 @@ export function createCacheRouting(
       maxWaitMs: settings.maxWaitMs,
       watchIntervalMs: HEARTBEAT_MS,
       heartbeatMs: HEARTBEAT_MS,
+      leaseTtlMs: LEASE_TTL_MS,
     },
   );
 }

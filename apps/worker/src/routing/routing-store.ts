@@ -12,7 +12,9 @@ import { isExpiredWorkerSlotsEntry } from "@chorus/platform/scheduler";
  * runs: `handed:<w>` (waiting in w's hand-over queue), `buffer:<w>` (w runs it from there),
  * `shared:<w>` (w runs the shared copy), `failed:<reason>` (w's copy failed and gave the job back
  * for the shared copy to retry). Every move is compare-and-set in one script, so one copy runs at a
- * time, and the shared copy takes over whatever a slow, failed or dead worker left.
+ * time, and the shared copy takes over whatever a slow, failed or dead worker left. A copy that runs
+ * holds a short lease it renews; the shared copy takes over only once that lease has lapsed. Claims
+ * and leases expire, so nothing a dead worker or a lost reply left behind holds a job for ever.
  */
 
 /**
@@ -21,7 +23,10 @@ import { isExpiredWorkerSlotsEntry } from "@chorus/platform/scheduler";
  * this attempt as that worker's copy failed.
  */
 export type SharedClaim =
-  { kind: "free" | "again" | "stolen" } | { kind: "running"; owner: string } | { kind: "failed"; reason: string };
+  | { kind: "free" | "again" }
+  | { kind: "stolen"; from: string }
+  | { kind: "running"; owner: string }
+  | { kind: "failed"; reason: string };
 
 /** A live worker that holds a prefix of a job's prompt: the longest one found. */
 export interface PrefixHolder {
@@ -35,7 +40,9 @@ export interface PrefixHolder {
 const SCRIPTS = {
   holderOf: "find-prefix-holder.lua",
   claimShared: "claim-shared-1.lua",
-  claimBuffer: "claim-buffer-1.lua",
+  claimBuffer: "claim-buffer-2.lua",
+  renewLease: "renew-lease-2.lua",
+  takeOver: "take-over-2.lua",
   swapClaim: "swap-claim-1.lua",
 } as const;
 
@@ -46,6 +53,8 @@ export interface RoutingStoreOptions {
   heartbeatTtlMs: number;
   /** How long a claim lasts: longer than any job runs. */
   claimTtlMs: number;
+  /** How long a running copy's lease lasts unrenewed: a worker silent this long may have its job taken over. */
+  leaseTtlMs: number;
 }
 
 export class RoutingStore {
@@ -110,12 +119,33 @@ export class RoutingStore {
     const [kind, detail] = (await this.scripts.claimShared(key, workerId, this.options.claimTtlMs)) as [string, string];
     if (kind === "running") return { kind, owner: detail };
     if (kind === "failed") return { kind, reason: detail };
-    return { kind: kind as "free" | "again" | "stolen" };
+    if (kind === "stolen") return { kind, from: detail };
+    return { kind: kind as "free" | "again" };
   }
 
-  /** The job's copy on `owner` is gone (its worker died, or it vanished): the shared copy runs it here. */
+  /** Whether the worker running the job's hand-over copy still renews its lease. */
+  async leaseHeld(requestId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.routingLease(requestId))) === 1;
+  }
+
+  /** `owner`'s lease on the job lapsed (its worker died or went silent): the shared copy runs it here. */
   async takeOver(requestId: string, owner: string, workerId: string): Promise<boolean> {
-    return this.swap(requestId, `buffer:${owner}`, `shared:${workerId}`);
+    const keys = [this.keys.routingClaim(requestId), this.keys.routingLease(requestId)];
+    return (await this.scripts.takeOver(...keys, owner, workerId, this.options.claimTtlMs)) === 1;
+  }
+
+  /** Renews `workerId`'s lease on the job its copy runs; false once the claim names another copy. */
+  async renewLease(requestId: string, workerId: string): Promise<boolean> {
+    const keys = [this.keys.routingClaim(requestId), this.keys.routingLease(requestId)];
+    return (await this.scripts.renewLease(...keys, workerId, this.options.leaseTtlMs)) === 1;
+  }
+
+  /**
+   * The shared copy on `workerId` takes back a job it was handing to `target` (the hand-over's reply
+   * was lost): true when it now runs here, false when the copy there claimed it first.
+   */
+  async takeBack(requestId: string, target: string, workerId: string): Promise<boolean> {
+    return this.swap(requestId, `handed:${target}`, `shared:${workerId}`);
   }
 
   /** This worker's copy failed in a way a retry may mend: the shared copy fails this attempt with `reason`. */
@@ -142,13 +172,19 @@ export class RoutingStore {
 
   /** A hand-over copy has a slot on its worker: true when it is the copy to run. */
   async claimBuffer(requestId: string, workerId: string): Promise<boolean> {
-    const key = this.keys.routingClaim(requestId);
-    return (await this.scripts.claimBuffer(key, workerId, this.options.claimTtlMs)) === 1;
+    const keys = [this.keys.routingClaim(requestId), this.keys.routingLease(requestId)];
+    const { claimTtlMs, leaseTtlMs } = this.options;
+    return (await this.scripts.claimBuffer(...keys, workerId, claimTtlMs, leaseTtlMs)) === 1;
   }
 
-  /** The job's record is final: its claim is of no more use. */
+  /** The job's record is final: its claim and lease are of no more use (both expire anyway). */
   async forget(requestId: string): Promise<void> {
-    await this.redis.del(this.keys.routingClaim(requestId));
+    await this.redis.del(this.keys.routingClaim(requestId), this.keys.routingLease(requestId));
+  }
+
+  /** `workerId` has a hand-over queue: the sweep drops it once the worker is dead, even one that died just now. */
+  async register(workerId: string): Promise<void> {
+    await this.redis.sadd(this.keys.routingWorkers(), workerId);
   }
 
   /**

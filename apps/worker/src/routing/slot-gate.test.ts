@@ -44,11 +44,25 @@ describe("SlotGate", () => {
     const counts: number[] = [];
     const gate = new SlotGate(1, (n) => counts.push(n));
     const hold = deferred();
-    const first = gate.run(() => hold.promise, true);
-    const second = gate.run(() => Promise.resolve(), true);
+    const first = gate.run(() => hold.promise, { handover: true });
+    const second = gate.run(() => Promise.resolve(), { handover: true });
     const shared = gate.run(() => Promise.resolve());
     hold.resolve();
     await Promise.all([first, second, shared]);
     expect(counts).toEqual([1, 2, 1, 0]);
+  });
+
+  it("when a job taken back from a busy worker comes while others wait, then it starts before them", async () => {
+    const gate = new SlotGate(1);
+    const started: string[] = [];
+    const hold = deferred();
+    const runs = [
+      gate.run(() => hold.promise),
+      gate.run(() => Promise.resolve(void started.push("hand-over")), { handover: true }),
+      gate.run(() => Promise.resolve(void started.push("taken back")), { first: true }),
+    ];
+    hold.resolve();
+    await Promise.all(runs);
+    expect(started).toEqual(["taken back", "hand-over"]);
   });
 });

@@ -21,6 +21,8 @@ export interface RedisKeys {
   routingPrefix(prefixHash: string): string;
   /** Routing: who runs one routed text job (`handed:<worker>`, `buffer:<worker>`, `shared:<worker>`). */
   routingClaim(requestId: string): string;
+  /** Routing: the lease of the worker running a routed job's hand-over copy (its id), renewed while it runs. */
+  routingLease(requestId: string): string;
   /** Routing: a live worker's heartbeat (its slots), expiring a few seconds after the worker stops beating. */
   routingWorkerAlive(workerId: string): string;
   /** Routing: set of the ids of workers that have a hand-over queue (what the sweep of dead workers' queues reads). */
@@ -150,6 +152,7 @@ export function redisKeys(prefix: string): RedisKeys {
     apiKeyIndex: () => `${registry}:ids`,
     routingPrefix: (prefixHash) => `${routing}:prefix:${prefixHash}`,
     routingClaim: (requestId) => `${routing}:claim:${requestId}`,
+    routingLease: (requestId) => `${routing}:lease:${requestId}`,
     routingWorkerAlive: (workerId) => `${routing}:alive:${workerId}`,
     routingWorkers: () => `${routing}:workers`,
     routingSweepLock: () => `${routing}:sweep-lock`,
