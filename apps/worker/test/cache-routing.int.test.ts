@@ -1,11 +1,13 @@
 import { CANCELLED_ERROR, type StatusRecord } from "@chorus/contracts";
+import { createTextQueue } from "@chorus/platform/queues";
+import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
 import type { RunningChild } from "@chorus/local-runtime";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { finalRecord } from "../../../test-support/records.js";
-import { TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
+import { TEST_REDIS, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 import { ROUTING_LOG } from "../src/routing/cache-routing.js";
@@ -169,6 +171,55 @@ describeWithModel("cache-aware routing between worker processes (stories260K, on
     // had taken itself came back to the queue when its BullMQ lock lapsed, as any job of a dead worker.
     const taken = [...logLines(survivor, ROUTING_LOG.stolen), ...logLines(survivor, ROUTING_LOG.taken_over)];
     expect(taken.filter((line) => line.includes(waiting))).toHaveLength(handed ? 1 : 0);
+  }, 600_000);
+
+  it("when the worker a job was handed to is killed (kill -9) while generating it, then the job's shared copy takes it over once its lease lapses: completed once, on its first attempt", async () => {
+    await start("routing-kill");
+    const env = { ROUTE_MAX_WAIT_MS: "15000" };
+    const workers = [await startWorker(env), await startWorker(env)];
+    const chat = new Chat("Tell me about a cow.");
+    await turn(chat, chat.opening);
+    const home = await ranOn(chat.turns[0]!);
+    const other = workers.find((w) => w !== home)!;
+    // Home is kept busy (its one slot and its one fetch) by a long job of another chat, so the other
+    // worker takes the chat's next turn and hands it to home.
+    const cancel = async (id: string) =>
+      expect((await request(gw.app).delete(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).status).toBe(200);
+    const long = (opening: string) => submit(new Chat(opening).body(opening, 1500));
+    const first = await long("Tell me about a hen.");
+    await waitFor("the long job generating", () => generating(home, first) || generating(other, first), {
+      intervalMs: 5,
+    });
+    const homeBusy = generating(home, first) ? first : await long("Tell me about a pig.");
+    await waitFor("home busy", () => generating(home, homeBusy), { intervalMs: 5 });
+    const next = await submit({
+      ...chat.body(QUESTIONS[0]!, 1500),
+      samplingParams: { max_tokens: 1500, temperature: 1.2 },
+    });
+    if (homeBusy !== first) await cancel(first);
+    const handed = () => logLines(other, ROUTING_LOG.handed_over).some((line) => line.includes(next));
+    await waitFor("the next turn handed to home", handed, { intervalMs: 5 });
+    await cancel(homeBusy);
+    await waitFor("the handed-over copy generating on home", () => generating(home, next), { intervalMs: 5 });
+    home.process.kill("SIGKILL");
+    await home.exited;
+    expect(generating(other, next)).toBe(false);
+
+    expect((await finalRecord(gw.app, key, next, 180_000)).status).toBe("completed");
+    expect(await ranOn(next)).toBe(other);
+    expect(logLines(other, ROUTING_LOG.taken_over).filter((line) => line.includes(next))).toHaveLength(1);
+    expect([home, other].map((w) => logLines(w, "generation started").filter((l) => l.includes(next)).length)).toEqual([
+      1, 1,
+    ]);
+    const connection = createWorkerRedis(TEST_REDIS);
+    const queue = createTextQueue(connection, redisKeys(prefix));
+    const shared = await waitFor("the shared copy's end", async () => {
+      const job = await queue.getJob(next);
+      return job && (await job.isCompleted()) ? job : undefined;
+    });
+    expect([shared.attemptsMade, shared.stalledCounter, shared.failedReason]).toEqual([1, 0, undefined]);
+    await queue.close();
+    connection.disconnect();
   }, 600_000);
 
   it("when routed jobs are cancelled, running on their preferred worker or waiting for it, then both end cancelled and the waiting one never starts", async () => {
