@@ -265,6 +265,11 @@ describeWithModel("streamed speech: audio sent as it is synthesized (eSpeak NG, 
   });
 
   it("when a streamed request is replayed with its Idempotency-Key, then the same bytes come back whole, with Content-Length, from one synthesis", async () => {
+    // The previous test's last job completes just after its stream ends: counted before, not during, this one.
+    await waitFor("no speech job running", async () => ((await queue.getJobCounts("active")).active ?? 0) === 0, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     const completedBefore = (await queue.getJobCounts("completed")).completed ?? 0;
     const first = await speak({ text: TEXT, format: "opus" }, { "Idempotency-Key": "replayed" });
     expect((await first.ended).complete).toBe(true);
