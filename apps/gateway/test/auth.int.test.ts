@@ -49,6 +49,7 @@ describe("authentication", () => {
     ["get", "/api/status/:id/audio"],
     ["get", "/api/v2/status"],
     ["get", "/api/v2/requests"],
+    ["get", "/api/v2/usage"],
     ["post", "/api/text/:model"],
     ["post", "/api/audio/full"],
     ["post", "/api/tts"],
