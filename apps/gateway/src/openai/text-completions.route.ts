@@ -1,40 +1,18 @@
-import {
-  mapTextCompletionRequest,
-  textCompletionAnswer,
-  type ChatLimits,
-  type CompletionIdentity,
-} from "@chorus/contracts";
+import { mapTextCompletionRequest, textCompletionAnswer } from "@chorus/contracts";
 import type { Request, Response } from "express";
-import type { TextAdmission } from "../admission/text-admission.js";
-import type { Budgets } from "../admission/budgets.js";
-import { OPENAI_FEATURE_FIELDS } from "../admission/engine-features.js";
 import { authenticatedKey } from "../middleware/authenticate.js";
 import { logHttp } from "../middleware/request-context.js";
-import { applyQueueDeadline } from "../routes/prefer-wait.js";
-import { sendJson } from "../routes/send-json.js";
-import type { FinalStatusWaits } from "../services/final-status-waits.js";
-import { idempotencyKeyOf } from "../services/idempotency.js";
-import type { TextJobs } from "../services/text-jobs.service.js";
-import { streamCompletion, type ChatStreamDeps } from "./chat-stream.js";
-import { recordFailure } from "./record-failure.js";
+import { streamCompletion } from "./chat-stream.js";
 import { TextCompletionWriter } from "./text-completion-writer.js";
-import { cancelWhenClientLeaves, finalRecord, modelNamedIn } from "./text-door.js";
+import {
+  answerWhole,
+  cancelWhenClientLeaves,
+  modelNamedIn,
+  withOpenAiHeaders,
+  type TextDoorDeps,
+} from "./text-door.js";
 
-export interface TextCompletionDeps extends ChatStreamDeps {
-  admission: TextAdmission;
-  budgets(req: Request, res: Response): Budgets;
-  jobs: TextJobs;
-  waits: FinalStatusWaits;
-  limits: ChatLimits;
-}
-
-async function answerWhole(deps: TextCompletionDeps, identity: CompletionIdentity, res: Response): Promise<void> {
-  const stored = await finalRecord(deps, identity.requestId, res);
-  if (res.closed) return;
-  const record = stored?.record;
-  if (record?.status !== "completed") throw recordFailure(record);
-  sendJson(res, 200, textCompletionAnswer(identity, record));
-}
+export type TextCompletionDeps = TextDoorDeps;
 
 /**
  * POST /v1/completions: OpenAI's legacy text completion, a raw prompt continued as it is (no chat
@@ -43,12 +21,7 @@ async function answerWhole(deps: TextCompletionDeps, identity: CompletionIdentit
  */
 export function textCompletionsHandler(deps: TextCompletionDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const read = () => {
-      const mapped = mapTextCompletionRequest(req.body, deps.limits);
-      applyQueueDeadline(mapped.request, req.headers.prefer);
-      const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
-      return { ...mapped, idempotencyKey, streamReply: mapped.stream, featureFields: OPENAI_FEATURE_FIELDS };
-    };
+    const read = () => withOpenAiHeaders(req, mapTextCompletionRequest(req.body, deps.limits));
     const submission = { key: authenticatedKey(req), model: modelNamedIn(req.body), holdsStream: true, read };
     const admitted = await deps.admission.admit(submission, deps.budgets(req, res));
     try {
@@ -59,7 +32,7 @@ export function textCompletionsHandler(deps: TextCompletionDeps) {
       const identity = { requestId: id, model, created: Math.floor(created / 1000) };
       if (mapped.stream)
         await streamCompletion(res, deps, id, new TextCompletionWriter(res, identity, mapped.includeUsage));
-      else await answerWhole(deps, identity, res);
+      else await answerWhole(deps, identity, res, textCompletionAnswer);
     } finally {
       admitted.release();
     }

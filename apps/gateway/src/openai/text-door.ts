@@ -1,11 +1,18 @@
-import { ApiError, MODEL_IDS } from "@chorus/contracts";
+import { ApiError, MODEL_IDS, type ChatLimits, type CompletionIdentity, type StatusRecord } from "@chorus/contracts";
 import type { StatusStore, StoredStatus } from "@chorus/platform/scheduler";
 import type { Request, Response } from "express";
+import type { Budgets } from "../admission/budgets.js";
+import { OPENAI_FEATURE_FIELDS } from "../admission/engine-features.js";
+import type { TextAdmission, TextRequest } from "../admission/text-admission.js";
 import { logHttp, requestLogger } from "../middleware/request-context.js";
-import { MAX_WAIT_SECONDS } from "../routes/prefer-wait.js";
+import { applyQueueDeadline, MAX_WAIT_SECONDS } from "../routes/prefer-wait.js";
+import { sendJson } from "../routes/send-json.js";
 import { finalOrLatest } from "../routes/wait-for-final.js";
 import type { FinalStatusWaits } from "../services/final-status-waits.js";
+import { idempotencyKeyOf } from "../services/idempotency.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
+import type { ChatStreamDeps } from "./chat-stream.js";
+import { recordFailure } from "./record-failure.js";
 
 /** What the /v1 text doors (chat completions, responses) share: the body's model, waiting, leaving. */
 
@@ -45,4 +52,39 @@ export async function finalRecord(
     const stored = await finalOrLatest(deps.statuses, deps.waits, id, MAX_WAIT_SECONDS, res);
     if (!stored || stored.record.status !== "processing" || res.closed) return stored;
   }
+}
+
+/** What a /v1 text door (chat, text completion, responses) needs: admission, the job's record, the stream. */
+export interface TextDoorDeps extends ChatStreamDeps {
+  admission: TextAdmission;
+  budgets(req: Request, res: Response): Budgets;
+  jobs: TextJobs;
+  waits: FinalStatusWaits;
+  limits: ChatLimits;
+}
+
+/**
+ * A /v1 body as mapped onto the text job, with what the request's headers add (its queue deadline,
+ * Idempotency-Key) and the /v1 names of the fields an engine may lack.
+ */
+export function withOpenAiHeaders<
+  Mapped extends Omit<TextRequest, "idempotencyKey" | "streamReply" | "featureFields"> & { stream: boolean },
+>(req: Request, mapped: Mapped): Mapped & TextRequest {
+  applyQueueDeadline(mapped.request, req.headers.prefer);
+  const idempotencyKey = idempotencyKeyOf(req.headers["idempotency-key"]);
+  return { ...mapped, idempotencyKey, streamReply: mapped.stream, featureFields: OPENAI_FEATURE_FIELDS };
+}
+
+/** Answers the completed record in one body, shaped by `answer`; a failed one as its failure. */
+export async function answerWhole(
+  deps: TextDoorDeps,
+  identity: CompletionIdentity,
+  res: Response,
+  answer: (identity: CompletionIdentity, record: StatusRecord) => unknown,
+): Promise<void> {
+  const stored = await finalRecord(deps, identity.requestId, res);
+  if (res.closed) return;
+  const record = stored?.record;
+  if (record?.status !== "completed") throw recordFailure(record);
+  sendJson(res, 200, answer(identity, record));
 }
