@@ -10,7 +10,7 @@ import type { BudgetAsk } from "@chorus/platform/budgets";
 
 /**
  * What a request may use at most, as admission holds it against a key's usage budgets
- * (docs/budgets.md says how close each figure is, and what follows when it is low).
+ * (docs/usage.md says how close each figure is, and what follows when it is low).
  */
 
 /**

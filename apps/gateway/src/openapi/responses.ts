@@ -32,7 +32,7 @@ export const HEADERS = {
   Allow: { description: "The methods the path takes.", schema: { type: "string" }, example: "POST" },
   "X-Budget-Tokens-Remaining": {
     description:
-      "Only where a token budget (`tokens_day`, `tokens_month`) applies to the key: tokens left once this request's most (prompt estimate + max tokens) is held, the least over the day's and the month's budget. See docs/budgets.md.",
+      "Only where a token budget (`tokens_day`, `tokens_month`) applies to the key: tokens left once this request's most (prompt estimate + max tokens) is held, the least over the day's and the month's budget. See docs/usage.md.",
     schema: integer,
   },
   "X-Budget-Audio-Seconds-Remaining": {

@@ -47,7 +47,7 @@ export interface GenerateTextDeps {
    * slot and is recorded: the text slot is free meanwhile. Absent: replies are spoken here, in the text slot.
    */
   speakLater?: ((job: SpeakReplyJob) => Promise<void>) | null;
-  /** Per-key usage budgets: each job's end settles what it held (docs/budgets.md). */
+  /** Per-key usage budgets: each job's end settles what it held (docs/usage.md). */
   budgets: UsageBudgetLedger;
   /** Publishes on the reply-delta channel, for jobs whose client streams the reply (absent: none is published). */
   publishReplyDelta?: PublishReplyDelta;

@@ -3,7 +3,7 @@ import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import { measuredTurnCost, type Completion, type StatusStore } from "@chorus/platform/scheduler";
 import { retryFinalWrite } from "./retry-final-write.js";
-import { settleJobBudget } from "./settle-budget.js";
+import { settleJobBudget, settlementRider } from "./settle-budget.js";
 
 export interface RecordReplyDeps {
   statuses: StatusStore;
@@ -37,10 +37,15 @@ export async function recordReply(
   const onRetry = (error: unknown, attempt: number) =>
     log.warn("could not record reply; retrying", { attempt, error: String(error) });
   const recorded = { ...completion, ...(spoken && { spoken }) };
-  const written = await retryFinalWrite(() => deps.statuses.complete(owner.requestId, recorded), { onRetry });
   // What the engine did is the key's use whoever wrote the record (a cancel arriving as it finished).
   const audioMs = Math.round((spoken?.audioSeconds ?? 0) * 1000);
-  await settleJobBudget(deps.budgets, owner, { tokens: completion.tokens + completion.promptTokens, audioMs }, log);
+  const use = { tokens: completion.tokens + completion.promptTokens, audioMs };
+  // Settled in the metering batch of the write that turns the record final; else on its own.
+  const settlement = settlementRider(deps.budgets, owner, use);
+  const written = await retryFinalWrite(() => deps.statuses.complete(owner.requestId, recorded, settlement.ride), {
+    onRetry,
+  });
+  if (!settlement.sent()) await settleJobBudget(deps.budgets, owner, use, log);
   if (!written) return false;
   const { keyId, turnCost } = owner;
   if (turnCost !== undefined)

@@ -1,6 +1,7 @@
 import type { BudgetHold, StatusRecord } from "@chorus/contracts";
-import { UsageBudgetLedger } from "@chorus/platform/budgets";
+import { UsageBudgetLedger, type Settlement } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
+import type { RidesWithMetering } from "@chorus/platform/usage";
 import type { StatusStore } from "@chorus/platform/scheduler";
 
 /** What a finished job really used: tokens (prompt + completion) and ms of audio. */
@@ -37,8 +38,7 @@ export async function settleJobBudget(
   use: JobUse,
   log: Logger,
 ): Promise<void> {
-  const { day, month } = UsageBudgetLedger.periodOf(job);
-  const settlement = { keyId: job.keyId, requestId: job.requestId, day, month, ...use };
+  const settlement = settlementOf(job, use);
   try {
     const replies = await ledger.settleIn(ledger.pipeline(), settlement).exec();
     const failed = replies?.find(([error]) => error)?.[0];
@@ -46,6 +46,27 @@ export async function settleJobBudget(
   } catch (error) {
     log.warn("could not settle the key's usage budgets", { jobId: job.requestId, error: String(error) });
   }
+}
+
+function settlementOf(job: BudgetOwner, use: JobUse): Settlement {
+  const { day, month } = UsageBudgetLedger.periodOf(job);
+  return { keyId: job.keyId, requestId: job.requestId, day, month, ...use };
+}
+
+/**
+ * The settlement as a rider on the job's metering batch (StatusStore.complete's `alongside`): no round
+ * trip of its own. `sent()` says whether the batch took it; one that did not (the record was already
+ * final, so this writer meters nothing) is settled with settleJobBudget.
+ */
+export function settlementRider(ledger: UsageBudgetLedger, job: BudgetOwner, use: JobUse) {
+  let taken = false;
+  return {
+    ride: ((batch) => {
+      ledger.settleIn(batch, settlementOf(job, use));
+      taken = true;
+    }) satisfies RidesWithMetering,
+    sent: () => taken,
+  };
 }
 
 /**

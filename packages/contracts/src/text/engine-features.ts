@@ -19,7 +19,7 @@ export interface EngineFeatures {
 
 /**
  * What the worker serving a model knows of a request's tokens before it runs: admission holds a
- * token budget's share from it (docs/budgets.md). Measured with the model's own tokenizer.
+ * token budget's share from it (docs/usage.md). Measured with the model's own tokenizer.
  */
 export interface TokenBounds {
   /** The reply's max_tokens where a native request sends none: the model's configured default. */

@@ -66,7 +66,7 @@ const isAudio = (budget: keyof UsageBudgets) => budget.startsWith("audio_");
  * used and what unfinished requests hold, and a hold per request. Admission holds a request's most
  * (reserve); its end gives the hold back and adds what it used (settle), once per request id. Every
  * key of a key's budgets carries its id as hash tag, so each step is one script on one Cluster slot.
- * See docs/budgets.md.
+ * See docs/usage.md.
  */
 export class UsageBudgetLedger {
   private readonly scripts: ReturnType<typeof defineLuaScripts<keyof typeof SCRIPTS>>;

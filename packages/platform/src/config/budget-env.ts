@@ -6,7 +6,7 @@ const budget = (description: string) =>
 
 /**
  * The deployment's usage budgets, each API key's unless its own `limits` set another: unset, no cap.
- * Read by the gateway, which holds and refuses at admission (docs/budgets.md).
+ * Read by the gateway, which holds and refuses at admission (docs/usage.md).
  */
 export const BUDGET_ENV = {
   BUDGET_TOKENS_DAY: budget(

@@ -107,7 +107,7 @@ function gatewayMetrics(options: MetricsOptions): GatewayMetrics {
     labelNames: ["operation"] as const,
     registers,
   });
-  // By budget, never by key: one series per key would grow with the keys (see docs/budgets.md).
+  // By budget, never by key: one series per key would grow with the keys (see docs/usage.md).
   const budgetRefusals = new Counter({
     name: "budget_refusals_total",
     help: "Requests refused with 429 BUDGET_EXCEEDED because a key's usage budget was spent, by budget (tokens_day, tokens_month, audio_seconds_day, audio_seconds_month)",

@@ -13,7 +13,7 @@ import type { RedisClient } from "../redis/connection.js";
 import { defineLuaScripts, type LuaCommand } from "../redis/lua-scripts.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 import type { JobAmounts, JobEnd } from "../usage/usage-figures.js";
-import type { UsageMeter } from "../usage/usage-meter.js";
+import type { RidesWithMetering, UsageMeter } from "../usage/usage-meter.js";
 import { LAST_TURN, parseQueueJoin, RESTART_TURNS_AFTER, type QueueJoin } from "./fair-turns.js";
 import {
   hashOfFlatReply,
@@ -256,28 +256,39 @@ export class StatusStore {
     return written === 1;
   }
 
-  async complete(requestId: string, c: Completion): Promise<boolean> {
+  /**
+   * `alongside` adds once-per-job commands of the same API key (a budget's settlement) to the
+   * metering batch, so they cost no round trip of their own; it is called only when this call turns
+   * the record final and meters it (else its caller sends them itself).
+   */
+  async complete(requestId: string, c: Completion, alongside?: RidesWithMetering): Promise<boolean> {
     const used: JobAmounts = {
       promptTokens: c.promptTokens,
       cachedPromptTokens: c.cachedTokens,
       completionTokens: c.tokens,
       ...(c.spoken && { characters: c.spoken.characters, audioSeconds: c.spoken.audioSeconds }),
     };
-    return this.finish(requestId, used, {
-      status: "completed",
-      reply: c.reply,
-      tokens: c.tokens,
-      promptTokens: c.promptTokens,
-      cachedTokens: c.cachedTokens,
-      processingTime: round(c.processingTime, 3),
-      droppedMessages: c.droppedMessages,
-      finishReason: c.finishReason,
-      maxTokens: c.maxTokens,
-      ...(c.toolCalls?.length && { toolCalls: JSON.stringify(c.toolCalls) }),
-      ...(c.audioUrl !== undefined && { audioUrl: c.audioUrl }),
-      ...(c.audioTruncated && { audioTruncated: 1 }),
-      ...(c.audioError !== undefined && { audioError: c.audioError }),
-    });
+    return this.finish(
+      requestId,
+      used,
+      {
+        status: "completed",
+        reply: c.reply,
+        tokens: c.tokens,
+        promptTokens: c.promptTokens,
+        cachedTokens: c.cachedTokens,
+        processingTime: round(c.processingTime, 3),
+        droppedMessages: c.droppedMessages,
+        finishReason: c.finishReason,
+        maxTokens: c.maxTokens,
+        ...(c.toolCalls?.length && { toolCalls: JSON.stringify(c.toolCalls) }),
+        ...(c.audioUrl !== undefined && { audioUrl: c.audioUrl }),
+        ...(c.audioTruncated && { audioTruncated: 1 }),
+        ...(c.audioError !== undefined && { audioError: c.audioError }),
+      },
+      this.scripts.finish,
+      alongside,
+    );
   }
 
   /** An `error` record: `code` says what kind of failure it is (a cancel's is `cancelled`, whoever writes it). */
@@ -326,6 +337,7 @@ export class StatusStore {
     used: JobAmounts,
     fields: Record<string, string | number>,
     script: LuaCommand = this.scripts.finish,
+    alongside?: RidesWithMetering,
   ): Promise<boolean> {
     const args = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
     const k = this.keys;
@@ -354,7 +366,7 @@ export class StatusStore {
     const [keyId, model, url, events] = written as (string | null)[];
     const end = jobEndOf(fields);
     if (this.usage && keyId && end)
-      await this.usage.record({ jobId: requestId, keyId, model: model ?? "", end, ...used });
+      await this.usage.record({ jobId: requestId, keyId, model: model ?? "", end, ...used }, alongside);
     if (url && this.onFinal) {
       const event = webhookEventOf(fields as { status: string; finishReason?: string });
       await this.onFinal.finished({

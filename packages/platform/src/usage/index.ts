@@ -6,5 +6,6 @@ export {
   UsageMeter,
   utcDay,
   type FinishedJob,
+  type RidesWithMetering,
 } from "./usage-meter.js";
 export { UsageReader, type UsageBucket, type UsageReport } from "./usage-reader.js";

@@ -18,6 +18,13 @@ export const METERED_MARKER_SECONDS = 2 * 24 * 3600;
 const SCRIPT = "meter-job-2.lua";
 const COMMAND = commandNameOf(SCRIPT);
 
+/**
+ * Adds once-per-job commands of the same API key (its hash tag: one Cluster slot) to a job's metering
+ * batch, sent and retried with it: a budget's settlement rides with the count instead of a round trip
+ * of its own.
+ */
+export type RidesWithMetering = (batch: ChainableCommander) => void;
+
 /** A job that has ended, and what it used. */
 export interface FinishedJob extends JobAmounts {
   /** The request id (the BullMQ job id): what makes counting it twice count it once. */
@@ -85,7 +92,7 @@ export class UsageMeter {
    * with it: one round trip for both, so they must be once-per-job too (a budget's settlement).
    * Never throws: a job that still could not be counted is logged and false. True when counted now.
    */
-  async record(job: FinishedJob, alongside?: (batch: ChainableCommander) => void, attempts = 5): Promise<boolean> {
+  async record(job: FinishedJob, alongside?: RidesWithMetering, attempts = 5): Promise<boolean> {
     let counted = false;
     for (let attempt = 1; ; attempt++) {
       try {
