@@ -1,4 +1,4 @@
-import type { KeyLimits } from "@chorus/contracts";
+import type { KeyLimits, PriorityTier } from "@chorus/contracts";
 import { type Logger } from "@chorus/platform/logger";
 import { waitUntilReady } from "@chorus/platform/redis";
 import type { Express } from "express";
@@ -20,12 +20,13 @@ export interface TestGateway {
   deps: GatewayDeps;
   prefix: string;
   /** Creates a key and returns its secret. */
-  createKey(options?: { scopes?: string[]; limits?: KeyLimits }): Promise<string>;
+  createKey(options?: { scopes?: string[]; limits?: KeyLimits; priority?: PriorityTier }): Promise<string>;
   /** Creates a key and returns it whole: its id, secret and webhook signing secret. */
   createKeyWithSecrets(options?: {
     scopes?: string[];
     limits?: KeyLimits;
     webhookHosts?: string[];
+    priority?: PriorityTier;
   }): Promise<{ id: string; key: string; webhookSecret: string }>;
   close(options?: { keepKeys?: boolean }): Promise<void>;
 }
@@ -47,8 +48,11 @@ export async function startTestGateway(
   await Promise.all(redisConnections(deps).map((redis) => waitUntilReady(redis, 5000)));
   let counter = 0;
   const createKeyWithSecrets: TestGateway["createKeyWithSecrets"] = async (options = {}) => {
-    const { scopes = ["*"], limits = {}, webhookHosts } = options;
-    const created = await deps.apiKeys.create(`key-${++counter}`, scopes, limits, webhookHosts && { webhookHosts });
+    const { scopes = ["*"], limits = {}, webhookHosts, priority } = options;
+    const created = await deps.apiKeys.create(`key-${++counter}`, scopes, limits, {
+      ...(webhookHosts && { webhookHosts }),
+      ...(priority && { priority }),
+    });
     return { id: created.record.id, key: created.secret, webhookSecret: created.webhookSecret };
   };
   return {

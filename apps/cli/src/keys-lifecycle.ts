@@ -48,7 +48,10 @@ export function listLines(listed: ListedApiKey[], now = Date.now()): string {
       state(k),
       k.expiresAt ?? "-",
       k.lastUsedAt ?? "-",
+      k.priority,
     ].join("\t"),
   );
-  return ["ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\tEXPIRES\tLAST USED", ...rows].map((line) => `${line}\n`).join("");
+  return ["ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\tEXPIRES\tLAST USED\tPRIORITY", ...rows]
+    .map((line) => `${line}\n`)
+    .join("");
 }

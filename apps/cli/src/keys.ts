@@ -2,12 +2,16 @@ import { parseArgs } from "node:util";
 import {
   ApiError,
   CAPPED_HOLDINGS,
+  DEFAULT_PRIORITY_TIER,
   isKnownScope,
+  isPriorityTier,
   KNOWN_SCOPES,
   LIMITED_OPERATIONS,
+  PRIORITY_TIERS,
   USAGE_BUDGETS,
   type KeyLimits,
   type KeyUpdate,
+  type PriorityTier,
 } from "@chorus/contracts";
 import { ApiKeyError, ApiKeyStore } from "@chorus/platform/api-keys";
 import { parseCommandLine } from "@chorus/platform/process";
@@ -21,7 +25,7 @@ import { parseWebhookHosts, rotateWebhookSecret, UsageError } from "./keys-webho
 const USAGE = `usage: npm run keys -- COMMAND
   create --name NAME [--scopes LIST] [--limits text=N,tts=N,status=N,inflight=N,streams=N,webhooks=N,
            tokens_day=N,tokens_month=N,audio_seconds_day=N,audio_seconds_month=N]
-         [--webhook-hosts LIST] [--expires WHEN] [--rotate] [--json]
+         [--webhook-hosts LIST] [--expires WHEN] [--priority high|normal|low] [--rotate] [--json]
           prints the new key on stdout, and its webhook signing secret (whsec_…) on
           stderr: both are shown this once (--json: both on stdout, as JSON);
           --rotate revokes a key holding NAME first (revoked names are free again);
@@ -30,13 +34,17 @@ const USAGE = `usage: npm run keys -- COMMAND
           queued and not yet ended; tokens_day, tokens_month: tokens (prompt + completion)
           per UTC day, month; audio_seconds_day, audio_seconds_month: seconds of speech
           per UTC day, month; --webhook-hosts: the only hosts its webhooks may name;
-          --expires 30d (s, m, h, d from now) or an ISO date-time: the key stops working then
+          --expires 30d (s, m, h, d from now) or an ISO date-time: the key stops working then;
+          --priority: its text requests' weight in the queue's turns (default normal;
+          high: twice a normal key's share of starts while both wait, low: half)
   update ID [--scopes LIST] [--limits text=N,...] [--webhook-hosts LIST] [--expires WHEN|never]
+         [--priority high|normal|low]
           changes a key in place (its secret, id and usage stay): --scopes replaces its
           scopes; each --limits entry sets that limit, NAME=default drops the key's own
           (the deployment's applies); --webhook-hosts a.example.com,*.b.example.com
           replaces its webhook hosts ('*': any host, '': none); gateways apply it
-          within KEY_CACHE_TTL_MS; --expires sets its expiry, never drops it
+          within KEY_CACHE_TTL_MS; --expires sets its expiry, never drops it;
+          --priority sets its tier
   rotate ID [--overlap DURATION]
           a new secret for the key, printed on stdout (shown this once); its id, scopes,
           limits, usage and webhook secret stay; with --overlap (90s, 30m, 1h, 2d) the old
@@ -80,6 +88,11 @@ function parseLimitEntries(value: string | undefined, reset: boolean): KeyUpdate
 
 const parseLimits = (value: string | undefined): KeyLimits => parseLimitEntries(value, false) as KeyLimits;
 
+function parsePriority(value: string): PriorityTier {
+  if (isPriorityTier(value)) return value;
+  throw new UsageError(`bad --priority '${value}'; expected ${PRIORITY_TIERS.join(", ")}`);
+}
+
 function parseScopes(value: string | undefined): string[] {
   const scopes = (value ?? "*")
     .split(",")
@@ -112,6 +125,7 @@ function parseCommand(args: string[]) {
       "webhook-hosts": { type: "string" },
       overlap: { type: "string" },
       expires: { type: "string" },
+      priority: { type: "string" },
       from: { type: "string" },
       to: { type: "string" },
       by: { type: "string" },
@@ -159,7 +173,12 @@ async function create(store: ApiKeyStore, values: CommandLine["values"]): Promis
     values.name,
     parseScopes(values.scopes),
     parseLimits(values.limits),
-    { replace: values.rotate === true, ...(hosts && { webhookHosts: hosts }), ...(expiresAt && { expiresAt }) },
+    {
+      replace: values.rotate === true,
+      priority: parsePriority(values.priority ?? DEFAULT_PRIORITY_TIER),
+      ...(hosts && { webhookHosts: hosts }),
+      ...(expiresAt && { expiresAt }),
+    },
   );
   if (values.json)
     return void process.stdout.write(`${JSON.stringify({ id: record.id, key: secret, webhookSecret })}\n`);
@@ -173,12 +192,13 @@ async function update(store: ApiKeyStore, id: string, values: CommandLine["value
   if (values.limits !== undefined) change.limits = parseLimitEntries(values.limits, true);
   if (values["webhook-hosts"] !== undefined) change.webhookHosts = parseWebhookHosts(values["webhook-hosts"]);
   if (values.expires !== undefined) change.expiresAt = parseExpiry(values.expires, true);
+  if (values.priority !== undefined) change.priority = parsePriority(values.priority);
   if (Object.keys(change).length === 0)
-    throw new UsageError(`update needs --scopes, --limits, --webhook-hosts or --expires\n\n${USAGE}`);
+    throw new UsageError(`update needs --scopes, --limits, --webhook-hosts, --expires or --priority\n\n${USAGE}`);
   const record = await store.update(id, change);
   const hosts = record.webhookHosts === null ? "any" : record.webhookHosts.join(",") || "none";
   process.stderr.write(
-    `updated ${record.id} (${record.name}): scopes ${record.scopes.join(",")}, limits ${JSON.stringify(record.limits)}, webhook hosts ${hosts}, expires ${record.expiresAt ?? "never"}\n`,
+    `updated ${record.id} (${record.name}): scopes ${record.scopes.join(",")}, limits ${JSON.stringify(record.limits)}, webhook hosts ${hosts}, expires ${record.expiresAt ?? "never"}, priority ${record.priority}\n`,
   );
 }
 

@@ -69,7 +69,7 @@ describe("npm run keys", () => {
     expect(rotated.stdout).not.toBe(first.stdout);
 
     const listed = keys("list").stdout.trim().split("\n");
-    expect(listed[0]).toBe("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\tEXPIRES\tLAST USED");
+    expect(listed[0]).toBe("ID\tNAME\tSCOPES\tLIMITS\tCREATED\tSTATE\tEXPIRES\tLAST USED\tPRIORITY");
     expect(
       listed.slice(1).map((line) =>
         line
@@ -134,7 +134,7 @@ describe("npm run keys", () => {
     const id = idOf("unchanged");
     const nothing = keys("update", id);
     expect(nothing.code).toBe(2);
-    expect(nothing.stderr).toContain("update needs --scopes, --limits, --webhook-hosts or --expires");
+    expect(nothing.stderr).toContain("update needs --scopes, --limits, --webhook-hosts, --expires or --priority");
     const unknown = keys("update", "key_0000000000000000", "--limits", "text=3");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no key with id");
@@ -143,6 +143,26 @@ describe("npm run keys", () => {
       .stdout.split("\n")
       .find((line) => line.startsWith(`${id}\t`));
     expect(JSON.parse(row?.split("\t")[3] ?? "null")).toEqual({ text: 5 });
+  });
+
+  it("when a key is created with --priority and updated, then keys list shows its tier, and a bad tier is exit 2", () => {
+    keys("create", "--name", "tiered", "--priority", "high");
+    const id = idOf("tiered");
+    const tierOf = () =>
+      keys("list")
+        .stdout.split("\n")
+        .find((line) => line.startsWith(`${id}\t`))
+        ?.split("\t")[8];
+    expect(tierOf()).toBe("high");
+    const updated = keys("update", id, "--priority", "low");
+    expect(updated.code).toBe(0);
+    expect(updated.stderr).toContain("priority low");
+    expect(tierOf()).toBe("low");
+    const bad = keys("update", id, "--priority", "urgent");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("bad --priority 'urgent'; expected high, normal, low");
+    expect(keys("create", "--name", "tiered-bad", "--priority", "top").code).toBe(2);
+    expect(tierOf()).toBe("low");
   });
 
   it("when a key is created, then its webhook secret is shown once beside it, its hosts can be set, and rotate-webhook-secret prints a new one", async () => {

@@ -143,6 +143,7 @@ describe("admin API with ADMIN_TOKEN", () => {
       webhookSigning: "own",
       createdAt: expect.any(String),
       expiresAt: null,
+      priority: "normal",
       revoked: false,
     });
     const { id, key, createdAt } = created.body as CreatedKey;
@@ -169,6 +170,7 @@ describe("admin API with ADMIN_TOKEN", () => {
       webhookSigning: "own",
       createdAt,
       expiresAt: null,
+      priority: "normal",
       revoked: false,
       lastUsedAt: expect.any(String), // it was used just above
     });

@@ -77,6 +77,12 @@ export interface GenerateTextJob {
    * the key's turns by the measured cost once the reply is recorded. Absent in older jobs: no correction.
    */
   turnCost?: number;
+  /**
+   * What one turn of this request's work counts for its key (the key's priority tier: fair-turns.ts
+   * TIER_TURN_WEIGHT); turnCost already includes it, and the measured cost is weighed by it too.
+   * Absent: 1.
+   */
+  turnWeight?: number;
 }
 
 /**
@@ -140,8 +146,9 @@ export interface SpeakReplyJob {
     /** The reply is a function call (`tools`): recorded so, with `reply` empty. */
     toolCalls?: ToolCall[];
   };
-  /** The text job's turnCost (GenerateTextJob). */
+  /** The text job's turnCost and turnWeight (GenerateTextJob). */
   turnCost?: number;
+  turnWeight?: number;
   /** The text job's acceptedAt and budget hold: this job settles the key's usage budgets when it records. */
   acceptedAt: number;
   budget?: BudgetHold;

@@ -43,5 +43,16 @@ export const USAGE_BUDGETS = [
 /** The largest budget accepted: well inside the integers Lua (a double) counts exactly. */
 export const MAX_USAGE_BUDGET = 1_000_000_000_000;
 
+/**
+ * A key's priority tier, set by the operator: how its text requests' turns weigh against other keys'
+ * (the weights are the scheduler's, docs/architecture.md#fair-turns). Absent: normal.
+ */
+export const PRIORITY_TIERS = ["high", "normal", "low"] as const;
+export type PriorityTier = (typeof PRIORITY_TIERS)[number];
+export const DEFAULT_PRIORITY_TIER: PriorityTier = "normal";
+
+export const isPriorityTier = (value: unknown): value is PriorityTier =>
+  (PRIORITY_TIERS as readonly unknown[]).includes(value);
+
 /** One key's own overrides of the deployment's per-minute budgets, caps and usage budgets. */
 export type KeyLimits = Partial<OperationLimits & HoldingCaps & UsageBudgets>;

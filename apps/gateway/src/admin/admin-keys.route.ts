@@ -32,6 +32,7 @@ const shown = ({
   ownWebhookSecret,
   createdAt,
   expiresAt,
+  priority,
   revoked,
 }: ApiKeyRecord) => ({
   id,
@@ -42,6 +43,7 @@ const shown = ({
   webhookSigning: ownWebhookSecret ? "own" : "deployment",
   createdAt,
   expiresAt,
+  priority,
   revoked,
 });
 
@@ -56,8 +58,13 @@ function refuseRevoked(id: string) {
 /** POST/GET /admin/keys, PATCH/DELETE /admin/keys/{id}, POST .../rotate, GET .../usage: the keys CLI's store. */
 export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenticate: RequestHandler): void {
   router.post("/admin/keys", authenticate, jsonBody(), async (req, res) => {
-    const { name, scopes, limits, rotate, webhookHosts, expiresAt } = validateNewApiKey(req.body);
-    const options = { replace: rotate, ...(webhookHosts && { webhookHosts }), ...(expiresAt && { expiresAt }) };
+    const { name, scopes, limits, rotate, webhookHosts, expiresAt, priority } = validateNewApiKey(req.body);
+    const options = {
+      replace: rotate,
+      priority,
+      ...(webhookHosts && { webhookHosts }),
+      ...(expiresAt && { expiresAt }),
+    };
     const created = await deps.apiKeys.create(name, scopes, limits, options).catch((error: unknown) => {
       // Past the input checks (an expiry in the past is its ApiError), the store refuses only a name held.
       if (error instanceof ApiKeyError)
@@ -80,8 +87,8 @@ export function addAdminKeyRoutes(router: IRouter, deps: AdminKeysDeps, authenti
     const { id } = await existingKey(deps.apiKeys, req);
     const updated = await deps.apiKeys.update(id, req.body as KeyUpdate).catch(refuseRevoked(id));
     deps.keyLookup.forget(id);
-    const { scopes, limits, webhookHosts, expiresAt } = updated;
-    requestLogger(req).info("api key updated", { keyId: id, scopes, limits, webhookHosts, expiresAt });
+    const { scopes, limits, webhookHosts, expiresAt, priority } = updated;
+    requestLogger(req).info("api key updated", { keyId: id, scopes, limits, webhookHosts, expiresAt, priority });
     res.json(shown(updated));
   });
   router.post("/admin/keys/:id/rotate", authenticate, jsonBody(), async (req, res) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { GenerationRequest, ModelId, SamplingParams } from "@chorus/contracts";
 import type { ApiKeyRecord } from "@chorus/platform/api-keys";
-import type { ModelFeatures } from "@chorus/platform/scheduler";
+import { TIER_TURN_WEIGHT, type ModelFeatures } from "@chorus/platform/scheduler";
 import type { IdempotencyKeys } from "../services/idempotency.js";
 import type { QueueDepth } from "../services/queue-depth.js";
 import type { TextJobs } from "../services/text-jobs.service.js";
@@ -115,7 +115,14 @@ export class TextAdmission {
     budgets: Budgets,
   ): Promise<{ id: string; acceptedAt: number | null }> {
     const { request, clientSampling, idempotencyKey, streamReply } = read;
-    const job = { keyId: key.id, model, request, clientSampling, inFlightCap: this.deps.limits.inFlight(key) };
+    const job = {
+      keyId: key.id,
+      model,
+      request,
+      clientSampling,
+      inFlightCap: this.deps.limits.inFlight(key),
+      turnWeight: TIER_TURN_WEIGHT[key.priority],
+    };
     const claimed = idempotencyKey
       ? await this.deps.idempotency.claim(key.id, idempotencyKey, { model, request, clientSampling })
       : null;

@@ -29,6 +29,7 @@ const keyFields = {
     format: "date-time",
     description: "After it the key gets 401 UNAUTHORIZED (`details.reason`: `expired`); null: never.",
   },
+  priority: newApiKeySchema.properties.priority as unknown as Schema,
   revoked: { type: "boolean" },
 } satisfies Record<string, Schema>;
 const perOperation: Schema = {
@@ -118,6 +119,7 @@ const key = {
   webhookSigning: "own",
   createdAt: "2026-01-01T12:00:00.000Z",
   expiresAt: null,
+  priority: "normal",
   revoked: false,
 };
 const used = (text: number, tts: number) => ({
@@ -191,9 +193,9 @@ export function adminPaths(): Paths {
       patch: {
         ...admin,
         operationId: "updateApiKey",
-        summary: "Change an API key's scopes, limits, webhook hosts or expiry",
+        summary: "Change an API key's scopes, limits, webhook hosts, expiry or priority tier",
         description:
-          "The key keeps its secret, id and usage (`npm run keys -- update ID`). `scopes` replaces its scopes; each entry of `limits` sets that limit, or with `null` drops the key's own value so the deployment's applies again; limits not named stay. `webhookHosts` replaces the hosts its webhooks may name (a submit naming another is 400); `null`: any host again. `expiresAt` (in the future, else 400) sets when the key stops working; `null`: never. " +
+          "The key keeps its secret, id and usage (`npm run keys -- update ID`). `scopes` replaces its scopes; each entry of `limits` sets that limit, or with `null` drops the key's own value so the deployment's applies again; limits not named stay. `webhookHosts` replaces the hosts its webhooks may name (a submit naming another is 400); `null`: any host again. `expiresAt` (in the future, else 400) sets when the key stops working; `null`: never. `priority` (`high`, `normal`, `low`) sets how its text requests weigh in the queue's turns. " +
           "At once on the gateway that answers; on the others within their key cache's time (`KEY_CACHE_TTL_MS`, 5 s by default). A revoked key is 409 CONFLICT.",
         parameters: [idParameter],
         requestBody: {
@@ -204,6 +206,7 @@ export function adminPaths(): Paths {
             narrow: { scopes: ["text:Witch"] },
             hosts: { webhookHosts: ["hooks.partner-a.example", "*.partner-a.example"] },
             expiry: { expiresAt: "2026-12-31T23:59:59Z" },
+            tier: { priority: "high" },
           }),
         },
         responses: {

@@ -35,6 +35,8 @@ export interface NewTextJob {
   streamReply?: boolean;
   /** What admission held of the key's usage budgets, for the job's end to settle. */
   budget?: BudgetHold;
+  /** What a turn of its work counts for its key (the key's priority tier); default 1. */
+  turnWeight?: number;
 }
 
 /** 429 naming the cap; Retry-After: about one job's time, when one of the key's requests should finish. */
@@ -79,6 +81,7 @@ export class TextJobs {
       inFlightCap,
       streamReply,
       budget,
+      turnWeight = 1,
     } = submission;
     const job: GenerateTextJob = {
       requestId,
@@ -90,7 +93,8 @@ export class TextJobs {
       ...(streamReply ? { streamReply } : {}),
       ...(budget ? { budget } : {}),
       ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
-      turnCost: estimatedTurnCost(request, clientSampling),
+      turnCost: estimatedTurnCost(request, clientSampling) * turnWeight,
+      ...(turnWeight === 1 ? {} : { turnWeight }),
     };
     const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
     const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap, job.turnCost);

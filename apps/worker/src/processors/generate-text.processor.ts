@@ -116,7 +116,7 @@ type RecordedReply = SpeakReplyJob["reply"];
 /** The reply goes to the speech queue; its job records it once spoken. Retried as a final write is. */
 async function handOffSpeech(
   speakLater: (job: SpeakReplyJob) => Promise<void>,
-  { requestId, keyId, model, turnCost, acceptedAt, budget }: GenerateTextJob,
+  { requestId, keyId, model, turnCost, turnWeight, acceptedAt, budget }: GenerateTextJob,
   speak: SpeakOptions,
   reply: RecordedReply,
   log: Logger,
@@ -129,6 +129,7 @@ async function handOffSpeech(
     reply,
     acceptedAt,
     ...(turnCost === undefined ? {} : { turnCost }),
+    ...(turnWeight === undefined ? {} : { turnWeight }),
     ...(budget === undefined ? {} : { budget }),
   };
   const onRetry = (error: unknown, attempt: number) =>

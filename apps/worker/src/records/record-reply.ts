@@ -10,11 +10,12 @@ export interface RecordReplyDeps {
   budgets: UsageBudgetLedger;
 }
 
-/** Whose reply it is, its turn charge (absent in older jobs), and what it held of its key's budgets. */
+/** Whose reply it is, its turn charge and weight (absent in older jobs), and what it held of its key's budgets. */
 export interface ReplyOwner {
   requestId: string;
   keyId: string;
   turnCost?: number | undefined;
+  turnWeight?: number | undefined;
   acceptedAt: number;
   budget?: BudgetHold | undefined;
 }
@@ -47,10 +48,10 @@ export async function recordReply(
   });
   if (!settlement.sent()) await settleJobBudget(deps.budgets, owner, use, log);
   if (!written) return false;
-  const { keyId, turnCost } = owner;
+  const { keyId, turnCost, turnWeight = 1 } = owner;
   if (turnCost !== undefined)
     await deps.statuses
-      .settleTurn(keyId, turnCost, measuredTurnCost(completion))
+      .settleTurn(keyId, turnCost, measuredTurnCost(completion) * turnWeight)
       .catch((e: unknown) => log.warn("could not settle the turn", { error: String(e) }));
   return true;
 }

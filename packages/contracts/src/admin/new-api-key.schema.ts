@@ -3,8 +3,10 @@ import {
   CAPPED_HOLDINGS,
   LIMITED_OPERATIONS,
   MAX_USAGE_BUDGET,
+  PRIORITY_TIERS,
   USAGE_BUDGETS,
   type KeyLimits,
+  type PriorityTier,
 } from "../rate-limits.js";
 import { ApiError } from "../errors.js";
 import { compileValidator } from "../validation/validator.js";
@@ -47,6 +49,13 @@ const expiresAtSchema = {
   description: "ISO 8601 time after which the key is refused (401); in the future",
 } as const;
 
+const prioritySchema = {
+  type: "string",
+  enum: [...PRIORITY_TIERS],
+  description:
+    "how this key's text requests weigh in the queue's turns against other keys' (high: twice a normal key's share of starts while both have requests waiting; low: half); every tier keeps progressing",
+} as const;
+
 const scopesSchema = {
   type: "array",
   items: { type: "string", enum: [...KNOWN_SCOPES] },
@@ -74,6 +83,7 @@ export const newApiKeySchema = {
     limits: { type: "object", additionalProperties: false, properties: keyLimitProperties, default: {} },
     webhookHosts: webhookHostsSchema,
     expiresAt: expiresAtSchema,
+    priority: { ...prioritySchema, default: "normal" },
     rotate: {
       type: "boolean",
       default: false,
@@ -88,6 +98,7 @@ export interface NewApiKeyRequest {
   limits: KeyLimits;
   webhookHosts?: string[];
   expiresAt?: string;
+  priority: PriorityTier;
   rotate: boolean;
 }
 
@@ -98,7 +109,7 @@ export const validateNewApiKey = compileValidator<NewApiKeyRequest>(newApiKeySch
  * A change to a key (PATCH /admin/keys/{id}, `keys update`): `scopes` replaces the key's scopes;
  * each entry of `limits` sets that limit, or with null drops the key's own value (the deployment's
  * applies again). Limits not named stay as they are. `webhookHosts` replaces the key's list; null drops it.
- * `expiresAt` sets when the key stops working; null: never.
+ * `expiresAt` sets when the key stops working; null: never. `priority` sets its tier.
  */
 export const keyUpdateSchema = {
   type: "object",
@@ -127,6 +138,7 @@ export const keyUpdateSchema = {
       type: ["string", "null"],
       description: `${expiresAtSchema.description}; null: never`,
     },
+    priority: prioritySchema,
   },
 } as const;
 
@@ -135,6 +147,7 @@ export interface KeyUpdate {
   limits?: { [Name in keyof KeyLimits]?: number | null };
   webhookHosts?: string[] | null;
   expiresAt?: string | null;
+  priority?: PriorityTier;
 }
 
 /** The change, or ApiError INVALID_PARAMETER naming every bad field. */

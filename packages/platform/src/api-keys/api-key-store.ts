@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { expiryTime, validateKeyUpdate, validateNewApiKey, type KeyLimits, type KeyUpdate } from "@chorus/contracts";
+import {
+  DEFAULT_PRIORITY_TIER,
+  expiryTime,
+  isPriorityTier,
+  validateKeyUpdate,
+  validateNewApiKey,
+  type KeyLimits,
+  type KeyUpdate,
+  type PriorityTier,
+} from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
 import type { RedisKeys } from "../redis/redis-keys.js";
 import { hashSecret, newSecret, SECRET_PREFIX } from "./api-key-secret.js";
@@ -20,6 +29,8 @@ export interface ApiKeyRecord {
   createdAt: string;
   /** After this (ISO) the key is refused; null: never. */
   expiresAt: string | null;
+  /** How its text requests' turns weigh against other keys' (set by the operator). */
+  priority: PriorityTier;
   revoked: boolean;
   /** Found by the secret a rotation replaced: it is accepted until then (ms). Null: the current secret. */
   replacedSecretUntil: number | null;
@@ -52,6 +63,7 @@ function fromHash(hash: Record<string, string>): ApiKeyRecord | null {
     ownWebhookSecret: hash.webhookSecret === "own",
     createdAt: hash.createdAt ?? "",
     expiresAt: hash.expiresAt || null,
+    priority: isPriorityTier(hash.priority) ? hash.priority : DEFAULT_PRIORITY_TIER,
     revoked: hash.revoked === "1",
     replacedSecretUntil: null,
   };
@@ -85,9 +97,11 @@ export class ApiKeyStore {
       replace = false,
       webhookHosts,
       expiresAt,
-    }: { replace?: boolean; webhookHosts?: string[]; expiresAt?: string } = {},
+      priority = DEFAULT_PRIORITY_TIER,
+    }: { replace?: boolean; webhookHosts?: string[]; expiresAt?: string; priority?: PriorityTier } = {},
   ): Promise<NewApiKey> {
-    validateNewApiKey({ name, scopes, limits, ...(webhookHosts && { webhookHosts }), ...(expiresAt && { expiresAt }) });
+    const optional = { ...(webhookHosts && { webhookHosts }), ...(expiresAt && { expiresAt }) };
+    validateNewApiKey({ name, scopes, limits, priority, ...optional });
     if (expiresAt !== undefined) expiryTime(expiresAt);
     const holder = replace ? await this.redis.hget(this.keys.apiKeyNames(), name) : null;
     if (holder) await this.revokeById(holder);
@@ -100,6 +114,7 @@ export class ApiKeyStore {
       ownWebhookSecret: true,
       createdAt: new Date().toISOString(),
       expiresAt: expiresAt ?? null,
+      priority,
       revoked: false,
       replacedSecretUntil: null,
     };
@@ -164,14 +179,14 @@ export class ApiKeyStore {
   }
 
   /**
-   * Changes a key's scopes, limits, webhook hosts and expiry in place (its secret, id and usage stay):
+   * Changes a key's scopes, limits, webhook hosts, expiry and priority tier in place (its secret, id and usage stay):
    * each limit named sets it, or with null drops it; webhookHosts replaces the list, null drops it;
    * expiresAt (in the future) sets the expiry, null drops it. Bad
    * input throws ApiError INVALID_PARAMETER; a revoked key cannot change. Gateways see the change once
    * their key cache lets go of the old record.
    */
   async update(id: string, change: KeyUpdate): Promise<ApiKeyRecord> {
-    const { scopes, limits, webhookHosts, expiresAt } = validateKeyUpdate(change);
+    const { scopes, limits, webhookHosts, expiresAt, priority } = validateKeyUpdate(change);
     if (expiresAt) expiryTime(expiresAt);
     const { key, record } = await this.changeable(id);
     const merged: KeyLimits = { ...record.limits };
@@ -187,10 +202,13 @@ export class ApiKeyStore {
       limits: merged,
       webhookHosts: hosts,
       expiresAt: expiry,
+      priority: priority ?? record.priority,
     };
-    const write = this.redis
-      .multi()
-      .hset(key, { scopes: JSON.stringify(updated.scopes), limits: JSON.stringify(merged) });
+    const write = this.redis.multi().hset(key, {
+      scopes: JSON.stringify(updated.scopes),
+      limits: JSON.stringify(merged),
+      priority: updated.priority,
+    });
     if (hosts === null) write.hdel(key, "webhookHosts");
     else write.hset(key, "webhookHosts", JSON.stringify(hosts));
     if (expiry === null) write.hdel(key, "expiresAt");

@@ -10,6 +10,7 @@ const record = (id: string): ApiKeyRecord => ({
   ownWebhookSecret: true,
   createdAt: "",
   expiresAt: null,
+  priority: "normal",
   revoked: false,
   replacedSecretUntil: null,
 });

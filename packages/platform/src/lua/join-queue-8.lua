@@ -8,8 +8,8 @@
     KEYS[1] tickets counter
     KEYS[2] waiting set (score: turn * 2^32 + ticket)
     KEYS[3] unfinished set (score: createdAt)
-    KEYS[4] turns hash (`serving`; per key id, the turn its next request may take; `last:<key id>`,
-            the turn of its latest request)
+    KEYS[4] turns hash (`serving`; per key id, the position its next request may take, a turn or
+            between two; `last:<key id>`, the turn of its latest request)
     KEYS[5] in-flight hash (key id -> requests not yet final)
     KEYS[6] owners hash (request id -> key id)
     KEYS[7] text stats hash
@@ -20,7 +20,7 @@
     ARGV[3] key id
     ARGV[4] in-flight cap (0: none)
     ARGV[5] last turn (BullMQ's highest priority)
-    ARGV[6] the request's cost in turns (at least 1)
+    ARGV[6] the request's cost in turns, weighted by its key's tier (at least a half)
 
   Output:
     {ticket, turn}, or {0, held, average job seconds ('' when none)} when the key holds its cap

@@ -1,4 +1,4 @@
-import type { GenerationRequest, SamplingParams } from "@chorus/contracts";
+import type { GenerationRequest, PriorityTier, SamplingParams } from "@chorus/contracts";
 
 /**
  * Fair turns between API keys, weighted by what requests cost: the text queue's side of a request's
@@ -30,6 +30,16 @@ export const RESTART_TURNS_AFTER = 2 ** 20;
  * 100-token request costs a fortieth of such a one.
  */
 export const TOKENS_PER_TURN = 64;
+
+/**
+ * What one turn of a key's work counts in the queue's turns, by the key's priority tier: a key's
+ * requests are spaced by their cost times its weight, so while keys of two tiers both have requests
+ * waiting, a high key starts twice the work of a normal one and a low key half. Every weight is
+ * finite, so every key keeps its share: no tier starves another. A normal key's turns are the
+ * unweighted ones. A high key's positions fall on half turns: two of its requests may share a
+ * turn (BullMQ's priority; arrival order within it).
+ */
+export const TIER_TURN_WEIGHT: Record<PriorityTier, number> = { high: 0.5, normal: 1, low: 2 };
 
 /** The gateway has no tokenizer: about four characters a token, as for English text. */
 const CHARS_PER_TOKEN = 4;

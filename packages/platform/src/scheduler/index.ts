@@ -2,6 +2,7 @@ export {
   estimatedTurnCost,
   LAST_TURN,
   measuredTurnCost,
+  TIER_TURN_WEIGHT,
   TOKENS_PER_TURN,
   turnsForTokens,
   type QueueJoin,

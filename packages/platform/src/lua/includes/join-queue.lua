@@ -14,8 +14,11 @@ local function joinQueue(KEYS, ARGV)
   local ticket = redis.call('INCR', KEYS[1])
   local serving = tonumber(redis.call('HGET', KEYS[4], 'serving') or '0')
   local after = tonumber(redis.call('HGET', KEYS[4], ARGV[3]) or '0')
-  local turn = math.min(math.max(serving + 1, after), tonumber(ARGV[5]))
-  redis.call('HSET', KEYS[4], ARGV[3], turn + tonumber(ARGV[6]), 'last:' .. ARGV[3], turn)
+  -- A key's position may fall between turns (a high tier's weighted cost is a half); its job's priority,
+  -- the turn, is whole: the first turn at or after the position.
+  local position = math.min(math.max(serving + 1, after), tonumber(ARGV[5]))
+  local turn = math.ceil(position)
+  redis.call('HSET', KEYS[4], ARGV[3], position + tonumber(ARGV[6]), 'last:' .. ARGV[3], turn)
   if redis.call('ZADD', KEYS[2], turn * 4294967296 + ticket % 4294967296, ARGV[2]) == 1 then
     redis.call('LPUSH', KEYS[8], 1)
   end
