@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { QUEUES, speakReplyJobId } from "@chorus/contracts";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisKeys, RedisClient } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
 import { failureMessage } from "./failure-message.js";
+import { FleetInterval } from "./fleet-interval.js";
 
 /** The `error` of a record whose job left BullMQ without its answer being written. */
 export const LOST_ERROR = "lost: the job disappeared from the queue";
@@ -50,37 +50,30 @@ const PAGE = 500;
  * write is the one-way FINISH, so a sweep racing a worker's own final write cannot overwrite it.
  */
 export class LostJobSweeper {
-  private readonly intervalMs: number;
   private readonly graceMs: number;
-  private readonly owner = randomUUID();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly fleet: FleetInterval;
 
   constructor(private readonly options: LostJobSweeperOptions) {
-    this.intervalMs = options.intervalMs ?? 30_000;
+    const { connection, keys, logger, intervalMs = 30_000 } = options;
     this.graceMs = options.graceMs ?? 60_000;
+    const lockKey = keys.lostJobSweepLock();
+    this.fleet = new FleetInterval({ connection, lockKey, intervalMs, logger, what: "lost-job sweep" });
   }
 
   start(): void {
-    const tick = () =>
-      void this.sweepOnce().catch((error: unknown) =>
-        this.options.logger.warn("lost-job sweep failed", { error: String(error) }),
-      );
-    this.timer = setInterval(tick, this.intervalMs);
-    this.timer.unref();
+    this.fleet.start(() => this.sweep(Date.now()));
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.fleet.stop();
   }
 
-  /**
-   * One sweep, if no other process holds this interval's lock (then null). The lock is not
-   * released: it lapses after one interval, so the fleet sweeps about once per interval.
-   */
+  /** One sweep, if no other process holds this interval's lock (then null): the fleet sweeps once an interval. */
   async sweepOnce(now = Date.now()): Promise<SweepResult | null> {
-    const { connection, keys } = this.options;
-    const won = await connection.set(keys.lostJobSweepLock(), this.owner, "PX", this.intervalMs, "NX");
-    if (won !== "OK") return null;
+    return this.fleet.ifWon(() => this.sweep(now));
+  }
+
+  private async sweep(now: number): Promise<SweepResult> {
     const result: SweepResult = { lost: 0, failed: 0 };
     // Closed records leave the set, so a page's offset moves on only past the records left open;
     // one closed by someone else meanwhile may shift a record past this sweep, not past the next.

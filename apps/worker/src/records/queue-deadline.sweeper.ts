@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { QUEUE_TIMEOUT_ERROR } from "@chorus/contracts";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import type { Logger } from "@chorus/platform/logger";
 import type { RedisClient, RedisKeys } from "@chorus/platform/redis";
 import type { StatusStore } from "@chorus/platform/scheduler";
+import { FleetInterval } from "./fleet-interval.js";
 
 export interface QueueDeadlineSweeperOptions {
   connection: RedisClient;
@@ -31,32 +31,29 @@ const PAGE = 200;
  * requests no worker reaches.
  */
 export class QueueDeadlineSweeper {
-  private readonly intervalMs: number;
-  private readonly owner = randomUUID();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly fleet: FleetInterval;
 
   constructor(private readonly options: QueueDeadlineSweeperOptions) {
-    this.intervalMs = options.intervalMs ?? 1000;
+    const { connection, keys, logger, intervalMs = 1000 } = options;
+    const lockKey = keys.queueDeadlineSweepLock();
+    this.fleet = new FleetInterval({ connection, lockKey, intervalMs, logger, what: "queue-deadline sweep" });
   }
 
   start(): void {
-    const tick = () =>
-      void this.sweepOnce().catch((error: unknown) =>
-        this.options.logger.warn("queue-deadline sweep failed", { error: String(error) }),
-      );
-    this.timer = setInterval(tick, this.intervalMs);
-    this.timer.unref();
+    this.fleet.start(() => this.sweep(Date.now()));
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.fleet.stop();
   }
 
   /** One sweep, if no other process holds this interval's lock (then null): the number of requests it ended. */
   async sweepOnce(now = Date.now()): Promise<number | null> {
+    return this.fleet.ifWon(() => this.sweep(now));
+  }
+
+  private async sweep(now: number): Promise<number> {
     const { connection, keys } = this.options;
-    const won = await connection.set(keys.queueDeadlineSweepLock(), this.owner, "PX", this.intervalMs, "NX");
-    if (won !== "OK") return null;
     let expired = 0;
     for (;;) {
       const due = await connection.zrangebyscore(keys.textQueueDeadlines(), "-inf", now, "LIMIT", 0, PAGE);
