@@ -1,13 +1,13 @@
 import type { StatusRecord } from "@chorus/contracts";
 import { createTextQueue } from "@chorus/platform/queues";
-import { createWorkerRedis, type RedisClient } from "@chorus/platform/redis";
-import { LAST_TURN, StatusStore } from "@chorus/platform/scheduler";
+import { LAST_TURN } from "@chorus/platform/scheduler";
 import request from "supertest";
 import { defaultRequest, describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
-import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { startStartOrderWorker, type StartOrderWorker } from "../../../test-support/start-order.js";
+import { loadFixtureEngine } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
 
 /**
@@ -17,15 +17,13 @@ import { finalRecord } from "../../../test-support/records.js";
  */
 let gw: TestGateway;
 let engine: Awaited<ReturnType<typeof loadFixtureEngine>> | undefined;
-const workers: TestWorker[] = [];
-const connections: RedisClient[] = [];
+const workers: StartOrderWorker[] = [];
 
 beforeEach(async () => {
   gw = await startTestGateway(uniquePrefix("fair-turns"));
 });
 afterEach(async () => {
   for (const worker of workers.splice(0)) await worker.close();
-  for (const connection of connections.splice(0)) connection.disconnect();
   await gw.close();
 });
 afterAll(async () => {
@@ -43,22 +41,11 @@ const status = async (key: string, id: string): Promise<StatusRecord> =>
   (await request(gw.app).get(`/api/v2/status/${id}`).auth(key, { type: "bearer" })).body as StatusRecord;
 
 /** The real worker with `concurrency` slots; `started` fills with the ids in the order their jobs start. */
-async function startWorker(concurrency: number): Promise<{ started: string[]; firstStart: Promise<void> }> {
+async function startWorker(concurrency: number): Promise<StartOrderWorker> {
   engine ??= await loadFixtureEngine(2);
-  const started: string[] = [];
-  let onFirstStart!: () => void;
-  const firstStart = new Promise<void>((resolve) => (onFirstStart = resolve));
-  const connection = createWorkerRedis(TEST_REDIS);
-  connections.push(connection);
-  const statuses = new (class extends StatusStore {
-    override async markStarted(requestId: string, now?: number) {
-      started.push(requestId);
-      onFirstStart();
-      return super.markStarted(requestId, now);
-    }
-  })(connection, gw.deps.keys, 3600);
-  workers.push(await startTestWorker(gw.prefix, engine, { concurrency, statuses }));
-  return { started, firstStart };
+  const worker = await startStartOrderWorker(gw.prefix, gw.deps.keys, engine, concurrency);
+  workers.push(worker);
+  return worker;
 }
 
 /** A text job's BullMQ priority, which is its request's turn. */

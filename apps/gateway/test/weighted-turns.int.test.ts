@@ -1,13 +1,13 @@
 import type { StatusRecord } from "@chorus/contracts";
 import { createTextQueue } from "@chorus/platform/queues";
-import { createWorkerRedis, type RedisClient } from "@chorus/platform/redis";
-import { measuredTurnCost, StatusStore } from "@chorus/platform/scheduler";
+import { measuredTurnCost } from "@chorus/platform/scheduler";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { TEST_REDIS, uniquePrefix } from "../../../test-support/redis.js";
+import { uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
-import { loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+import { startStartOrderWorker, type StartOrderWorker } from "../../../test-support/start-order.js";
+import { loadFixtureEngine } from "../../../test-support/worker.js";
 import { finalRecord } from "../../../test-support/records.js";
 
 /**
@@ -18,15 +18,13 @@ import { finalRecord } from "../../../test-support/records.js";
  */
 let gw: TestGateway;
 let engine: Awaited<ReturnType<typeof loadFixtureEngine>> | undefined;
-const workers: TestWorker[] = [];
-const connections: RedisClient[] = [];
+const workers: StartOrderWorker[] = [];
 
 beforeEach(async () => {
   gw = await startTestGateway(uniquePrefix("weighted-turns"));
 });
 afterEach(async () => {
   for (const worker of workers.splice(0)) await worker.close();
-  for (const connection of connections.splice(0)) connection.disconnect();
   await gw.close();
 });
 afterAll(async () => {
@@ -49,17 +47,9 @@ const submit = async (key: string, body: object): Promise<string> => {
 /** The real worker with one slot; `started` fills with the ids in the order their jobs start. */
 async function startWorker(): Promise<string[]> {
   engine ??= await loadFixtureEngine(2);
-  const started: string[] = [];
-  const connection = createWorkerRedis(TEST_REDIS);
-  connections.push(connection);
-  const statuses = new (class extends StatusStore {
-    override async markStarted(requestId: string, now?: number) {
-      started.push(requestId);
-      return super.markStarted(requestId, now);
-    }
-  })(connection, gw.deps.keys, 3600);
-  workers.push(await startTestWorker(gw.prefix, engine, { concurrency: 1, statuses }));
-  return started;
+  const worker = await startStartOrderWorker(gw.prefix, gw.deps.keys, engine, 1);
+  workers.push(worker);
+  return worker.started;
 }
 
 /** Each job's turn (its BullMQ priority) and the cost in turns admission charged its key. */
