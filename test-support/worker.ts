@@ -25,6 +25,7 @@ import { FIXTURE_MODEL } from "./fixtures.js";
 // The worker's parts that the gateway's and the SDK's tests wire in come through here: they never import
 // the worker themselves (a lint rule keeps it so).
 export type { GenerationInput, LlmEngine } from "@chorus/worker/llm";
+export { loadCharacterCatalog, OpenAiCompatibleLlmEngine, STOP_SEQUENCES } from "@chorus/worker/llm";
 export { EspeakSpeechEngine, synthesizeSpeechProcessor } from "@chorus/worker/speech";
 import { testLogger } from "./logger.js";
 import { TEST_REDIS } from "./redis.js";

@@ -1,44 +1,32 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
+import { listenOnLoopback, startOpenAiStack, type OpenAiStack } from "../../../test-support/openai-stack.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
-import { loadFixtureEngine, startTestWorker, type LlmEngine, type TestWorker } from "../../../test-support/worker.js";
+import { loadFixtureEngine } from "../../../test-support/worker.js";
 
 /**
  * Failures that would repeat, as the official openai client meets them: it must raise at once (one
  * request), not retry them twice as it does a plain 5xx.
  */
 describeWithModel("/v1 answers to failed generations (official openai client, stories260K-chatml)", () => {
-  let gw: TestGateway;
-  let engine: LlmEngine;
-  let worker: TestWorker;
-  let server: Server;
-  let key: string;
+  let stack: OpenAiStack;
   let sent = 0;
   let openai: OpenAI;
 
   beforeAll(async () => {
-    const prefix = uniquePrefix("openai-failures");
-    gw = await startTestGateway(prefix);
-    engine = await loadFixtureEngine();
-    // A time limit no long reply fits in: such a request fails the same way every time.
-    worker = await startTestWorker(prefix, engine, { jobTimeLimitMs: 300 });
-    server = gw.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    key = await gw.createKey();
-    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    // The SDK's own retries on (two, its default): each request it sends is counted.
-    openai = new OpenAI({ baseURL, apiKey: key, fetch: (url, init) => (sent++, fetch(url, init)) });
+    stack = await startOpenAiStack("openai-failures", await loadFixtureEngine(), {
+      // A time limit no long reply fits in: such a request fails the same way every time.
+      worker: { jobTimeLimitMs: 300 },
+      limits: null,
+      // The SDK's own retries on (two, its default): each request it sends is counted.
+      client: { maxRetries: 2, fetch: (url, init) => (sent++, fetch(url, init)) },
+    });
+    openai = stack.client;
   }, 120_000);
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await worker.close();
-    await engine.close();
-    await gw.close();
-  }, 60_000);
+  afterAll(() => stack.close(), 60_000);
 
   const long = { model: "default", max_tokens: 2048, temperature: 1.5 } as const;
   const messages = [{ role: "user" as const, content: "Tell me a very long story." }];
@@ -69,9 +57,8 @@ describe("a /v1 stream cut off after its headers (no worker: the request waits i
 
   beforeEach(async () => {
     gw = await startTestGateway(uniquePrefix("openai-cut"));
-    server = gw.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    let baseURL: string;
+    ({ server, baseURL } = await listenOnLoopback(gw.app));
     openai = new OpenAI({ baseURL, apiKey: await gw.createKey(), maxRetries: 0 });
   });
   afterEach(async () => {

@@ -155,10 +155,11 @@ describeWithModel("the Responses API driven by the official openai client (stori
   });
 
   it.each([
+    ["an item of another type", { input: [{ type: "reasoning", id: "rs_1", summary: [] }] }, "input[0].type"],
     [
-      "an item of another type",
+      "a function call's output without its call",
       { input: [{ type: "function_call_output", call_id: "c", output: "x" }] },
-      "input[0].type",
+      "input[0].call_id",
     ],
     ["previous_response_id", { input: STORY, previous_response_id: "resp_x" }, "previous_response_id"],
     ["an unknown field", { input: STORY, frobnicate: true }, "frobnicate"],

@@ -1,18 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { ModelFeatures } from "@chorus/platform/scheduler";
 import OpenAI from "openai";
 import { describeWithModel } from "../../../test-support/fixtures.js";
-import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
-import {
-  LLAMA_SERVER_BINARY,
-  loadFixtureEngine,
-  startTestWorker,
-  type LlmEngine,
-  type TestWorker,
-} from "../../../test-support/worker.js";
+import type { TestGateway } from "../../../test-support/gateway.js";
+import { startOpenAiStack, type OpenAiStack } from "../../../test-support/openai-stack.js";
+import { LLAMA_SERVER_BINARY, loadFixtureEngine } from "../../../test-support/worker.js";
 
 const STORY = "Tell me a long story about a brave cat and a little dog.";
 
@@ -21,31 +13,18 @@ const STORY = "Tell me a long story about a brave cat and a little dog.";
  * `openai` client, with the real worker on llama-server and the fixture model.
  */
 describeWithModel("sampling fields on /v1/chat/completions (llama-server, stories260K-chatml)", () => {
+  let stack: OpenAiStack;
   let gw: TestGateway;
-  let worker: TestWorker;
-  let engine: LlmEngine;
-  let server: Server;
   let client: OpenAI;
 
   beforeAll(async () => {
     if (!LLAMA_SERVER_BINARY) throw new Error("these tests need llama-server: run `npm run llama:build`");
-    const prefix = uniquePrefix("openai-sampling");
-    gw = await startTestGateway(prefix);
     // Three slots: a burst is decoded in one batch, as under load.
-    engine = await loadFixtureEngine(3, 1024, "server");
-    worker = await startTestWorker(prefix, engine, { concurrency: 3 });
-    server = gw.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    const key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
-    client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 });
+    const engine = await loadFixtureEngine(3, 1024, "server");
+    stack = await startOpenAiStack("openai-sampling", engine, { worker: { concurrency: 3 } });
+    ({ gw, client } = stack);
   }, 120_000);
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await worker.close();
-    await engine.close();
-    await gw.close();
-  }, 60_000);
+  afterAll(() => stack.close(), 60_000);
 
   type Params = Omit<OpenAI.ChatCompletionCreateParamsNonStreaming, "model" | "messages"> & Record<string, unknown>;
   const reply = async (params: Params, content = STORY): Promise<string> => {

@@ -1,21 +1,13 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateObject, jsonSchema, type JSONSchema7 } from "ai";
 import OpenAI from "openai";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
-import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
-import {
-  LLAMA_SERVER_BINARY,
-  loadFixtureEngine,
-  startTestWorker,
-  type LlmEngine,
-  type TestWorker,
-} from "../../../test-support/worker.js";
+import type { TestGateway } from "../../../test-support/gateway.js";
+import { startOpenAiStack, type OpenAiStack } from "../../../test-support/openai-stack.js";
+import { LLAMA_SERVER_BINARY, loadFixtureEngine } from "../../../test-support/worker.js";
 
 /** Bounded (every string and list has a maximum), so a reply always ends well within max_tokens. */
 const PERSON = {
@@ -37,32 +29,18 @@ const validatePerson = new Ajv2020({ strict: false }).compile(PERSON);
  * schema): the fixture model's replies parse and validate, whatever it would say unconstrained.
  */
 describeWithModel("structured output on /v1/chat/completions and the native body (llama-server)", () => {
+  let stack: OpenAiStack;
   let gw: TestGateway;
-  let worker: TestWorker;
-  let engine: LlmEngine;
-  let server: Server;
   let client: OpenAI;
   let key: string;
   let baseURL: string;
 
   beforeAll(async () => {
     if (!LLAMA_SERVER_BINARY) throw new Error("these tests need llama-server: run `npm run llama:build`");
-    const prefix = uniquePrefix("openai-structured");
-    gw = await startTestGateway(prefix);
-    engine = await loadFixtureEngine(2, 1024, "server");
-    worker = await startTestWorker(prefix, engine);
-    server = gw.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
-    client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 });
+    stack = await startOpenAiStack("openai-structured", await loadFixtureEngine(2, 1024, "server"));
+    ({ gw, client, key, baseURL } = stack);
   }, 120_000);
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await worker.close();
-    await engine.close();
-    await gw.close();
-  }, 60_000);
+  afterAll(() => stack.close(), 60_000);
 
   const ask = (params: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming>) =>
     client.chat.completions.create({

@@ -1,19 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import type { StatusRecord } from "@chorus/contracts";
 import OpenAI from "openai";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
-import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
-import {
-  LLAMA_SERVER_BINARY,
-  loadFixtureEngine,
-  startTestWorker,
-  type LlmEngine,
-  type TestWorker,
-} from "../../../test-support/worker.js";
+import type { TestGateway } from "../../../test-support/gateway.js";
+import { startOpenAiStack, type OpenAiStack } from "../../../test-support/openai-stack.js";
+import { LLAMA_SERVER_BINARY, loadFixtureEngine } from "../../../test-support/worker.js";
 
 const PROMPT = "Once upon a time, there was a little girl named Lily. She";
 const REQUEST_ID = /^cmpl-([0-9a-f-]{36})$/;
@@ -24,31 +16,17 @@ const REQUEST_ID = /^cmpl-([0-9a-f-]{36})$/;
  * chat template, the same job and records as a chat.
  */
 describeWithModel("text completions on /v1/completions (llama-server, the official openai client)", () => {
+  let stack: OpenAiStack;
   let gw: TestGateway;
-  let worker: TestWorker;
-  let engine: LlmEngine;
-  let server: Server;
   let client: OpenAI;
   let key: string;
 
   beforeAll(async () => {
     if (!LLAMA_SERVER_BINARY) throw new Error("these tests need llama-server: run `npm run llama:build`");
-    const prefix = uniquePrefix("openai-text-completions");
-    gw = await startTestGateway(prefix);
-    engine = await loadFixtureEngine(2, 1024, "server");
-    worker = await startTestWorker(prefix, engine);
-    server = gw.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
-    client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 });
+    stack = await startOpenAiStack("openai-text-completions", await loadFixtureEngine(2, 1024, "server"));
+    ({ gw, client, key } = stack);
   }, 120_000);
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await worker.close();
-    await engine.close();
-    await gw.close();
-  }, 60_000);
+  afterAll(() => stack.close(), 60_000);
 
   async function nativeRecord(completionId: string): Promise<StatusRecord> {
     const id = REQUEST_ID.exec(completionId)?.[1];

@@ -1,20 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { StatusRecord } from "@chorus/contracts";
 import OpenAI from "openai";
 import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
-import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
-import { uniquePrefix } from "../../../test-support/redis.js";
-import {
-  LLAMA_SERVER_BINARY,
-  loadFixtureEngine,
-  startTestWorker,
-  type LlmEngine,
-  type TestWorker,
-} from "../../../test-support/worker.js";
+import type { TestGateway } from "../../../test-support/gateway.js";
+import { startOpenAiStack, type OpenAiStack } from "../../../test-support/openai-stack.js";
+import { LLAMA_SERVER_BINARY, loadFixtureEngine } from "../../../test-support/worker.js";
 
 /** Bounded (every string has a maximum), so a call always ends well within max_tokens. */
 const WEATHER = {
@@ -62,31 +54,17 @@ function expectValidCall(call: OpenAI.ChatCompletionMessageToolCall | undefined,
  * validate whatever it would write unconstrained; the official openai client reads them.
  */
 describeWithModel("tools on /v1/chat/completions (llama-server, the official openai client)", () => {
+  let stack: OpenAiStack;
   let gw: TestGateway;
-  let worker: TestWorker;
-  let engine: LlmEngine;
-  let server: Server;
   let client: OpenAI;
   let key: string;
 
   beforeAll(async () => {
     if (!LLAMA_SERVER_BINARY) throw new Error("these tests need llama-server: run `npm run llama:build`");
-    const prefix = uniquePrefix("openai-tools");
-    gw = await startTestGateway(prefix);
-    engine = await loadFixtureEngine(2, 1024, "server");
-    worker = await startTestWorker(prefix, engine);
-    server = gw.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
-    client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 });
+    stack = await startOpenAiStack("openai-tools", await loadFixtureEngine(2, 1024, "server"));
+    ({ gw, client, key } = stack);
   }, 120_000);
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await worker.close();
-    await engine.close();
-    await gw.close();
-  }, 60_000);
+  afterAll(() => stack.close(), 60_000);
 
   const ask = (params: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming>) =>
     client.chat.completions.create({ model: "default", messages: [QUESTION], max_tokens: 200, ...params });

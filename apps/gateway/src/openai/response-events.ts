@@ -1,4 +1,6 @@
 import {
+  functionCallItem,
+  functionCallItemId,
   outputMessage,
   outputMessageId,
   outputText,
@@ -6,18 +8,26 @@ import {
   type ApiError,
   type ResponseIdentity,
   type StatusRecord,
+  type ToolCall,
 } from "@chorus/contracts";
 import type { Response } from "express";
 import { ReplyEvents } from "./reply-events.js";
 
-/** The events before the text: created, in_progress, the message item, its text part. */
-const OPENING_EVENTS = 4;
+/** The events before the output: created, in_progress. */
+const RESPONSE_EVENTS = 2;
+/** The events before the text: the response's, then the message item and its text part. */
+const OPENING_EVENTS = RESPONSE_EVENTS + 2;
+/** A function call's events: its item added, its arguments (one delta, then done), its item done. */
+const CALL_EVENTS = 4;
 
 /**
- * A response's stream in the Responses API's events. Sequence numbers follow the text, not the
+ * A response's stream in the Responses API's events. Sequence numbers follow the output, not the
  * order of sending: a text delta's number is OPENING_EVENTS + the length of the text once it is
  * added, and the closing events come after the whole text's. So a client that lost its connection
  * and resumes with `starting_after` gets, from the record, exactly the events it had not received.
+ * The message item is opened with its first text (or at the end): a reply to a request with tools
+ * is known to be a message or function calls only once it is final (no text is streamed before),
+ * and calls are sent as `function_call` items after the response's opening events.
  */
 export class ResponseEvents extends ReplyEvents {
   constructor(
@@ -29,20 +39,17 @@ export class ResponseEvents extends ReplyEvents {
     super(res);
   }
 
+  /** The message item and its text part are open (their events sent or skipped as already had). */
+  private messageOpen = false;
+
   protected opening(): void {
-    const { requestId } = this.identity;
     const response = this.response({ status: "processing" });
     this.emit(0, { type: "response.created", response });
     this.emit(1, { type: "response.in_progress", response });
-    this.emit(2, {
-      type: "response.output_item.added",
-      output_index: 0,
-      item: outputMessage(requestId, "", "in_progress"),
-    });
-    this.emit(3, { type: "response.content_part.added", ...this.part(), part: outputText("") });
   }
 
   protected delta(content: string): void {
+    this.openMessage();
     const end = OPENING_EVENTS + this.text.length;
     // Resumed: what the client already has (up to `after`) is cut off this piece.
     const skip = Math.max(0, this.after - (end - content.length));
@@ -51,14 +58,48 @@ export class ResponseEvents extends ReplyEvents {
   }
 
   protected closing(record: StatusRecord): void {
-    const base = OPENING_EVENTS + this.text.length;
     const response = this.response(record);
+    const calls = response.status === "completed" ? (record.toolCalls ?? []) : [];
+    const base = calls.length ? RESPONSE_EVENTS + CALL_EVENTS * calls.length - 1 : this.closeMessage(response);
+    calls.forEach((call, index) => this.sendCall(call, index));
+    const done = response.status === "incomplete" ? "response.incomplete" : "response.completed";
+    this.emit(base + 1, { type: done, response });
+  }
+
+  private openMessage(): void {
+    if (this.messageOpen) return;
+    this.messageOpen = true;
+    const item = outputMessage(this.identity.requestId, "", "in_progress");
+    this.emit(RESPONSE_EVENTS, { type: "response.output_item.added", output_index: 0, item });
+    this.emit(RESPONSE_EVENTS + 1, { type: "response.content_part.added", ...this.part(), part: outputText("") });
+  }
+
+  /** The message's closing events; the number of the last. */
+  private closeMessage(response: ReturnType<ResponseEvents["response"]>): number {
+    this.openMessage();
+    const base = OPENING_EVENTS + this.text.length;
     const item = response.output[0] ?? outputMessage(this.identity.requestId, this.text, "completed");
     this.emit(base + 1, { type: "response.output_text.done", ...this.part(), text: this.text, logprobs: [] });
     this.emit(base + 2, { type: "response.content_part.done", ...this.part(), part: outputText(this.text) });
     this.emit(base + 3, { type: "response.output_item.done", output_index: 0, item });
-    const done = response.status === "incomplete" ? "response.incomplete" : "response.completed";
-    this.emit(base + 4, { type: done, response });
+    return base + 3;
+  }
+
+  /** One call as OpenAI streams it: the item, its arguments (whole: known once the reply is final), the item done. */
+  private sendCall(call: ToolCall, index: number): void {
+    const first = RESPONSE_EVENTS + CALL_EVENTS * index;
+    const where = { item_id: functionCallItemId(call), output_index: index };
+    const added = functionCallItem(call, "in_progress");
+    this.emit(first, { type: "response.output_item.added", output_index: index, item: added });
+    this.emit(first + 1, { type: "response.function_call_arguments.delta", ...where, delta: call.arguments });
+    this.emit(first + 2, {
+      type: "response.function_call_arguments.done",
+      ...where,
+      name: call.name,
+      arguments: call.arguments,
+    });
+    const item = functionCallItem(call, "completed");
+    this.emit(first + 3, { type: "response.output_item.done", output_index: index, item });
   }
 
   /**

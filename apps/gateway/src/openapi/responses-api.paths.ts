@@ -27,6 +27,21 @@ const outputMessage: Schema = {
   },
 };
 
+const functionCall: Schema = {
+  type: "object",
+  required: ["type", "id", "call_id", "name", "arguments", "status"],
+  description:
+    "A call the model made instead of replying (the request had function `tools`): the client runs it and sends its result back as a `function_call_output` input item with this `call_id`.",
+  properties: {
+    type: { const: "function_call" },
+    id: { type: "string", pattern: "^fc_" },
+    call_id: { type: "string", pattern: "^call_" },
+    name: string,
+    arguments: { type: "string", description: "The arguments object, as JSON text." },
+    status: { enum: ["in_progress", "completed"] },
+  },
+};
+
 /** The Responses API's schemas of the OpenAPI document. */
 export const RESPONSES_SCHEMAS: Record<string, Schema> = {
   ResponseCreateRequest: fromContract(responseCreateSchema),
@@ -47,7 +62,13 @@ export const RESPONSES_SCHEMAS: Record<string, Schema> = {
           "From the record: `queued` while it waits for a worker, `in_progress` while generating, `incomplete` when the reply reached `max_output_tokens`, `failed` (see `error`), `cancelled`.",
       },
       model: string,
-      output: { type: "array", items: outputMessage },
+      output: {
+        type: "array",
+        items: { oneOf: [outputMessage, functionCall] },
+        description: "One message, or the function calls the model made (then no message).",
+      },
+      tools: { type: "array", description: "The create call's `tools`, as sent (`[]` when read back later)." },
+      tool_choice: { description: "The create call's `tool_choice` (`auto` with tools, else `none`)." },
       error: nullable({ type: "object", properties: { code: string, message: string } }),
       incomplete_details: nullable({ type: "object", properties: { reason: { const: "max_output_tokens" } } }),
       instructions: nullable(string),
@@ -70,7 +91,7 @@ export const RESPONSES_SCHEMAS: Record<string, Schema> = {
     type: "object",
     required: ["type", "sequence_number"],
     description:
-      "One Server-Sent Event (`event: <type>`): `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta`…, `response.output_text.done`, `response.content_part.done`, `response.output_item.done`, then `response.completed` (or `response.incomplete`, `response.failed`); an `error` event when the stream cannot go on. A delta's `sequence_number` is 4 + the length of the text with it added, so `starting_after` resumes exactly after what a client has.",
+      "One Server-Sent Event (`event: <type>`): `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta`…, `response.output_text.done`, `response.content_part.done`, `response.output_item.done`, then `response.completed` (or `response.incomplete`, `response.failed`); an `error` event when the stream cannot go on. A delta's `sequence_number` is 4 + the length of the text with it added, so `starting_after` resumes exactly after what a client has. A reply of function calls (known once final) is, after the first two, per call `response.output_item.added`, `response.function_call_arguments.delta` (the whole arguments), `response.function_call_arguments.done`, `response.output_item.done`, numbered from 2 in that order.",
     properties: { type: string, sequence_number: count },
   },
 };
@@ -94,7 +115,7 @@ export function responsesApiPaths(): Paths {
         summary: "Create a response (OpenAI's Responses API)",
         tags,
         description:
-          "The text job of a chat completion (the model's text budget, scopes, caps, queue and record), in the Responses API's shapes: answered once final; with `stream: true` as events; with `background: true` at once (`queued`), the job running without the client, which polls or streams `GET /v1/responses/{id}`. A client that disconnects from a response that is not in the background cancels it. docs/openai.md lists every field.",
+          "The text job of a chat completion (the model's text budget, scopes, caps, queue and record), in the Responses API's shapes: answered once final; with `stream: true` as events; with `background: true` at once (`queued`), the job running without the client, which polls or streams `GET /v1/responses/{id}`. Function `tools` (the flat shape) are answered with `function_call` output items (forced calls validate against their parameters); the loop's next turn sends them back with `function_call_output` items. A client that disconnects from a response that is not in the background cancels it. docs/openai.md lists every field.",
         parameters: [parameterRef("IdempotencyKey"), parameterRef("PreferSubmit")],
         requestBody: {
           required: true,
@@ -118,7 +139,7 @@ export function responsesApiPaths(): Paths {
         summary: "Retrieve a response, or stream its events (`stream=true`, `starting_after`)",
         tags,
         description:
-          "The key's own response as its record stands (another key's is 404). With `?stream=true`: its events from the start, or after `starting_after`, then live until it ends (it holds one of the key's open streams meanwhile). Read back later, the create call's settings (`instructions`, `temperature`, …) are null: the record keeps the reply, not them. Counts against the status budget.",
+          "The key's own response as its record stands (another key's is 404). With `?stream=true`: its events from the start, or after `starting_after`, then live until it ends (it holds one of the key's open streams meanwhile). Read back later, the create call's settings (`instructions`, `temperature`, `tools`, …) are null or empty: the record keeps the reply, not them. Counts against the status budget.",
         parameters: [
           responseId,
           { name: "stream", in: "query", schema: { type: "boolean" } },

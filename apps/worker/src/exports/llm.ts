@@ -13,6 +13,8 @@ export {
 export { sseJsonEvents } from "../engines/llm/llama-server.stream.js";
 export { LLAMA_RUNTIMES, loadLlamaEngine, type LlamaRuntime } from "../engines/llm/llama-engine.factory.js";
 export type { GenerationInput, LlmEngine } from "../engines/llm/llm-engine.js";
+export { OpenAiCompatibleLlmEngine } from "../engines/llm/openai-compatible.llm-engine.js";
+export { STOP_SEQUENCES } from "../engines/llm/stop-sequences.js";
 export { resolveSampling } from "../processors/sampling.js";
 export { publishModelFeatures } from "../models/publish-model-features.js";
 export { buildChatTurns } from "../prompt/build-chat-turns.js";

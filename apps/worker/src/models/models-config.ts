@@ -37,6 +37,8 @@ const openAiEngine = {
     contextTokens: { type: "integer", minimum: 256 },
     timeoutMs: { type: "integer", minimum: 1000 },
     maxRetries: { type: "integer", minimum: 0, maximum: 10 },
+    /** False: the server has no `/v1/completions`, so raw prompts are refused at admission (400), not sent. */
+    completions: { type: "boolean" },
     /** The sampling fields beyond OpenAI's that the server takes; a request for another is refused (400). */
     samplingExtensions: {
       type: "array",

@@ -63,5 +63,5 @@ export const toolCallsRecordSchema = {
     },
   },
   description:
-    "When `completed` and the request (POST /v1/chat/completions with `tools`) was answered with a call instead of text: the calls the model made; `reply` is then empty. See docs/openai.md, Tools.",
+    "When `completed` and the request (POST /v1/chat/completions or /v1/responses with `tools`) was answered with a call instead of text: the calls the model made; `reply` is then empty. See docs/openai.md, Tools.",
 } as const;

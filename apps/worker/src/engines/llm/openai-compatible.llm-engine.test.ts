@@ -85,12 +85,17 @@ describe("OpenAiCompatibleLlmEngine", () => {
     });
   });
 
-  it("when configured with sampling extensions, then its features name OpenAI's fields and those, and tools", () => {
+  it("when configured with sampling extensions, then its features name OpenAI's fields and those, tools and raw prompts", () => {
     expect(makeEngine({ samplingExtensions: ["min_p"] }).features).toEqual({
       sampling: ["presence_penalty", "frequency_penalty", "logit_bias", "min_p"],
       responseFormats: ["json_object", "json_schema"],
       tools: true,
+      rawPrompt: true,
     });
+  });
+
+  it("when the server is declared without completions, then its features do not name raw prompts", () => {
+    expect(makeEngine({ completions: false }).features.rawPrompt).toBe(false);
   });
 
   it("when there is no API key, then no Authorization header is sent", async () => {

@@ -3,6 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EngineFeatures, ToolCall } from "@chorus/contracts";
 import type { ChatTurn, GenerationInput, GenerationResult, LlmEngine } from "./llm-engine.js";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { CompletionCreateParamsStreaming } from "openai/resources/completions";
+import { GenerationFailure } from "../../records/failure-message.js";
 import { apiRoot, createUpstreamClient } from "../openai-compatible/upstream-client.js";
 import { restartOnBytes } from "../openai-compatible/restart-on-bytes.js";
 import { ChatCompletionAccumulator } from "./openai-compatible.stream.js";
@@ -28,6 +30,11 @@ export interface OpenAiCompatibleLlmEngineOptions {
   includeUsage?: boolean;
   /** The sampling fields beyond OpenAI's that the server takes (vLLM: all four); others are refused at admission. */
   samplingExtensions?: readonly ExtensionKnob[];
+  /**
+   * The server answers raw prompts at `/v1/completions` (default true). False: the model's published
+   * features say so, and admission refuses `/v1/completions` and native `prompt` requests with a 400.
+   */
+  completions?: boolean;
   /** The upstream model's context window in tokens (default 8192); used to trim long conversations. */
   contextTokens?: number;
   fetch?: typeof fetch;
@@ -91,7 +98,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 
   constructor(private readonly options: OpenAiCompatibleLlmEngineOptions) {
     this.contextTokens = options.contextTokens ?? 8192;
-    this.features = openAiCompatibleFeatures(options.samplingExtensions);
+    this.features = openAiCompatibleFeatures(options.samplingExtensions, options.completions ?? true);
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.maxRetries = options.maxRetries ?? 2;
     this.retryPolicy = { baseDelayMs: options.retryBaseDelayMs ?? 500, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
@@ -104,6 +111,11 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     return Promise.resolve(
       turns.reduce((sum, turn) => sum + Math.ceil(turn.content.length / 4) + ESTIMATED_TURN_TEMPLATE_TOKENS, 0),
     );
+  }
+
+  /** The same estimate as countPromptTokens, for a raw prompt (no template around it). */
+  countRawPromptTokens(prompt: string): Promise<number> {
+    return Promise.resolve(Math.ceil(prompt.length / 4));
   }
 
   async generate(input: GenerationInput): Promise<GenerationResult> {
@@ -141,7 +153,11 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     // A client per attempt only to hand its fetch this attempt's idle timer: any byte is a sign of life.
     const client = createUpstreamClient({ ...this.options, fetch: restartOnBytes(this.fetch, () => idle.restart()) });
     try {
-      const stream = await client.chat.completions.create(this.body(input), { signal: controller.signal });
+      const options = { signal: controller.signal };
+      const stream =
+        input.rawPrompt === undefined
+          ? await client.chat.completions.create(this.body(input), options)
+          : await client.completions.create(this.rawBody(input, input.rawPrompt), options);
       const reply = await this.readReply(stream, input, streamed);
       input.signal.throwIfAborted();
       // The client ends a stream it saw aborted without an error: our timer is the one that knows.
@@ -149,7 +165,8 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
       return this.result(reply, streamed);
     } catch (error) {
       if (input.signal.aborted) throw input.signal.reason;
-      throw upstreamError(error, idle.fired ? this.timeoutMs : undefined, this.options.apiKey);
+      const failure = upstreamError(error, idle.fired ? this.timeoutMs : undefined, this.options.apiKey);
+      throw input.rawPrompt !== undefined && failure.status === 404 ? noCompletions(failure) : failure;
     } finally {
       idle.stop();
       input.signal.removeEventListener("abort", forwardAbort);
@@ -158,18 +175,31 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   }
 
   private body(input: GenerationInput): ChatCompletionCreateParamsStreaming {
-    const { maxTokens, temperature, topP, seed } = input.sampling;
-    // OpenAI refuses more than 4; the worker cuts the reply at all of them anyway (cleanReply).
-    const stop = [...(input.stop ?? []), ...(this.options.stop ?? [])].slice(0, MAX_UPSTREAM_STOPS);
     return {
       model: this.options.model,
       messages: input.turns.map(({ role, content }) => ({ role, content })),
+      ...this.samplingFields(input),
+      stream: true,
+    };
+  }
+
+  /** A raw prompt, continued as written: the upstream's text completion, with the same sampling. */
+  private rawBody(input: GenerationInput, prompt: string): CompletionCreateParamsStreaming {
+    return { model: this.options.model, prompt, ...this.samplingFields(input), stream: true };
+  }
+
+  private samplingFields(input: GenerationInput) {
+    const { maxTokens, temperature, topP, seed } = input.sampling;
+    // A raw prompt has no turns, so no turn markers to stop at: only the client's own.
+    const turnStops = input.rawPrompt === undefined ? (this.options.stop ?? []) : [];
+    // OpenAI refuses more than 4; the worker cuts the reply at all of them anyway (cleanReply).
+    const stop = [...(input.stop ?? []), ...turnStops].slice(0, MAX_UPSTREAM_STOPS);
+    return {
       max_tokens: maxTokens,
       temperature,
       top_p: topP,
       seed,
       ...upstreamSamplingFields(input),
-      stream: true,
       ...(this.options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
       ...(stop.length ? { stop } : {}),
     };
@@ -219,6 +249,17 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
 /** A call as recorded: the server's id, or one of ours where it sent none (some compatible servers do not). */
 function withId(call: { id: string; name: string; arguments: string }): ToolCall {
   return { ...call, id: call.id || `call_${randomBytes(12).toString("hex")}`, arguments: call.arguments || "{}" };
+}
+
+/**
+ * A server without `/v1/completions`: said as such, with what its operator can do. The request cannot
+ * run on this model as sent, so the job is not tried again (sending it again fails the same way).
+ */
+function noCompletions(failure: OpenAiCompatibleUpstreamError): GenerationFailure {
+  return new GenerationFailure(
+    "invalid_request",
+    `this model's upstream server has no /v1/completions, so it cannot continue a raw prompt: use chat completions (${failure.message}; its operator can set completions: false in MODELS_CONFIG to refuse such requests at once)`,
+  );
 }
 
 function withContext(error: unknown, attempts: number, streamedTokens: number): unknown {

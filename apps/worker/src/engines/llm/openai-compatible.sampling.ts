@@ -8,8 +8,20 @@ const OPENAI_KNOBS: SamplingKnob[] = ["presence_penalty", "frequency_penalty", "
 export const EXTENSION_KNOBS = ["top_k", "min_p", "repetition_penalty", "typical_p"] as const;
 export type ExtensionKnob = (typeof EXTENSION_KNOBS)[number];
 
-export function openAiCompatibleFeatures(extensions: readonly ExtensionKnob[] = []): EngineFeatures {
-  return { sampling: [...OPENAI_KNOBS, ...extensions], responseFormats: ["json_object", "json_schema"], tools: true };
+/**
+ * What a compatible server takes: OpenAI's knobs and the listed extensions, both response formats,
+ * tools, and raw prompts (its `/v1/completions`) unless the operator says it has none.
+ */
+export function openAiCompatibleFeatures(
+  extensions: readonly ExtensionKnob[] = [],
+  completions = true,
+): EngineFeatures {
+  return {
+    sampling: [...OPENAI_KNOBS, ...extensions],
+    responseFormats: ["json_object", "json_schema"],
+    tools: true,
+    rawPrompt: completions,
+  };
 }
 
 /** OpenAI's response_format for the job's. */

@@ -47,4 +47,13 @@ describe("ChatCompletionAccumulator", () => {
     reply.apply({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 5 } });
     expect(reply.cachedTokens).toBeUndefined();
   });
+
+  it("when the chunks are a text completion's (a raw prompt's), then their text is the reply", () => {
+    const reply = new ChatCompletionAccumulator();
+    expect(reply.apply({ object: "text_completion", choices: [{ index: 0, text: " She", finish_reason: null }] })).toBe(
+      true,
+    );
+    reply.apply({ choices: [{ index: 0, text: " ran.", finish_reason: "length" }], usage: { completion_tokens: 2 } });
+    expect(reply).toMatchObject({ text: " She ran.", deltas: 2, finishReason: "length", completionTokens: 2 });
+  });
 });

@@ -14,8 +14,9 @@ function nonEmptyString(value: unknown): string | undefined {
 
 /**
  * Builds a reply from the chunks of a streamed chat completion (`chat.completion.chunk`, as the
- * `openai` client parses them). Read defensively: compatible servers add fields of their own
- * (reasoning, llama.cpp's timings) and leave others out.
+ * `openai` client parses them) or text completion (`text_completion`, a raw prompt's). Read
+ * defensively: compatible servers add fields of their own (reasoning, llama.cpp's timings) and leave
+ * others out.
  */
 export class ChatCompletionAccumulator {
   text = "";
@@ -38,7 +39,9 @@ export class ChatCompletionAccumulator {
     const choice = asRecord(choices.find((c) => (asRecord(c)?.index ?? 0) === 0));
     if (choice === undefined) return false;
     if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
-    return this.readDelta(asRecord(choice.delta));
+    // A text completion's chunk (`/v1/completions`) carries its piece as `text`, not in a delta.
+    const delta = asRecord(choice.delta) ?? (typeof choice.text === "string" ? { content: choice.text } : undefined);
+    return this.readDelta(delta);
   }
 
   private readDelta(delta: JsonRecord | undefined): boolean {

@@ -6,6 +6,8 @@ export {
   type ResponseEcho,
 } from "./map-responses-request.js";
 export {
+  functionCallItem,
+  functionCallItemId,
   outputMessage,
   outputMessageId,
   outputText,

@@ -79,16 +79,58 @@ describe("mapResponseCreateRequest", () => {
 });
 
 describe("mapResponseCreateRequest: tools", () => {
-  const fn = { type: "function", name: "now", parameters: { type: "object" } };
-  it("when function tools may be called, then 400 names tools (no function_call output items here)", () => {
-    expect(() => mapResponseCreateRequest({ model: "default", input: "Hi", tools: [fn] })).toThrow(
-      /function tools are not supported on \/v1\/responses/,
-    );
+  const fn = { type: "function", name: "now", description: "The time", parameters: { type: "object" }, strict: true };
+
+  it("when function tools are sent in the flat shape, then the job gets them with the choice", () => {
+    const { chat, echo } = mapResponseCreateRequest({
+      model: "default",
+      input: "Hi",
+      tools: [fn],
+      tool_choice: { type: "function", name: "now" },
+    });
+    expect(chat.request.tools).toEqual({
+      functions: [{ name: "now", description: "The time", parameters: { type: "object" }, strict: true }],
+      choice: { name: "now" },
+    });
+    expect(echo).toMatchObject({ tools: [fn], toolChoice: { type: "function", name: "now" } });
+    expect(mapResponseCreateRequest({ model: "default", input: "Hi", tools: [fn] }).echo.toolChoice).toBe("auto");
   });
 
   it("when tools are empty or tool_choice is none, then the request is a plain one", () => {
     expect(mapResponseCreateRequest({ model: "default", input: "Hi", tools: [] }).chat.request.tools).toBeUndefined();
     const none = mapResponseCreateRequest({ model: "default", input: "Hi", tools: [fn], tool_choice: "none" });
     expect(none.chat.request.tools).toBeUndefined();
+  });
+
+  it("when input holds a function call and its output, then they are the assistant's call and the tool's result", () => {
+    const { chat } = mapResponseCreateRequest({
+      model: "default",
+      tools: [fn],
+      input: [
+        { role: "user", content: "What time is it?" },
+        { type: "function_call", id: "fc_1", call_id: "call_1", name: "now", arguments: "{}", status: "completed" },
+        { type: "function_call_output", call_id: "call_1", output: "noon" },
+      ],
+    });
+    const [question, call, result] = chat.request.messages;
+    expect(question?.content).toBe("What time is it?");
+    expect(call).toMatchObject({ role: "Bot" });
+    expect(call?.content).toContain('"name":"now"');
+    expect(result).toMatchObject({ role: "You", content: "Result of the tool call call_1 (now):\nnoon" });
+  });
+
+  it.each([
+    ["tools[0].type", { tools: [{ type: "web_search" }] }],
+    ["tools[0].parameters.not", { tools: [{ ...fn, parameters: { type: "object", not: {} } }] }],
+    ["tools[0].name", { tools: [{ type: "function", name: "no spaces" }] }],
+    ["tools[0].frobnicate", { tools: [{ ...fn, frobnicate: 1 }] }],
+    ["tool_choice", { tools: [fn], tool_choice: { type: "file_search" } }],
+    ["tool_choice.name", { tools: [fn], tool_choice: { type: "function", name: "other" } }],
+    ["input[0].type", { input: [{ type: "reasoning", summary: [] }] }],
+    ["input[0].call_id", { input: [{ type: "function_call_output", output: "noon" }] }],
+    ["input[0].call_id", { input: [{ type: "function_call_output", call_id: "call_x", output: "noon" }] }],
+    ["input[0].arguments", { input: [{ type: "function_call", call_id: "c", name: "now", arguments: {} }] }],
+  ])("when %s is wrong, then the 400 names it", (parameter, extra) => {
+    expect(refusal({ model: "default", input: "Hi", ...extra }).details?.parameter).toBe(parameter);
   });
 });

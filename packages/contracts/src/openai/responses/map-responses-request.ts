@@ -4,15 +4,35 @@ import { DEFAULT_CHAT_LIMITS, mapChatCompletionRequest, type MappedChatRequest }
 import type { ChatMessageParam } from "../openai-shapes.js";
 import { responseCreateSchema } from "./responses-request.schema.js";
 
+type TextContent = string | { type: string; text: string }[];
+
 interface InputMessage {
+  type?: "message";
   role: ChatMessageParam["role"];
-  content: string | { type: string; text: string }[];
+  content: TextContent;
 }
+
+/** A call the model made, echoed back from an earlier response's output. */
+interface FunctionCallItem {
+  type: "function_call";
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+/** What the client's function returned for a call. */
+interface FunctionCallOutputItem {
+  type: "function_call_output";
+  call_id: string;
+  output: TextContent;
+}
+
+type InputItem = InputMessage | FunctionCallItem | FunctionCallOutputItem;
 
 /** A request body after the schema. */
 export interface ResponseCreateRequest {
   model: string;
-  input: string | InputMessage[];
+  input: string | InputItem[];
   instructions?: string | null;
   max_output_tokens?: number | null;
   temperature?: number | null;
@@ -43,6 +63,9 @@ export interface ResponseEcho {
   background: boolean;
   /** `text.format` as sent (`{type: "text"}` when none was). */
   format: unknown;
+  /** `tools` and `tool_choice` as sent (`[]` and `"none"` when none were). */
+  tools: unknown[];
+  toolChoice: unknown;
 }
 
 const validateResponseCreate = compileValidator<ResponseCreateRequest>(responseCreateSchema);
@@ -64,13 +87,41 @@ function refuseUnsupported(body: ResponseCreateRequest): void {
     throw ApiError.invalidParameter("top_logprobs", "0", "top_logprobs is not supported (only 0)");
 }
 
-const textOf = (content: InputMessage["content"]): string =>
+const textOf = (content: TextContent): string =>
   typeof content === "string" ? content : content.map((part) => part.text).join("\n");
+
+/**
+ * One input item as one chat message (so a 400 about messages[i] names input[i]): a function call
+ * is the assistant's tool call, its output the tool's result.
+ */
+function messageOf(item: InputItem): ChatMessageParam {
+  if (item.type === "function_call") {
+    const call = { id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } };
+    return { role: "assistant", content: null, tool_calls: [call] };
+  }
+  if (item.type === "function_call_output")
+    return { role: "tool", tool_call_id: item.call_id, content: textOf(item.output) };
+  return { role: item.role, content: textOf(item.content) };
+}
+
+/** Each call output answers a call the input holds (as OpenAI requires): a result of nothing asked is a mistake. */
+function refuseUnansweredOutputs(items: InputItem[]): void {
+  const calls = new Set(items.flatMap((item) => (item.type === "function_call" ? [item.call_id] : [])));
+  items.forEach((item, at) => {
+    if (item.type === "function_call_output" && !calls.has(item.call_id))
+      throw ApiError.invalidParameter(
+        `input[${at}].call_id`,
+        "string",
+        `no function_call item in input has call_id '${item.call_id}': send the call before its output`,
+      );
+  });
+}
 
 /** The input (and instructions, first) as chat messages. */
 function messagesOf(body: ResponseCreateRequest): ChatMessageParam[] {
-  const items: InputMessage[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-  const conversation = items.map((item) => ({ role: item.role, content: textOf(item.content) }));
+  const items: InputItem[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
+  refuseUnansweredOutputs(items);
+  const conversation = items.map(messageOf);
   return body.instructions ? [{ role: "system", content: body.instructions }, ...conversation] : conversation;
 }
 
@@ -83,26 +134,53 @@ function inResponseTerms(error: unknown, instructed: boolean): never {
     )
     .replace(/^messages\b/, "input")
     .replace(/^max_completion_tokens\b/, "max_output_tokens")
-    .replace(/^response_format\b/, "text.format");
+    .replace(/^response_format\b/, "text.format")
+    .replace(/^(tools\[\d+\])\.function\b/, "$1")
+    .replace(/^tool_choice\.function\b/, "tool_choice");
   throw new ApiError(error.code, error.message, { ...error.details, parameter }, error.retryAfterSeconds);
 }
 
-/** Input items other than messages (tool results, images, files…) are said to be unsupported as such. */
+const INPUT_ITEM_TYPES: unknown[] = ["message", "function_call", "function_call_output"];
+
+/** Input items other than messages and calls (images, files, reasoning…) are said to be unsupported as such. */
 function refuseOtherItems(body: unknown): void {
   const input = (body as { input?: unknown } | null)?.input;
   if (!Array.isArray(input)) return;
-  const at = input.findIndex((item: { type?: unknown } | null) => item?.type !== undefined && item.type !== "message");
+  const at = input.findIndex(
+    (item: { type?: unknown } | null) => item?.type !== undefined && !INPUT_ITEM_TYPES.includes(item.type),
+  );
   if (at >= 0)
     throw ApiError.invalidParameter(
       `input[${at}].type`,
       "string",
-      `input items of type '${String((input[at] as { type: unknown }).type)}' are not supported: send messages`,
+      `input items of type '${String((input[at] as { type: unknown }).type)}' are not supported: send messages, function calls and their outputs`,
+    );
+}
+
+/** Built-in tools (web search, file search, code interpreter…) are not offered: only the client's functions. */
+function refuseBuiltInTools(body: unknown): void {
+  const { tools, tool_choice: choice } = (body ?? {}) as { tools?: unknown; tool_choice?: unknown };
+  if (Array.isArray(tools))
+    tools.forEach((tool: { type?: unknown } | null, at) => {
+      if (isObject(tool) && tool.type !== "function")
+        throw ApiError.invalidParameter(
+          `tools[${at}].type`,
+          "string",
+          `tools of type '${String(tool.type)}' are not supported here: only function tools (type 'function')`,
+        );
+    });
+  if (isObject(choice) && choice.type !== "function")
+    throw ApiError.invalidParameter(
+      "tool_choice",
+      "string or object",
+      "tool_choice must be 'none', 'auto', 'required' or {type: 'function', name}",
     );
 }
 
 /** Validates a Responses API body (400s name the field in its terms) and maps it onto the text job. */
 export function mapResponseCreateRequest(body: unknown, limits = DEFAULT_CHAT_LIMITS): MappedResponseRequest {
   refuseOtherItems(body);
+  refuseBuiltInTools(body);
   const request = validateResponseCreate(body);
   refuseUnsupported(request);
   const chatBody = {
@@ -121,13 +199,6 @@ export function mapResponseCreateRequest(body: unknown, limits = DEFAULT_CHAT_LI
   } catch (error) {
     inResponseTerms(error, Boolean(request.instructions));
   }
-  // A call would need the Responses API's function_call output items, which are not written yet.
-  if (chat.request.tools)
-    throw ApiError.invalidParameter(
-      "tools",
-      "null",
-      "function tools are not supported on /v1/responses yet (only [] or tool_choice 'none'); use /v1/chat/completions",
-    );
   return { chat, background: request.background === true, stream: request.stream === true, echo: echoOf(request) };
 }
 
@@ -169,5 +240,7 @@ function echoOf(request: ResponseCreateRequest): ResponseEcho {
     metadata,
     background: request.background === true,
     format: request.text?.format ?? { type: "text" },
+    tools: Array.isArray(request.tools) ? request.tools : [],
+    toolChoice: request.tool_choice ?? (Array.isArray(request.tools) && request.tools.length ? "auto" : "none"),
   };
 }

@@ -1,4 +1,5 @@
 import type { StatusRecord } from "../../status-record.js";
+import type { ToolCall } from "../../text/tools.js";
 import type { ResponseEcho } from "./map-responses-request.js";
 
 /** `resp_<request id>`: the same request under GET /api/v2/status/{id}. */
@@ -40,9 +41,26 @@ export function outputMessage(requestId: string, text: string, status: "in_progr
   };
 }
 
+/** A function call's output item id: `fc_` and its call's id (`call_…`), so it is the same at every read. */
+export const functionCallItemId = (call: Pick<ToolCall, "id">): string => `fc_${call.id.replace(/^call_/, "")}`;
+
+/** A call the model made, as a `function_call` output item (`arguments` empty while it is being sent). */
+export function functionCallItem(call: ToolCall, status: "in_progress" | "completed") {
+  return {
+    type: "function_call" as const,
+    id: functionCallItemId(call),
+    call_id: call.id,
+    name: call.name,
+    arguments: status === "completed" ? call.arguments : "",
+    status,
+  };
+}
+
 export const outputText = (text: string) => ({ type: "output_text" as const, text, annotations: [], logprobs: [] });
 
 function outputOf(requestId: string, record: StatusRecord, status: ResponseStatus) {
+  if (status === "completed" && record.toolCalls?.length)
+    return record.toolCalls.map((call) => functionCallItem(call, "completed"));
   if (status === "completed" || status === "incomplete") return [outputMessage(requestId, record.reply ?? "", status)];
   if (status === "in_progress" && record.partialReply) return [outputMessage(requestId, record.partialReply, status)];
   return [];
@@ -87,8 +105,8 @@ export function responseObjectOf(identity: ResponseIdentity, record: StatusRecor
     parallel_tool_calls: false,
     temperature: echo?.temperature ?? null,
     text: { format: echo?.format ?? { type: "text" } },
-    tool_choice: "none",
-    tools: [],
+    tool_choice: echo?.toolChoice ?? "none",
+    tools: echo?.tools ?? [],
     top_p: echo?.top_p ?? null,
     truncation: "disabled",
     usage: usageOf(record),

@@ -9,9 +9,8 @@ const textPart = {
   properties: { type: { type: "string", enum: ["input_text", "output_text"] }, text: { type: "string" } },
 } as const;
 
-/** An input item: a message (an earlier output message, with its id and status, reads the same). */
+/** An input message (an earlier output message, with its id and status, reads the same). */
 const inputMessage = {
-  type: "object",
   required: ["role", "content"],
   properties: {
     type: { type: "string", enum: ["message"] },
@@ -20,6 +19,43 @@ const inputMessage = {
     id: { type: "string" },
     status: { type: "string" },
   },
+} as const;
+
+/** A call the model made in an earlier turn, echoed back (the output item as it was answered). */
+const functionCallItem = {
+  additionalProperties: false,
+  required: ["type", "call_id", "name", "arguments"],
+  properties: {
+    type: { const: "function_call" },
+    call_id: { type: "string", minLength: 1 },
+    name: { type: "string", minLength: 1 },
+    arguments: { type: "string" },
+    id: { type: "string" },
+    status: { type: "string" },
+  },
+} as const;
+
+/** The result of a call, which the client ran: its output answers the call by `call_id`. */
+const functionCallOutputItem = {
+  additionalProperties: false,
+  required: ["type", "call_id", "output"],
+  properties: {
+    type: { const: "function_call_output" },
+    call_id: { type: "string", minLength: 1 },
+    output: { anyOf: [{ type: "string" }, { type: "array", items: textPart }] },
+    id: { type: ["string", "null"] },
+    status: { type: ["string", "null"] },
+  },
+} as const;
+
+const ofType = (type: string) => ({ properties: { type: { const: type } }, required: ["type"] }) as const;
+
+/** An input item: a message, a function call, or a call's output (other types are refused before the schema). */
+const inputItem = {
+  type: "object",
+  if: ofType("function_call"),
+  then: functionCallItem,
+  else: { if: ofType("function_call_output"), then: functionCallOutputItem, else: inputMessage },
 } as const;
 
 /**
@@ -35,8 +71,9 @@ export const responseCreateSchema = {
     model: { type: "string", minLength: 1, maxLength: 100 },
     input: {
       anyOf: [
+        // The array first: a bad item's error (input[2].call_id) is the one reported, not "not a string".
+        { type: "array", minItems: 1, items: inputItem },
         { type: "string", minLength: 1 },
-        { type: "array", minItems: 1, items: inputMessage },
       ],
     },
     instructions: orNull({ type: "string" }),
