@@ -1,0 +1,128 @@
+import { readFile } from "node:fs/promises";
+import type { Page } from "playwright-core";
+import {
+  startBrowserOnGateway,
+  watchedPage,
+  type BrowserOnGateway,
+  type WatchedPage,
+} from "../../../test-support/browser.js";
+import { describeWithModel } from "../../../test-support/fixtures.js";
+import { type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
+
+/** Set to a folder (docs/images) to save the screenshot docs/playground.md shows. */
+const SCREENSHOTS = process.env.PLAYGROUND_SCREENSHOTS;
+/** A batch runs its lines one job each on the fixture model: far longer than Playwright's 30 s on a loaded machine. */
+const BATCH_END = { timeout: 150_000 };
+
+/** One line of a batch's output file, the fields the test reads. */
+interface OutputLine {
+  custom_id: string;
+  response: { status_code: number; body: { choices: { message: { content: string } }[] } };
+}
+
+describeWithModel("the playground's Batches view in a real browser, on the real gateway and worker", () => {
+  let on: BrowserOnGateway;
+  let llm: LlmEngine;
+  let worker: TestWorker;
+  let key: string;
+  let watched: WatchedPage;
+  let page: Page;
+  beforeAll(async () => {
+    on = await startBrowserOnGateway("playground-batches");
+    llm = await loadFixtureEngine();
+    worker = await startTestWorker(on.gw.prefix, llm);
+    key = await on.gw.createKey({ limits: { status: 10_000 } });
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.close();
+    await llm?.close();
+    await on?.close();
+  }, 60_000);
+
+  beforeEach(async () => {
+    watched = await watchedPage(on);
+    page = watched.page;
+    expect((await page.goto(`${on.origin}/`))?.status()).toBe(200);
+    await page.getByTestId("api-key").fill(key);
+    await page.getByTestId("api-key").press("Tab");
+  });
+  afterEach(async () => {
+    // The page asked nothing of another host, every file of its own was there (API refusals are what a test is
+    // about), and the key was never put in a URL.
+    expect(watched.offHost).toEqual([]);
+    expect(watched.failed.filter((failure) => !new URL(failure.split(" ")[1]!).pathname.startsWith("/v1/"))).toEqual(
+      [],
+    );
+    expect(watched.requested.filter((url) => url.includes(key))).toEqual([]);
+    await watched.close();
+  });
+
+  /** The Batches tab, chosen from the keyboard as the tabs pattern has it: the arrow key from Chat. */
+  async function openBatches() {
+    await page.getByRole("tab", { name: "Chat" }).focus();
+    await page.keyboard.press("ArrowRight");
+    await expect(page.getByRole("tab", { name: "Batches" }).getAttribute("aria-selected")).resolves.toBe("true");
+    await expect(page.locator("#batches-view").isVisible()).resolves.toBe(true);
+    await expect(page.locator("#chat-view").isVisible()).resolves.toBe(false);
+  }
+
+  it("when a sample batch is run in the page, then it reaches completed with its counts and its output downloads with a generated reply for every line", async () => {
+    await page.getByTestId("model").selectOption("Witch");
+    await page.locator("#max-tokens").fill("16");
+    await openBatches();
+    await page.getByTestId("batch-sample").click();
+    const sample = (await page.getByTestId("batch-lines").inputValue())
+      .split("\n")
+      .map(
+        (line) => JSON.parse(line) as { custom_id: string; url: string; body: { model: string; max_tokens: number } },
+      );
+    expect(sample.length).toBeGreaterThan(1);
+    for (const line of sample)
+      expect(line).toMatchObject({ url: "/v1/chat/completions", body: { model: "Witch", max_tokens: 16 } });
+
+    await page.getByTestId("batch-submit").click();
+    const batch = page.getByTestId("batch").first();
+    await batch.and(page.locator("[data-status=completed]")).waitFor(BATCH_END);
+    const total = sample.length;
+    await expect(batch.getByTestId("batch-counts").textContent()).resolves.toBe(
+      `${total} of ${total} done (${total} completed, 0 failed)`,
+    );
+    await expect(batch.getByTestId("batch-progress").getAttribute("value")).resolves.toBe(String(total));
+    await expect(batch.getByTestId("batch-cancel").isHidden()).resolves.toBe(true);
+    await expect(batch.getByTestId("batch-errors").isHidden()).resolves.toBe(true);
+    if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/playground-batches.png`, fullPage: true });
+
+    const [download] = await Promise.all([page.waitForEvent("download"), batch.getByTestId("batch-output").click()]);
+    expect(download.suggestedFilename()).toMatch(/^batch_.+-output\.jsonl$/);
+    const output = (await readFile(await download.path(), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as OutputLine);
+    expect(output.map((line) => line.custom_id).sort()).toEqual(sample.map((line) => line.custom_id).sort());
+    for (const line of output) {
+      expect(line.response.status_code).toBe(200);
+      // Generated by the fixture model: whatever it says, it says something.
+      expect(line.response.body.choices[0]?.message.content).toMatch(/\S/);
+    }
+    expect(watched.problems).toEqual([]);
+  });
+
+  it("when a file with bad lines is chosen, then the refusal lists every bad line and no batch is listed", async () => {
+    await openBatches();
+    const body = { model: "default", messages: [{ role: "user", content: "Hi" }] };
+    const good = { custom_id: "ok", method: "POST", url: "/v1/chat/completions", body };
+    // Line 2 is not JSON, line 3 has no custom_id.
+    const lines = [JSON.stringify(good), "{ not json", JSON.stringify({ ...good, custom_id: undefined })];
+    await page.getByTestId("batch-file").setInputFiles({
+      name: "bad.jsonl",
+      mimeType: "application/jsonl",
+      buffer: Buffer.from(`${lines.join("\n")}\n`),
+    });
+    await page.getByTestId("batch-submit").click();
+    const alert = page.getByRole("alert").filter({ hasText: "HTTP 400" });
+    await alert.waitFor();
+    const listed = await alert.locator("li").allTextContents();
+    expect([...new Set(listed.map((item) => /^Line (\d+)/.exec(item)?.[1]))]).toEqual(["2", "3"]);
+    await expect(page.getByTestId("batch").count()).resolves.toBe(0);
+  });
+});
