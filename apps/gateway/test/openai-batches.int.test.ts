@@ -344,3 +344,73 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
     }
   }, 180_000);
 });
+
+/**
+ * completion_window, shortened for tests only (BATCH_WINDOW_SECONDS_FOR_TESTS): lines not fed by
+ * then, or fed and not started, end `batch_expired` in the error file; the batch is `expired` with
+ * the output of what completed.
+ */
+describeWithModel("a batch past its completion window (llama-server)", () => {
+  let gw: TestGateway;
+  let worker: TestWorker;
+  let fixture: LlmEngine;
+
+  beforeAll(async () => {
+    const prefix = uniquePrefix("batch-expiry");
+    gw = await startTestGateway(prefix, { BATCH_WINDOW: "1", BATCH_WINDOW_SECONDS_FOR_TESTS: "2" });
+    fixture = await loadFixtureEngine(2, 1024, "server");
+    worker = await startTestWorker(prefix, fixture);
+  }, 120_000);
+  afterAll(async () => {
+    await worker.close();
+    await fixture.close();
+    await gw.close();
+  }, 60_000);
+
+  it("when the window passes before every line ran, then the batch is expired and the rest are batch_expired, each line once", async () => {
+    const key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
+    const lines = Array.from({ length: 40 }, (_, i) => chatLine(i, "default", { max_tokens: 200 }));
+    const upload = await request(gw.app)
+      .post("/v1/files")
+      .auth(key, { type: "bearer" })
+      .field("purpose", "batch")
+      .attach("file", Buffer.from(jsonl(lines)), "batch.jsonl");
+    const created = await request(gw.app)
+      .post("/v1/batches")
+      .auth(key, { type: "bearer" })
+      .send({
+        input_file_id: (upload.body as { id: string }).id,
+        endpoint: "/v1/chat/completions",
+        completion_window: "24h",
+      });
+    const batchId = (created.body as { id: string }).id;
+    let batch: { status: string; request_counts: { completed: number; failed: number; total: number } } & Record<
+      string,
+      unknown
+    >;
+    for (;;) {
+      const res = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
+      batch = res.body as typeof batch;
+      if (FINAL.includes(batch.status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(batch.status).toBe("expired");
+    expect(batch.expired_at).toEqual(expect.any(Number));
+    const read = async (id: unknown): Promise<ResultLine[]> => {
+      if (typeof id !== "string") return [];
+      const res = await request(gw.app).get(`/v1/files/${id}/content`).auth(key, { type: "bearer" }).buffer(true);
+      const text = (res.body as Buffer).toString();
+      return text
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as ResultLine);
+    };
+    const output = await read(batch.output_file_id);
+    const errors = await read(batch.error_file_id);
+    expect(output.length).toBe(batch.request_counts.completed);
+    expect(output.length + errors.length).toBe(40);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((l) => l.error?.code === "batch_expired")).toBe(true);
+    expect(new Set([...output, ...errors].map((l) => l.custom_id)).size).toBe(40);
+  }, 120_000);
+});

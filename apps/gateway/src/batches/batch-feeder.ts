@@ -142,10 +142,13 @@ export class BatchFeeder {
         throw error;
       });
     const queueDeadline = (batch.times.expires_at ?? 0) * 1000;
+    // The batch's window is the line's queue deadline: a worker that picks it up later ends it unrun, as the sweep
+    // does.
+    const maxQueueMs = Math.max(1, queueDeadline - Date.now());
     await this.deps.jobs.submit({
       keyId: key.id,
       model,
-      request: mapped.request,
+      request: { ...mapped.request, maxQueueMs },
       clientSampling: mapped.clientSampling,
       requestId,
       inFlightCap: 0,
