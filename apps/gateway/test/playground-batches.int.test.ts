@@ -31,7 +31,6 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
     on = await startBrowserOnGateway("playground-batches");
     llm = await loadFixtureEngine();
     worker = await startTestWorker(on.gw.prefix, llm);
-    key = await on.gw.createKey({ limits: { status: 10_000 } });
   }, 120_000);
   afterAll(async () => {
     await worker?.close();
@@ -40,6 +39,8 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
   }, 60_000);
 
   beforeEach(async () => {
+    // A key of its own: each test sees only its own batches.
+    key = await on.gw.createKey({ limits: { status: 10_000 } });
     watched = await watchedPage(on);
     page = watched.page;
     expect((await page.goto(`${on.origin}/`))?.status()).toBe(200);
