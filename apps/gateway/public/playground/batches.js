@@ -23,11 +23,21 @@ const SAMPLE_PROMPTS = [
  * from the page's settings.
  */
 
-/** @param {unknown} error */
+/**
+ * "40 s", "12 min", "9 h": a budget's Retry-After runs to the next UTC day or month.
+ * @param {number} seconds
+ */
+function describeWait(seconds) {
+  if (seconds < 120) return `${seconds} s`;
+  return seconds < 7200 ? `${Math.ceil(seconds / 60)} min` : `${Math.ceil(seconds / 3600)} h`;
+}
+
+/** "HTTP 429: the message. Try again in 12 min." @param {unknown} error */
 function describeError(error) {
   if (!(error instanceof ApiRefusal)) return error instanceof Error ? error.message : String(error);
-  const retry = error.status === 429 && error.retryAfter ? ` Try again in ${error.retryAfter} s.` : "";
-  return `${error.message} (HTTP ${error.status}).${retry}`;
+  const wait = Number(error.retryAfter);
+  const retry = error.status === 429 && wait > 0 ? ` Try again in ${describeWait(wait)}.` : "";
+  return `HTTP ${error.status}: ${error.message}${retry}`;
 }
 
 /** @param {import("./batches-api.js").LineError} line */
