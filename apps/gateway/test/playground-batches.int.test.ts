@@ -54,8 +54,8 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
   }, 60_000);
 
   beforeEach(async () => {
-    // A key of its own: each test sees only its own batches.
-    key = await on.gw.createKey({ limits: { status: 10_000 } });
+    // A key of its own: each test sees only its own batches; one in progress at a time.
+    key = await on.gw.createKey({ limits: { status: 10_000, batches: 1 } });
     watched = await watchedPage(on);
     page = watched.page;
     expect((await page.goto(`${on.origin}/`))?.status()).toBe(200);
@@ -138,7 +138,7 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
     await expect(page.getByTestId("batch").count()).resolves.toBe(0);
   });
 
-  it("when Cancel is pressed on a batch in progress, then it ends cancelled and its error file names every line", async () => {
+  it("when a second batch is run while the key's one allowed is in progress, then the 429 says when to retry; Cancel ends the first, its error file naming every line", async () => {
     // Generations finish only when cancelled: the batch stays in progress until the click.
     held.hold(true);
     try {
@@ -150,6 +150,12 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
       await page.getByTestId("batch-submit").click();
       const batch = page.getByTestId("batch").first();
       await batch.and(page.locator("[data-status=in_progress]")).waitFor(BATCH_END);
+      await page.getByTestId("batch-submit").click();
+      await page
+        .getByRole("alert")
+        .filter({ hasText: /^HTTP 429: this API key already has 1 batches in progress.*Try again in 60 s\.$/ })
+        .waitFor();
+      await expect(page.getByTestId("batch").count()).resolves.toBe(1);
       // From the keyboard: the button is focused and Enter presses it.
       await batch.getByTestId("batch-cancel").focus();
       await page.keyboard.press("Enter");
@@ -159,7 +165,10 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
       const { filename, lines } = await downloadLines(page, batch.getByTestId("batch-errors"));
       expect(filename).toMatch(/^batch_.+-errors\.jsonl$/);
       expect(lines.map((line) => line.custom_id).sort()).toEqual(customIds.sort());
-      expect(watched.problems).toEqual([]);
+      // The browser notes the refused request in the console; nothing else went wrong.
+      expect(watched.problems).toEqual([
+        "Failed to load resource: the server responded with a status of 429 (Too Many Requests)",
+      ]);
     } finally {
       held.hold(false);
     }
