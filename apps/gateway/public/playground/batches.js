@@ -249,11 +249,11 @@ export class BatchesView {
     this.empty.hidden = true;
   }
 
-  /** The key's batches read again (a key changed, the view shown): the list starts over. */
+  /** The key's batches read again (a key changed, the view shown): the list starts over, empty without a key. */
   async refresh() {
-    if (!this.settings.apiKey()) return;
+    this.stopPolling();
     try {
-      const batches = await this.api().list();
+      const batches = this.settings.apiKey() ? await this.api().list() : [];
       this.rows.clear();
       this.list.replaceChildren();
       for (const batch of batches) this.put(batch);
@@ -305,7 +305,9 @@ export class BatchesView {
     const api = this.api();
     const active = [...this.rows.values()].filter((row) => !isFinal(row.batch));
     try {
-      for (const batch of await Promise.all(active.map((row) => api.get(row.batch.id)))) this.put(batch);
+      // A list started over meanwhile (another key) keeps only its own batches.
+      for (const batch of await Promise.all(active.map((row) => api.get(row.batch.id))))
+        if (this.rows.has(batch.id)) this.put(batch);
     } catch (error) {
       this.showError(error);
     }
