@@ -54,8 +54,8 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
   }, 60_000);
 
   beforeEach(async () => {
-    // A key of its own: each test sees only its own batches; one in progress at a time.
-    key = await on.gw.createKey({ limits: { status: 10_000, batches: 1 } });
+    // A key of its own: each test sees only its own batches; two in progress at a time.
+    key = await on.gw.createKey({ limits: { status: 10_000, batches: 2 } });
     watched = await watchedPage(on);
     page = watched.page;
     expect((await page.goto(`${on.origin}/`))?.status()).toBe(200);
@@ -138,8 +138,8 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
     await expect(page.getByTestId("batch").count()).resolves.toBe(0);
   });
 
-  it("when a second batch is run while the key's one allowed is in progress, then the 429 says when to retry; Cancel ends the first, its error file naming every line", async () => {
-    // Generations finish only when cancelled: the batch stays in progress until the click.
+  it("when a third batch is run while the key's two allowed are in progress, then the 429 says when to retry; Cancel ends both, each error file naming every line", async () => {
+    // Generations finish only when cancelled: the batches stay in progress until the clicks.
     held.hold(true);
     try {
       await openBatches();
@@ -147,24 +147,33 @@ describeWithModel("the playground's Batches view in a real browser, on the real 
       const customIds = (await page.getByTestId("batch-lines").inputValue())
         .split("\n")
         .map((line) => (JSON.parse(line) as { custom_id: string }).custom_id);
-      await page.getByTestId("batch-submit").click();
-      const batch = page.getByTestId("batch").first();
-      await batch.and(page.locator("[data-status=in_progress]")).waitFor(BATCH_END);
+      const batches = page.getByTestId("batch");
+      const inProgress = batches.and(page.locator("[data-status=in_progress]"));
+      for (const count of [1, 2]) {
+        await page.getByTestId("batch-submit").click();
+        await batches.nth(count - 1).waitFor();
+        await inProgress.nth(count - 1).waitFor(BATCH_END);
+      }
       await page.getByTestId("batch-submit").click();
       await page
         .getByRole("alert")
-        .filter({ hasText: /^HTTP 429: this API key already has 1 batches in progress.*Try again in 60 s\.$/ })
+        .filter({ hasText: /^HTTP 429: this API key already has 2 batches in progress.*Try again in 60 s\.$/ })
         .waitFor();
-      await expect(page.getByTestId("batch").count()).resolves.toBe(1);
-      // From the keyboard: the button is focused and Enter presses it.
-      await batch.getByTestId("batch-cancel").focus();
+      await expect(batches.count()).resolves.toBe(2);
+
+      // The newest from the keyboard (the button focused, Enter presses it), then the other with a click: the page
+      // follows two active batches, then one.
+      await batches.first().getByTestId("batch-cancel").focus();
       await page.keyboard.press("Enter");
-      await batch.and(page.locator("[data-status=cancelled]")).waitFor(BATCH_END);
-      await expect(batch.getByTestId("batch-cancel").isHidden()).resolves.toBe(true);
-      await expect(batch.getByTestId("batch-output").isHidden()).resolves.toBe(true);
-      const { filename, lines } = await downloadLines(page, batch.getByTestId("batch-errors"));
-      expect(filename).toMatch(/^batch_.+-errors\.jsonl$/);
-      expect(lines.map((line) => line.custom_id).sort()).toEqual(customIds.sort());
+      await batches.last().getByTestId("batch-cancel").click();
+      for (const batch of [batches.first(), batches.last()]) {
+        await batch.and(page.locator("[data-status=cancelled]")).waitFor(BATCH_END);
+        await expect(batch.getByTestId("batch-cancel").isHidden()).resolves.toBe(true);
+        await expect(batch.getByTestId("batch-output").isHidden()).resolves.toBe(true);
+        const { filename, lines } = await downloadLines(page, batch.getByTestId("batch-errors"));
+        expect(filename).toMatch(/^batch_.+-errors\.jsonl$/);
+        expect(lines.map((line) => line.custom_id).sort()).toEqual([...customIds].sort());
+      }
       // The browser notes the refused request in the console; nothing else went wrong.
       expect(watched.problems).toEqual([
         "Failed to load resource: the server responded with a status of 429 (Too Many Requests)",

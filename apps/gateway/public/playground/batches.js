@@ -301,13 +301,18 @@ export class BatchesView {
     this.timer = undefined;
   }
 
+  /**
+   * One call a poll, whatever the number of active batches (each spends the key's status budget,
+   * RATE_LIMIT_STATUS, 200 a minute by default): the one active batch itself, or the list when several are.
+   */
   async poll() {
     const api = this.api();
     const active = [...this.rows.values()].filter((row) => !isFinal(row.batch));
     try {
+      const [first] = active;
+      const read = active.length === 1 && first ? [await api.get(first.batch.id)] : await api.list();
       // A list started over meanwhile (another key) keeps only its own batches.
-      for (const batch of await Promise.all(active.map((row) => api.get(row.batch.id))))
-        if (this.rows.has(batch.id)) this.put(batch);
+      for (const batch of read) if (this.rows.has(batch.id)) this.put(batch);
     } catch (error) {
       this.showError(error);
     }
