@@ -87,7 +87,9 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const budgetLedger = new UsageBudgetLedger(queueRedis, keys);
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
-  const queueDepth = new QueueDepth(textQueue);
+  const batches = new BatchStore(queueRedis, keys);
+  // Batch lines do not count in the back-pressure that refuses interactive submits.
+  const queueDepth = new QueueDepth(textQueue, undefined, () => batches.fedTotal());
   queueDepth.start();
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, target, queueRedis, keys, logger, budgetLedger) : null;
   const queues = speech ? [textQueue, speech.queue] : [textQueue];
@@ -96,7 +98,6 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   // A cancel turns the record final here, so the gateway meters it: on the queue's connection, as webhooks' scripts.
   const meter = new UsageMeter(queueRedis, keys, logger);
   const requestCounts = new RequestCounts(usage, USAGE_FLUSH_MS, logger);
-  const batches = new BatchStore(queueRedis, keys);
   // A cancel turns batch lines final here: they count in their batch as a worker's ends do.
   const batchLines = new BatchLineCounter(batches, queueRedis, keys, config.STATUS_TTL_SECONDS);
   // The record is written (and confirmed) before its job is added, so it may go down the lean,

@@ -282,8 +282,9 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
 
   beforeAll(async () => {
     const prefix = uniquePrefix("batch-turns");
-    // A window as wide as the batch: every line waits in the queue at once.
-    gw = await startTestGateway(prefix, { BATCH_WINDOW: "30" });
+    // A window as wide as the batch: every line waits in the queue at once; a back-pressure bound
+    // below it, which batch lines do not count in.
+    gw = await startTestGateway(prefix, { BATCH_WINDOW: "30", MAX_QUEUE_DEPTH: "10" });
     fixture = await loadFixtureEngine(2, 1024, "server");
     connection = createWorkerRedis(TEST_REDIS);
     const keys = gw.deps.keys;
@@ -303,7 +304,7 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
     await gw.close();
   }, 60_000);
 
-  it("when an interactive request is submitted while a 30-line batch runs on 2 slots, then at most 2 batch lines start before it", async () => {
+  it("when an interactive request is submitted while a 30-line batch runs on 2 slots, then it is not refused by back-pressure and at most 2 batch lines start before it", async () => {
     const key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
     const lines = Array.from({ length: 30 }, (_, i) => chatLine(i, "default", { max_tokens: 24 }));
     const upload = await request(gw.app)
@@ -323,6 +324,14 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
     const batchId = (created.body as { id: string }).id;
     // Wait until the batch's lines are started and queued (the feeder fed them all).
     while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Every line is queued or running (the feeder fed them in one step), and the back-pressure
+    // reading is fresh: it leaves batch lines out, so the interactive submit is not refused.
+    const fedOrEnded = async () => {
+      const batch = await gw.deps.batches.get(batchId);
+      return (batch?.completed ?? 0) + (batch?.failed ?? 0) + (await gw.deps.batches.fed(batchId)).length;
+    };
+    while ((await fedOrEnded()) < 30) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await gw.deps.queueDepth.refresh()).toBeLessThan(10);
     const startedBefore = started.length;
     const interactive = await request(gw.app)
       .post("/api/text/default")

@@ -165,6 +165,13 @@ export class BatchStore {
     return claimed.map(Number);
   }
 
+  /** Every batch's lines fed and not yet ended (queued or running), all batches together. */
+  async fedTotal(): Promise<number> {
+    const ids = await this.active();
+    const counts = await Promise.all(ids.map((id) => this.redis.scard(this.keys.batchLinesFed(id))));
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
   /** The lines fed and not yet ended. */
   async fed(batchId: string): Promise<number[]> {
     return (await this.redis.smembers(this.keys.batchLinesFed(batchId))).map(Number);
