@@ -1,3 +1,4 @@
+import { BatchLineCounter, BatchStore } from "@chorus/platform/batches";
 import { SPEECH_LIMITS } from "@chorus/contracts";
 import { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { createWorkerRedis, redisKeys, type RedisTarget } from "@chorus/platform/redis";
@@ -94,7 +95,14 @@ export async function startTestWorker(
     connection,
     keys,
     logger: testLogger("worker"),
-    statuses: new StatusStore(connection, keys, 3600, undefined, meter),
+    statuses: new StatusStore(
+      connection,
+      keys,
+      3600,
+      undefined,
+      meter,
+      new BatchLineCounter(new BatchStore(connection, keys), connection, keys, 3600),
+    ),
     meter,
     modelFor: (model) => ({ engine, character: characters[model] }),
     replyLengths: new ReplyLengthStats(connection, keys.replyLengthStats()),

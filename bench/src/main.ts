@@ -17,6 +17,7 @@ import { speechRows } from "./rows/speech.rows.js";
 import { statusStepRows } from "./rows/status-steps.rows.js";
 import { statusRows } from "./rows/status.rows.js";
 import { submitRows } from "./rows/submit.rows.js";
+import { batchRows } from "./rows/batch.rows.js";
 import { takeOverRows } from "./rows/takeover.rows.js";
 import { waitingRows } from "./rows/waiting.rows.js";
 import { startBenchStack, type BenchStack } from "./stack/bench-stack.js";
@@ -38,6 +39,7 @@ const GROUPS: Record<RowGroupName, RowGroup> = {
   openai: openAiRows,
   routing: routingRows,
   takeover: takeOverRows,
+  batch: batchRows,
 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

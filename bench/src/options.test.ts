@@ -100,6 +100,7 @@ describe("parseBenchOptions", () => {
       "openai",
       "routing",
       "takeover",
+      "batch",
     ]);
     expect(parseBenchOptions(["--rows", "status-steps,status"], "/repo").rowGroups).toEqual(["status", "status-steps"]);
     expect(parseBenchOptions(["--rows", "status, submit"], "/repo").rowGroups).toEqual(["submit", "status"]);

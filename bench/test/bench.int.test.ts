@@ -28,6 +28,7 @@ const GROUPS = [
   "openai",
   "routing",
   "takeover",
+  "batch",
 ];
 
 interface RunResult {
@@ -146,6 +147,7 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "routing")).toHaveLength(3);
     // The kill of a worker holding jobs (restart time) and what its locks cost Redis.
     expect(groups.filter((g) => g === "takeover")).toHaveLength(2);
+    expect(groups.filter((g) => g === "batch")).toHaveLength(1);
   });
 
   it("when it runs, then every row has a subject, a baseline and a ratio that are numbers", () => {
@@ -189,6 +191,7 @@ describe("npm run bench -- --quick", () => {
       "routing",
       "routing",
       "takeover",
+      "batch",
     ]);
   });
 

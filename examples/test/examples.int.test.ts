@@ -2,6 +2,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ChorusClient } from "@chorus/client";
+import OpenAI from "openai";
 import { describeWithModel } from "../../test-support/fixtures.js";
 import { startLiveStack, type LiveStack } from "../../test-support/live-stack.js";
 import { uniquePrefix } from "../../test-support/redis.js";
@@ -75,4 +76,32 @@ describeWithModel("the examples against a live gateway and worker", () => {
     },
     120_000,
   );
+
+  it("when the batch example runs, then it prints the reply of every prompt of the one batch it made, as custom_id: reply", async () => {
+    const apiKey = await stack.gw.createKey();
+    const prompts = ["Name three colours.", "Say hello in French.", "Count to three."];
+    const { stdout, stderr } = await run(process.execPath, [examples("typescript/dist/batch.js"), ...prompts], {
+      env: { ...process.env, CHORUS_URL: baseUrl, CHORUS_API_KEY: apiKey },
+      timeout: 150_000,
+    });
+    const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey });
+    const { data } = await openai.batches.list();
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({ status: "completed", request_counts: { total: 3, completed: 3, failed: 0 } });
+    expect(stderr).toContain(`batch ${data[0]?.id}: 3 requests`);
+    // The replies printed are those of the batch's output file, one for each prompt, each generated text (the
+    // fixture model's own, whatever it says).
+    const output = (await (await openai.files.content(data[0]!.output_file_id!)).text()).trim().split("\n");
+    const replies = output.map((line) => {
+      const { custom_id, response } = JSON.parse(line) as {
+        custom_id: string;
+        response: { body: { choices: { message: { content: string } }[] } };
+      };
+      return [custom_id, response.body.choices[0]!.message.content] as const;
+    });
+    expect(replies.map(([customId]) => customId).sort()).toEqual(["prompt-1", "prompt-2", "prompt-3"]);
+    for (const [, reply] of replies) expect(reply).toMatch(/\S/);
+    expect(stdout).toBe(replies.map(([customId, reply]) => `${customId}: ${reply}\n`).join(""));
+    expect(failedJobs).toEqual([]);
+  }, 180_000);
 });

@@ -3,6 +3,8 @@ import { type ApiKeyLookup, type ApiKeyStore, type ApiKeyUsage, type KeyLastUsed
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { type Logger } from "@chorus/platform/logger";
 import type { FileStore } from "@chorus/platform/files";
+import type { BatchStore } from "@chorus/platform/batches";
+import type { BatchFeeder } from "./batches/batch-feeder.js";
 import { type GatewayMetrics } from "@chorus/platform/metrics";
 import { type RedisKeys, type RedisClient } from "@chorus/platform/redis";
 import { ModelFeatures, RequestIndex, type StatusStore } from "@chorus/platform/scheduler";
@@ -88,6 +90,12 @@ export interface GatewayDeps {
   replyAudio: SpeechAudioStore;
   /** The Files API's files (a batch's input), each its key's own. */
   files: FileStore;
+  /** The Batch API's batches, each its key's own. */
+  batches: BatchStore;
+  /** Feeds batches' lines to the text queue and finishes batches (running while the gateway runs). */
+  batchFeeder: BatchFeeder;
+  /** A batch's completion window in seconds (24 h; shorter only in tests). */
+  batchWindowSeconds: number;
   /** Whether a submit may carry `webhook`, and where it may point. */
   webhooks: WebhookPolicy;
   /** Each key's webhook turns and deliveries pending (the admin API shows them). */
@@ -207,6 +215,14 @@ export function buildApp(deps: GatewayDeps): Express {
     responses: { ...chat, places },
     speech: speechDoor,
     files: deps.files,
+    batches: {
+      batches: deps.batches,
+      files: deps.files,
+      limits: deps.limits,
+      chatLimits: deps.chatLimits,
+      windowSeconds: deps.batchWindowSeconds,
+      nudge: (id: string) => deps.batchFeeder.step(id),
+    },
     connections: redisConnections(deps),
   };
   addOpenAiRoutes(app, openAi, { authenticate: authenticated, status });

@@ -85,6 +85,27 @@ export const GATEWAY_ENV = {
     description:
       "webhook deliveries of one API key queued and not yet ended at which its submits with `webhook` get 429 (a key's own `webhooks` limit overrides it)",
   },
+  MAX_BATCHES_PER_KEY: {
+    type: "integer",
+    default: 10,
+    minimum: 1,
+    description:
+      "batches (POST /v1/batches) one API key may have in progress (not yet final) at once; one more gets 429 (a key's own `batches` limit overrides it)",
+  },
+  BATCH_WINDOW: {
+    type: "integer",
+    default: 4,
+    minimum: 1,
+    description:
+      "lines of one batch fed to the text queue at once (queued or running); the feeders top a batch up as its lines end",
+  },
+  BATCH_WINDOW_SECONDS_FOR_TESTS: {
+    type: "integer",
+    default: 86400,
+    minimum: 1,
+    description:
+      "for tests only: a batch's completion window in seconds (OpenAI's `24h`, the default, is the only one offered)",
+  },
   MAX_STREAMS_PER_KEY: {
     type: "integer",
     default: 50,

@@ -13,7 +13,8 @@ import {
   type RedisTarget,
   type RedisClient,
 } from "@chorus/platform/redis";
-import { StatusStore } from "@chorus/platform/scheduler";
+import { ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
+import { BatchLineCounter, BatchStore } from "@chorus/platform/batches";
 import { SpeechAudioStore } from "@chorus/platform/speech-audio";
 import { UsageMeter, UsageReader } from "@chorus/platform/usage";
 import { createWebhookQueue, WebhookOutbox, WebhookTurns } from "@chorus/platform/webhooks";
@@ -22,6 +23,9 @@ import { RedisFileStore } from "@chorus/platform/files";
 import { QueueEvents } from "bullmq";
 import { setTimeout as delay } from "node:timers/promises";
 import { LimitPolicy } from "./admission/limit-policy.js";
+import { UsageBudgets } from "./admission/usage-budgets.js";
+import { BatchFeeder } from "./batches/batch-feeder.js";
+import { ChannelSubscriber } from "./services/channel-subscriber.js";
 import { parseCorsOrigins } from "./middleware/cors.js";
 import { RequestCounts } from "./services/request-counts.js";
 
@@ -83,7 +87,9 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   const budgetLedger = new UsageBudgetLedger(queueRedis, keys);
   const textQueue = createTextQueue(queueRedis, keys);
   textQueue.on("error", (error: Error) => logger.warn("text queue error", { error: error.message }));
-  const queueDepth = new QueueDepth(textQueue);
+  const batches = new BatchStore(queueRedis, keys);
+  // Batch lines do not count in the back-pressure that refuses interactive submits.
+  const queueDepth = new QueueDepth(textQueue, undefined, () => batches.fedTotal());
   queueDepth.start();
   const speech = config.TTS_ENABLED ? createSpeechDeps(config, target, queueRedis, keys, logger, budgetLedger) : null;
   const queues = speech ? [textQueue, speech.queue] : [textQueue];
@@ -92,6 +98,52 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
   // A cancel turns the record final here, so the gateway meters it: on the queue's connection, as webhooks' scripts.
   const meter = new UsageMeter(queueRedis, keys, logger);
   const requestCounts = new RequestCounts(usage, USAGE_FLUSH_MS, logger);
+  // A cancel turns batch lines final here: they count in their batch as a worker's ends do.
+  const batchLines = new BatchLineCounter(batches, queueRedis, keys, config.STATUS_TTL_SECONDS);
+  // The record is written (and confirmed) before its job is added, so it may go down the lean,
+  // auto-pipelined connection; the job's replicas confirm the record's too (one replication stream).
+  const textJobs = new TextJobs(
+    new StatusStore(redis, keys, config.STATUS_TTL_SECONDS, webhookOutbox, meter, batchLines),
+    textQueue,
+    redis,
+    keys,
+    new ReplicaWait(queueRedis, config.REDIS_WAIT_REPLICAS, config.REDIS_WAIT_TIMEOUT_MS),
+    queueRedis,
+    budgetLedger,
+  );
+  const limits = new LimitPolicy(
+    {
+      text: config.RATE_LIMIT_TEXT,
+      tts: config.RATE_LIMIT_TTS,
+      status: config.RATE_LIMIT_STATUS,
+      inflight: config.MAX_IN_FLIGHT_PER_KEY,
+      streams: config.MAX_STREAMS_PER_KEY,
+      webhooks: config.MAX_PENDING_WEBHOOKS_PER_KEY,
+      batches: config.MAX_BATCHES_PER_KEY,
+    },
+    budgetDefaults(config),
+  );
+  const files = new RedisFileStore(speech?.audioRedis ?? queueRedis, keys, FILE_LIMITS.maxFilesPerKey);
+  const batchFeeder = new BatchFeeder({
+    batches,
+    files,
+    statuses,
+    jobs: textJobs,
+    apiKeys,
+    usageBudgets: new UsageBudgets({ ledger: budgetLedger, limits, metrics }),
+    modelFeatures: new ModelFeatures(redis, keys.modelFeatures()),
+    chatLimits: { maxCompletionTokens: config.MAX_COMPLETION_TOKENS },
+    window: config.BATCH_WINDOW,
+    logger,
+  });
+  batchFeeder.start();
+  // A line's end tells the feeders at once (they also look at every batch once a second).
+  const batchNudges = new ChannelSubscriber(
+    createSubscriber(target, logger),
+    keys.batchFeedChannel(),
+    (id) => void batchFeeder.step(id),
+  );
+  void batchNudges.subscribed();
   const openStreams = new OpenStreams(redis, keys, { perGateway: config.MAX_STREAMS_PER_GATEWAY }, logger);
   return {
     redis,
@@ -106,17 +158,9 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     finalStatusWaits,
     statusChanges,
     replyDeltas,
-    // The record is written (and confirmed) before its job is added, so it may go down the lean,
-    // auto-pipelined connection; the job's replicas confirm the record's too (one replication stream).
-    textJobs: new TextJobs(
-      new StatusStore(redis, keys, config.STATUS_TTL_SECONDS, webhookOutbox, meter),
-      textQueue,
-      redis,
-      keys,
-      new ReplicaWait(queueRedis, config.REDIS_WAIT_REPLICAS, config.REDIS_WAIT_TIMEOUT_MS),
-      queueRedis,
-      budgetLedger,
-    ),
+    textJobs,
+    batches,
+    batchFeeder,
     budgetLedger,
     idempotency: new IdempotencyKeys(redis, keys, config.IDEMPOTENCY_TTL_SECONDS),
     queueDepth,
@@ -128,24 +172,15 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     // Spoken replies are read like speech audio, on its connection where there is one.
     replyAudio: new SpeechAudioStore(speech?.audioRedis ?? queueRedis, keys),
     // Files of up to 16 MiB go on the bulky payloads' connection too, never in front of a poll.
-    files: new RedisFileStore(speech?.audioRedis ?? queueRedis, keys, FILE_LIMITS.maxFilesPerKey),
+    files,
+    batchWindowSeconds: config.BATCH_WINDOW_SECONDS_FOR_TESTS,
     webhooks: {
       deploymentSecret: config.WEBHOOK_SECRET !== undefined,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       pending: (keyId) => webhookTurns.pending(keyId),
     },
     webhookTurns,
-    limits: new LimitPolicy(
-      {
-        text: config.RATE_LIMIT_TEXT,
-        tts: config.RATE_LIMIT_TTS,
-        status: config.RATE_LIMIT_STATUS,
-        inflight: config.MAX_IN_FLIGHT_PER_KEY,
-        streams: config.MAX_STREAMS_PER_KEY,
-        webhooks: config.MAX_PENDING_WEBHOOKS_PER_KEY,
-      },
-      budgetDefaults(config),
-    ),
+    limits,
     rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: config.AUTH_FAILURE_LIMIT,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
@@ -161,6 +196,8 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     queues: [...queues, webhookQueue],
     close: async () => {
       queueDepth.stop();
+      batchFeeder.stop();
+      batchNudges.close();
       openStreams.close();
       await requestCounts.close();
       finalStatusWaits.close();

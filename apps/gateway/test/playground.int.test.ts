@@ -7,6 +7,7 @@ import {
   type WatchedPage,
 } from "../../../test-support/browser.js";
 import { describeWithModel } from "../../../test-support/fixtures.js";
+import { holdingEngine } from "../../../test-support/holding-engine.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { uniquePrefix } from "../../../test-support/redis.js";
 import { waitFor } from "../../../test-support/wait-for.js";
@@ -30,37 +31,6 @@ interface MediaElement {
 interface BrowserStorage {
   sessionStorage: { getItem(key: string): string | null };
   localStorage: { length: number };
-}
-
-/**
- * The fixture engine, whose finished generations can be held back: with `hold` on, a generation
- * whose text has streamed into the record waits, still `processing`, until it is cancelled, as a
- * long one would. The Stop test otherwise raced the model's own end of text: a story that ended
- * soon after the first characters (temperature 1.5, a random seed) was complete before the click
- * landed, on a loaded machine.
- */
-function holdingEngine(engine: LlmEngine): { engine: LlmEngine; hold(on: boolean): void } {
-  let holding = false;
-  const untilCancelled = (signal: AbortSignal) =>
-    new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason as Error);
-      signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
-    });
-  return {
-    engine: {
-      name: engine.name,
-      contextTokens: engine.contextTokens,
-      countPromptTokens: (turns) => engine.countPromptTokens(turns),
-      generate: async (input) => {
-        const result = await engine.generate(input);
-        return holding ? untilCancelled(input.signal) : result;
-      },
-      close: () => engine.close(),
-    },
-    hold: (on) => {
-      holding = on;
-    },
-  };
 }
 
 /** Set to a folder (docs/images) to save the screenshots the README shows. */

@@ -1,3 +1,4 @@
+import { BatchLineCounter, BatchStore } from "@chorus/platform/batches";
 import { SPEECH_LIMITS } from "@chorus/contracts";
 import { WebhookSecrets } from "@chorus/platform/api-keys";
 import { UsageBudgetLedger } from "@chorus/platform/budgets";
@@ -80,11 +81,18 @@ export async function createWorkerDeps(
   await replyLengths.load();
   await publishModelFeatures(new ModelFeatures(connection, keys.modelFeatures()), registry.modelFor, logger);
   const meter = new UsageMeter(connection, keys, logger);
+  const batchLines = new BatchLineCounter(
+    new BatchStore(connection, keys),
+    connection,
+    keys,
+    config.STATUS_TTL_SECONDS,
+  );
   return {
     connection,
     keys,
     logger,
-    statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS, webhookOutbox, meter),
+    // Batch lines this worker finishes (replies, failures, queue deadlines, lost jobs) count in their batch.
+    statuses: new StatusStore(connection, keys, config.STATUS_TTL_SECONDS, webhookOutbox, meter, batchLines),
     meter,
     modelFor: registry.modelFor,
     replyLengths,

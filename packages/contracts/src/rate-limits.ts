@@ -12,15 +12,21 @@ export const DEFAULT_LIMITS: OperationLimits = { text: 100, tts: 60, status: 200
 
 /**
  * What one API key may hold at once (not per minute): text requests in flight, open status streams and
- * waits, webhook deliveries queued and not yet ended.
+ * waits, webhook deliveries queued and not yet ended, batches not yet final.
  */
 export interface HoldingCaps {
   inflight: number;
   streams: number;
   webhooks: number;
+  batches: number;
 }
 
-export const CAPPED_HOLDINGS = ["inflight", "streams", "webhooks"] as const satisfies readonly (keyof HoldingCaps)[];
+export const CAPPED_HOLDINGS = [
+  "inflight",
+  "streams",
+  "webhooks",
+  "batches",
+] as const satisfies readonly (keyof HoldingCaps)[];
 
 /**
  * What one API key may use per UTC day and per UTC month (usage budgets): tokens (prompt and

@@ -2,10 +2,12 @@
 // The playground: settings on the left, the chat on the right. It talks to the API through the
 // SDK, @chorus/client: its browser build, which the gateway serves from packages/client/dist.
 import { ChorusClient } from "/playground/client/index.js";
+import { BatchesView } from "./batches.js";
 import { MODELS, loadCharacter } from "./characters.js";
 import { Conversation } from "./conversation.js";
 import { byId, find } from "./dom.js";
 import { ReplyView } from "./reply-view.js";
+import { setUpTabs } from "./tabs.js";
 
 /** @typedef {import("/playground/client/index.js").Voice} Voice */
 /** @typedef {import("./characters.js").Character} Character */
@@ -36,7 +38,15 @@ const ui = {
   message: byId("message", HTMLTextAreaElement),
   send: find(document, "[data-testid=send]", HTMLButtonElement),
   audio: byId("audio", HTMLAudioElement),
+  tabs: find(document, "[role=tablist]", HTMLDivElement),
 };
+
+/** The Batches view: its batches are of the key pasted, for the model and max tokens chosen here. */
+const batches = new BatchesView({
+  apiKey: () => ui.key.value.trim(),
+  model: () => ui.model.value,
+  maxTokens: () => Number(ui.maxTokens.value),
+});
 
 /** @type {Map<string, Character>} */
 const characters = new Map();
@@ -260,6 +270,7 @@ function restoreKey() {
   ui.key.addEventListener("input", () => sessionStorage.setItem(KEY_STORAGE, ui.key.value.trim()));
   ui.key.addEventListener("change", loadVoices);
   ui.key.addEventListener("change", showUsageToday);
+  ui.key.addEventListener("change", () => batches.keyChanged());
 }
 
 async function start() {
@@ -288,4 +299,5 @@ async function start() {
 }
 
 restoreKey();
+setUpTabs(ui.tabs, (panel) => (panel === "batches-view" ? batches.show() : batches.hide()));
 start().catch(showError);

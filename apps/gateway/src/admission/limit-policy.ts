@@ -30,6 +30,11 @@ export class LimitPolicy {
     return key.limits.webhooks ?? this.defaults.webhooks;
   }
 
+  /** Batches (OpenAI's Batch API) the key may have in progress (not yet final) at once. */
+  batches(key: ApiKeyRecord): number {
+    return key.limits.batches ?? this.defaults.batches;
+  }
+
   /** Status streams and waits the key may hold open at once, over all gateways. */
   streams(key: ApiKeyRecord): number {
     return key.limits.streams ?? this.defaults.streams;

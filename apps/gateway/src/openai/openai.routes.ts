@@ -4,6 +4,7 @@ import type { Express, RequestHandler } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import type { SpeechRouteDeps } from "../routes/speech.route.js";
 import { chatCompletionsHandler, type ChatCompletionDeps } from "./chat-completions.route.js";
+import { addBatchRoutes, type BatchRouteDeps } from "./batches.route.js";
 import { addFileRoutes } from "./files.route.js";
 import { addOpenAiFallbacks } from "./openai-errors.js";
 import { addOpenAiModelRoutes } from "./openai-models.route.js";
@@ -16,6 +17,7 @@ export interface OpenAiRouteDeps {
   responses: ResponsesDeps;
   speech: SpeechRouteDeps;
   files: FileStore;
+  batches: BatchRouteDeps;
   /** Checked by /readyz as well: a Redis error on /v1 is a 503 as on /api. */
   connections: RedisClient[];
 }
@@ -39,5 +41,6 @@ export function addOpenAiRoutes(
   app.post("/v1/audio/speech", authenticate, jsonBody(), openAiSpeechHandler(deps.speech));
   addResponsesRoutes(app, deps.responses, guards);
   addFileRoutes(app, deps.files, authenticate, guards.status);
+  addBatchRoutes(app, deps.batches, authenticate, guards.status);
   addOpenAiFallbacks(app, authenticate, deps.connections);
 }

@@ -6,6 +6,7 @@ import { healthPaths } from "./health.paths.js";
 import { listPaths } from "./lists.paths.js";
 import { OPENAI_SCHEMAS, openAiPaths } from "./openai.paths.js";
 import { RESPONSES_SCHEMAS, responsesApiPaths } from "./responses-api.paths.js";
+import { BATCHES_SCHEMAS, batchesApiPaths } from "./batches-api.paths.js";
 import { FILES_SCHEMAS, filesApiPaths } from "./files-api.paths.js";
 import { TEXT_COMPLETION_SCHEMAS, textCompletionPaths } from "./text-completions.paths.js";
 import { errorResponses, HEADERS, PARAMETERS } from "./responses.js";
@@ -69,6 +70,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ...textCompletionPaths(),
       ...responsesApiPaths(),
       ...filesApiPaths(),
+      ...batchesApiPaths(),
       ...healthPaths(),
       ...adminPaths(),
     },
@@ -91,6 +93,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
         ...TEXT_COMPLETION_SCHEMAS,
         ...RESPONSES_SCHEMAS,
         ...FILES_SCHEMAS,
+        ...BATCHES_SCHEMAS,
         ...ADMIN_SCHEMAS,
         ...USAGE_SCHEMAS,
       },

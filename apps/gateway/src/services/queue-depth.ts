@@ -16,6 +16,8 @@ export class QueueDepth {
   constructor(
     private readonly queue: Pick<Queue, "getJobCounts">,
     private readonly intervalMs = 500,
+    /** Jobs not counted (batch lines: at most BATCH_WINDOW a batch; they never refuse an interactive submit). */
+    private readonly excluded: () => Promise<number> = () => Promise.resolve(0),
   ) {}
 
   start(): void {
@@ -35,8 +37,9 @@ export class QueueDepth {
   }
 
   async refresh(): Promise<number> {
-    const counts = await this.queue.getJobCounts(...BACKLOG_STATES);
-    this.backlog = BACKLOG_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+    const [counts, excluded] = await Promise.all([this.queue.getJobCounts(...BACKLOG_STATES), this.excluded()]);
+    const all = BACKLOG_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+    this.backlog = Math.max(0, all - excluded);
     return this.backlog;
   }
 }

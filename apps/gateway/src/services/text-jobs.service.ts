@@ -13,7 +13,7 @@ import {
 } from "@chorus/contracts";
 import type { UsageBudgetLedger } from "@chorus/platform/budgets";
 import { corkForThisTick, type RedisKeys, type RedisClient } from "@chorus/platform/redis";
-import { estimatedTurnCost, type StatusStore } from "@chorus/platform/scheduler";
+import { batchTurns, estimatedTurnCost, type StatusStore } from "@chorus/platform/scheduler";
 import type { Queue } from "bullmq";
 import type { ReplicaWait } from "./replica-wait.js";
 
@@ -37,6 +37,8 @@ export interface NewTextJob {
   budget?: BudgetHold;
   /** What a turn of its work counts for its key (the key's priority tier); default 1. */
   turnWeight?: number;
+  /** A batch line (batchLineRef): it takes its key's batch turns, and ends unstarted at `queueDeadline` (ms). */
+  batchLine?: { ref: string; queueDeadline: number };
 }
 
 /** 429 naming the cap; Retry-After: about one job's time, when one of the key's requests should finish. */
@@ -82,6 +84,7 @@ export class TextJobs {
       streamReply,
       budget,
       turnWeight = 1,
+      batchLine,
     } = submission;
     const job: GenerateTextJob = {
       requestId,
@@ -97,11 +100,31 @@ export class TextJobs {
       ...(turnWeight === 1 ? {} : { turnWeight }),
     };
     const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
-    const joining = this.statuses.create(requestId, keyId, model, job.acceptedAt, webhook, inFlightCap, job.turnCost);
+    const cost = estimatedTurnCost(request, clientSampling) * turnWeight;
+    const turns = batchLine ? batchTurns(keyId, cost) : { tenant: keyId, cost };
+    // A line's turns are its key's batch tenant's, charged at their estimate: the worker's settlement
+    // (record-reply.ts) corrects the key's interactive turns only.
+    if (batchLine) {
+      delete job.turnCost;
+      delete job.turnWeight;
+    }
+    const cap = batchLine ? null : inFlightCap;
+    const joining = this.statuses.create(
+      requestId,
+      keyId,
+      model,
+      job.acceptedAt,
+      webhook,
+      cap,
+      turns.cost,
+      turns.tenant,
+    );
     const joined = await joining.catch((error: unknown) => this.closeUnqueued(requestId, error));
     if (!joined.joined) throw inFlightCapReached(inFlightCap, joined.averageJobSeconds);
     const { maxQueueMs } = request;
-    if (maxQueueMs !== undefined)
+    if (batchLine)
+      await this.fileBatchLine(requestId, batchLine).catch((error: unknown) => this.closeUnqueued(requestId, error));
+    else if (maxQueueMs !== undefined)
       await this.fileQueueDeadline(requestId, job.acceptedAt, maxQueueMs).catch((error: unknown) =>
         this.closeUnqueued(requestId, error),
       );
@@ -128,6 +151,12 @@ export class TextJobs {
       throw new ApiError("QUEUE_TIMEOUT", message, undefined, retryAfter, false);
     }
     await this.redis.zadd(this.keys.textQueueDeadlines(), acceptedAt + maxQueueMs, requestId);
+  }
+
+  /** A batch line's record names its batch; its queue deadline is its batch's window (the sweep ends it unstarted). */
+  private async fileBatchLine(requestId: string, line: { ref: string; queueDeadline: number }): Promise<void> {
+    await this.statuses.tagBatchLine(requestId, line.ref);
+    await this.redis.zadd(this.keys.textQueueDeadlines(), line.queueDeadline, requestId);
   }
 
   /**

@@ -23,3 +23,4 @@ export * from "./responses/index.js";
 export * from "./files.js";
 export * from "./completions/index.js";
 export { chatToolChoiceSchema, chatToolsSchema, MAX_TOOLS } from "./map-tools.js";
+export * from "./batches.js";

@@ -39,5 +39,8 @@ function codeOf(error: ApiError, param: string | null): string {
 export function toOpenAiError(error: ApiError): OpenAiErrorEnvelope {
   const parameter = error.details?.parameter;
   const param = typeof parameter === "string" && parameter !== "body" ? parameter : null;
-  return { error: { message: error.message, type: TYPES[error.code], param, code: codeOf(error, param) } };
+  const body = { message: error.message, type: TYPES[error.code], param, code: codeOf(error, param) };
+  // A batch's input with bad lines lists them all (an extension of OpenAI's envelope: `errors`).
+  const lines = error.details?.line_errors;
+  return { error: Array.isArray(lines) ? { ...body, errors: lines } : body };
 }

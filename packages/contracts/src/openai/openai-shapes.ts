@@ -123,5 +123,12 @@ export interface OpenAiModelList {
 
 /** OpenAI's error envelope: what the SDKs read into their typed errors. */
 export interface OpenAiErrorEnvelope {
-  error: { message: string; type: string; param: string | null; code: string | null };
+  error: {
+    message: string;
+    type: string;
+    param: string | null;
+    code: string | null;
+    /** Only for a batch's input with bad lines: every bad line (the first is the one named above). */
+    errors?: unknown[];
+  };
 }

@@ -13,9 +13,9 @@
     ARGV[5..] field, value, field, value... (the final record's fields)
 
   Output:
-    0 when not written; else {owner, model, webhook URL or '', webhook events or ''}: for this
-    writer, the one that turned it final, to meter the job into its owner's usage and to queue its
-    one webhook delivery
+    0 when not written; else {owner, model, webhook URL or '', webhook events or '', batch line or
+    nil}: for this writer, the one that turned it final, to meter the job into its owner's usage,
+    to queue its one webhook delivery and to count a batch line in its batch
 ]]
 --- @include "includes/finish-record"
 

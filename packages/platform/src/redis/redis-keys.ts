@@ -107,6 +107,27 @@ export interface RedisKeys {
   workerSlots(): string;
   /** Sorted set: id of a file the API key holds (OpenAI's Files API) -> its expiry (ms). */
   filesOfApiKey(keyId: string): string;
+  /**
+   * Batch API (packages/platform/src/batches): one batch's hash (its object's fields and counts). Its
+   * keys below share the batch's hash tag, so one script counts a line and moves the batch on.
+   */
+  batch(batchId: string): string;
+  /** List: a batch's input lines (JSON), in order. */
+  batchLines(batchId: string): string;
+  /** Hash: line index -> how it ended ('' : its record says; else a JSON error of a line that never ran). */
+  batchLinesDone(batchId: string): string;
+  /** Set: indices of a batch's lines fed to the queue and not yet counted. */
+  batchLinesFed(batchId: string): string;
+  /** Held (SET NX PX) by the one process feeding or finishing one batch. */
+  batchLock(batchId: string): string;
+  /** Sorted set: id of a batch of the API key -> its creation (ms): what GET /v1/batches lists. */
+  batchesOfApiKey(keyId: string): string;
+  /** Set: ids of the key's batches not yet final (its cap of batches in progress). */
+  batchesActiveOfApiKey(keyId: string): string;
+  /** Set: ids of every batch not yet final, for the feeders' once-a-second loop. */
+  batchesActive(): string;
+  /** Pub/sub channel on which the id of a batch is published when one of its lines ends (its feeder tops up). */
+  batchFeedChannel(): string;
   /** Hash: one file's metadata (filename, purpose, bytes, createdAt, expiresAt); beside its owner's set. */
   file(keyId: string, fileId: string): string;
   /** String: one file's bytes; beside its owner's set. */
@@ -186,6 +207,15 @@ export function redisKeys(prefix: string): RedisKeys {
     textJobStats: () => `${textQueue}:job-stats`,
     workerSlots: () => `${textQueue}:worker-slots`,
     filesOfApiKey: (keyId) => `${prefix}:files:{${keyId}}`,
+    batch: (batchId) => `${prefix}:batch:{${batchId}}`,
+    batchLines: (batchId) => `${prefix}:batch-lines:{${batchId}}`,
+    batchLinesDone: (batchId) => `${prefix}:batch-done:{${batchId}}`,
+    batchLinesFed: (batchId) => `${prefix}:batch-fed:{${batchId}}`,
+    batchLock: (batchId) => `${prefix}:batch-lock:{${batchId}}`,
+    batchesOfApiKey: (keyId) => `${prefix}:batches:{${keyId}}`,
+    batchesActiveOfApiKey: (keyId) => `${prefix}:batches-active:{${keyId}}`,
+    batchesActive: () => `${prefix}:batches-active`,
+    batchFeedChannel: () => `${prefix}:batch-feed`,
     file: (keyId, fileId) => `${prefix}:file:{${keyId}}:${fileId}`,
     fileContent: (keyId, fileId) => `${prefix}:file-content:{${keyId}}:${fileId}`,
     audio: (requestId) => `${prefix}:audio:{${requestId}}`,

@@ -73,6 +73,18 @@ export function measuredTurnCost(used: { promptTokens: number; cachedTokens: num
   return turnsForTokens(used.promptTokens - used.cachedTokens + used.tokens);
 }
 
+/**
+ * Batch lines take turns as a tenant of their own per key (`<key id>:batch`), each line's cost
+ * multiplied by this weight: against a busy interactive key, a busy batch tenant starts about one
+ * line per BATCH_TURN_WEIGHT + 1 jobs (of equal cost), never none (docs/batches.md#scheduling).
+ */
+export const BATCH_TURN_WEIGHT = 8;
+
+/** A batch line's turn tenant and its cost in turns. */
+export function batchTurns(keyId: string, cost: number): { tenant: string; cost: number } {
+  return { tenant: `${keyId}:batch`, cost: cost * BATCH_TURN_WEIGHT };
+}
+
 /** A join: the request's ticket and turn (its job's priority), or the key's cap reached. */
 export type QueueJoin =
   { joined: true; ticket: number; turn: number } | { joined: false; held: number; averageJobSeconds: number | null };

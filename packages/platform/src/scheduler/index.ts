@@ -1,4 +1,6 @@
 export {
+  BATCH_TURN_WEIGHT,
+  batchTurns,
   estimatedTurnCost,
   LAST_TURN,
   measuredTurnCost,
@@ -12,6 +14,7 @@ export { ModelFeatures } from "./model-features.js";
 export { RequestIndex, type IndexPosition, type IndexSlice } from "./request-index.js";
 export {
   StatusStore,
+  type BatchLineHook,
   type Completion,
   type FinalRecordHook,
   type FinishedWithWebhook,

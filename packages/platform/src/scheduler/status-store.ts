@@ -64,6 +64,11 @@ export interface FinishedWithWebhook {
   events: WebhookEvent[];
 }
 
+/** Counts a batch line's end in its batch (batches/batch-line-counter.ts). */
+export interface BatchLineHook {
+  ended(ref: string, requestId: string, completed: boolean): Promise<void>;
+}
+
 /** Takes the delivery of a record that has just turned final and has a webhook (see webhooks/). */
 export interface FinalRecordHook {
   finished(record: FinishedWithWebhook): Promise<void>;
@@ -120,6 +125,8 @@ export class StatusStore {
     private readonly onFinal?: FinalRecordHook,
     /** Meters every request this store turns final into its key's usage (absent: none is). */
     private readonly usage?: UsageMeter,
+    /** Counts every batch line this store turns final in its batch (absent: none is). */
+    private readonly batchLines?: BatchLineHook,
   ) {
     this.scripts = defineLuaScripts(redis, new URL("../lua/", import.meta.url), SCRIPTS);
   }
@@ -131,6 +138,7 @@ export class StatusStore {
    * its owner's index. On one Redis that is one script. On a cluster the three sit in different
    * slots: the queue's side goes first, so a record is only ever written once its id is in the
    * unfinished set, where the sweep finds it whatever fails after. Either way the record is written when this resolves.
+   * `turnTenant` is whose turns it takes (default: its owner's; a batch line's are `<key id>:batch`).
    */
   async create(
     requestId: string,
@@ -140,6 +148,7 @@ export class StatusStore {
     webhook?: WebhookTarget,
     inFlightCap: number | null = null,
     cost = 1,
+    turnTenant = owner,
   ): Promise<QueueJoin> {
     const k = this.keys;
     const queueKeys = [
@@ -152,7 +161,7 @@ export class StatusStore {
       k.textJobStats(),
       k.textJobsBacklog(),
     ];
-    const joinArgs = [now, requestId, owner, inFlightCap ?? 0, LAST_TURN, cost];
+    const joinArgs = [now, requestId, turnTenant, inFlightCap ?? 0, LAST_TURN, cost];
     const createArgs = [this.ttlSeconds, owner, model, now, webhook?.url ?? "", storedWebhookEvents(webhook?.events)];
     const indexArgs = [this.ttlSeconds, now, requestId];
     if (!this.redis.isCluster) {
@@ -200,6 +209,11 @@ export class StatusStore {
       this.scripts.place(...queuePlaceKeys(this.keys), now, requestId) as Promise<QueuePlaceReply>
     ).catch((): QueuePlaceReply => []);
     return storedStatusOf(hash, place);
+  }
+
+  /** Marks a batch line's record with its batch and line (batchLineRef): its end is counted there. */
+  async tagBatchLine(requestId: string, ref: string): Promise<void> {
+    await this.redis.hset(this.keys.status(requestId), "batch", ref);
   }
 
   /** Marks the job started (once, whatever the attempt) and returns its status: not `processing` means skip. */
@@ -363,10 +377,11 @@ export class StatusStore {
     ]);
     if (!Array.isArray(written)) return false;
     // Only the writer that turned the record final meters it and sees its webhook: once, whoever wrote it.
-    const [keyId, model, url, events] = written as (string | null)[];
+    const [keyId, model, url, events, batchLine] = written as (string | null)[];
     const end = jobEndOf(fields);
     if (this.usage && keyId && end)
       await this.usage.record({ jobId: requestId, keyId, model: model ?? "", end, ...used }, alongside);
+    if (batchLine && this.batchLines) await this.batchLines.ended(batchLine, requestId, fields.status === "completed");
     if (url && this.onFinal) {
       const event = webhookEventOf(fields as { status: string; finishReason?: string });
       await this.onFinal.finished({

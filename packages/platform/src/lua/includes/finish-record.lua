@@ -11,5 +11,5 @@ local function finishRecord(KEYS, ARGV)
   redis.call('EXPIRE', KEYS[1], ARGV[1])
   redis.call('PUBLISH', ARGV[3], ARGV[2])
   publishChange(KEYS[1], ARGV[4], ARGV[2])
-  return redis.call('HMGET', KEYS[1], 'owner', 'model', 'webhook', 'webhookEvents')
+  return redis.call('HMGET', KEYS[1], 'owner', 'model', 'webhook', 'webhookEvents', 'batch')
 end

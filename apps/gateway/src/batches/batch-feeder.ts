@@ -1,0 +1,214 @@
+import { randomUUID } from "node:crypto";
+import { ApiError, BATCH_LINE_ERRORS, grants, isModelId, type ChatLimits, type ModelId } from "@chorus/contracts";
+import type { ApiKeyRecord, ApiKeyStore } from "@chorus/platform/api-keys";
+import { batchLineRef, batchLineRequestId, type BatchStore, type StoredBatch } from "@chorus/platform/batches";
+import type { FileStore } from "@chorus/platform/files";
+import type { Logger } from "@chorus/platform/logger";
+import type { ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
+import { textAsk } from "../admission/budget-estimates.js";
+import { OPENAI_FEATURE_FIELDS, refuseWhatModelLacks } from "../admission/engine-features.js";
+import type { UsageBudgets } from "../admission/usage-budgets.js";
+import type { TextJobs } from "../services/text-jobs.service.js";
+import { writeBatchResults } from "./batch-results.js";
+import { mapBatchBody, type BatchLine } from "./read-batch-lines.js";
+
+export interface BatchFeederDeps {
+  batches: BatchStore;
+  files: FileStore;
+  statuses: StatusStore;
+  jobs: TextJobs;
+  apiKeys: Pick<ApiKeyStore, "get">;
+  usageBudgets: UsageBudgets;
+  modelFeatures: ModelFeatures;
+  chatLimits: ChatLimits;
+  /** Lines of one batch queued or running at once (BATCH_WINDOW). */
+  window: number;
+  logger: Logger;
+  /** How often every batch not yet final is looked at (default 1 s). */
+  intervalMs?: number;
+}
+
+/** A feed step holds its batch this long at most: a feeder killed mid-step holds it no longer. */
+const LOCK_MS = 30_000;
+
+/** A line that cannot run, told in the error file (code and message), counted as failed at once. */
+class LineRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Feeds batches' lines to the text queue as ordinary requests of their key, a few at a time
+ * (`window`), and finishes batches (files, final status). Any gateway may do it, several at once:
+ * each step holds its batch's lock, lines are claimed by one script (claim-batch-lines-2.lua) and a
+ * line's request and job ids are derived from its batch and line, so a step repeated after a kill
+ * queues nothing twice. A step runs when a line ends (the batch-feed channel) and once a second.
+ */
+export class BatchFeeder {
+  private readonly owner = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: BatchFeederDeps) {}
+
+  start(): void {
+    const loop = () => void this.stepAll().catch((e: unknown) => this.warn("batch loop failed", e));
+    this.timer = setInterval(loop, this.deps.intervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async stepAll(): Promise<void> {
+    for (const id of await this.deps.batches.active()) await this.step(id);
+  }
+
+  /** One step of one batch, unless a step of it is under way (here or in another process). */
+  step(batchId: string): Promise<void> {
+    const under = this.running.get(batchId);
+    if (under) return under;
+    const run = this.lockedStep(batchId)
+      .catch((e: unknown) => this.warn("batch step failed", e, batchId))
+      .finally(() => this.running.delete(batchId));
+    this.running.set(batchId, run);
+    return run;
+  }
+
+  private async lockedStep(batchId: string): Promise<void> {
+    const { batches } = this.deps;
+    if (!(await batches.lock(batchId, this.owner, LOCK_MS))) return;
+    try {
+      const batch = await batches.get(batchId);
+      if (batch) await this.advance(batch);
+    } finally {
+      await batches.unlock(batchId, this.owner);
+    }
+  }
+
+  private async advance(batch: StoredBatch): Promise<void> {
+    const { batches } = this.deps;
+    const now = Math.floor(Date.now() / 1000);
+    if (batch.status === "in_progress" && !batch.stopFeeding && now >= (batch.times.expires_at ?? Infinity)) {
+      await batches.stopFeeding(batch.id);
+      batch.stopFeeding = true;
+    }
+    if (batch.status === "in_progress" && !batch.stopFeeding) await this.feed(batch);
+    if (batch.status === "cancelling") await this.cancelFed(batch);
+    const fresh = await batches.get(batch.id);
+    if (fresh) await this.finishWhenDone(fresh);
+  }
+
+  /** Queues the lines claimed earlier and not yet queued (a killed feeder's), then claims and queues more. */
+  private async feed(batch: StoredBatch): Promise<void> {
+    const { batches } = this.deps;
+    const key = await this.deps.apiKeys.get(batch.keyId);
+    for (const line of await batches.fed(batch.id)) await this.feedLine(batch, key, line);
+    for (const line of await batches.claim(batch.id, this.deps.window)) await this.feedLine(batch, key, line);
+  }
+
+  private async feedLine(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<void> {
+    const requestId = batchLineRequestId(batch.id, index);
+    if (await this.deps.statuses.get(requestId)) return;
+    const text = await this.deps.batches.line(batch.id, index);
+    if (text === null) return;
+    try {
+      await this.submit(batch, key, index, JSON.parse(text) as BatchLine);
+    } catch (error) {
+      if (!(error instanceof LineRefused)) throw error;
+      const kept = JSON.stringify({ code: error.code, message: error.message });
+      await this.deps.batches.countLine(batch.id, index, false, kept);
+    }
+  }
+
+  /** The line as a request of its key: its scopes, what the model's engine honours and its usage budgets, now. */
+  private async submit(batch: StoredBatch, key: ApiKeyRecord | null, index: number, line: BatchLine) {
+    if (!key || key.revoked) throw new LineRefused(BATCH_LINE_ERRORS.forbidden, "the batch's API key is revoked");
+    const model = lineModel(key, line.body.model);
+    const requestId = batchLineRequestId(batch.id, index);
+    const mapped = await this.read(batch, model, line);
+    const features = await this.deps.modelFeatures.of(model);
+    const ask = textAsk(mapped.request, mapped.clientSampling, features?.tokenBounds);
+    const budget = await this.deps.usageBudgets
+      .hold(key, requestId, ask, () => undefined)
+      .catch((error: unknown) => {
+        if (error instanceof ApiError && error.code === "BUDGET_EXCEEDED")
+          throw new LineRefused(BATCH_LINE_ERRORS.quota, error.message);
+        throw error;
+      });
+    const queueDeadline = (batch.times.expires_at ?? 0) * 1000;
+    // The batch's window is the line's queue deadline: a worker that picks it up later ends it unrun, as the sweep
+    // does.
+    const maxQueueMs = Math.max(1, queueDeadline - Date.now());
+    await this.deps.jobs.submit({
+      keyId: key.id,
+      model,
+      request: { ...mapped.request, maxQueueMs },
+      clientSampling: mapped.clientSampling,
+      requestId,
+      inFlightCap: 0,
+      ...(budget ? { budget } : {}),
+      batchLine: { ref: batchLineRef(batch.id, index), queueDeadline },
+    });
+  }
+
+  /** The body as the live endpoint reads it (validated at create; a deployment's limits may have changed since). */
+  private async read(batch: StoredBatch, model: ModelId, line: BatchLine) {
+    try {
+      const mapped = mapBatchBody(batch.endpoint, line.body, this.deps.chatLimits);
+      await refuseWhatModelLacks(this.deps.modelFeatures, model, { ...mapped, featureFields: OPENAI_FEATURE_FIELDS });
+      return mapped;
+    } catch (error) {
+      if (error instanceof ApiError) throw new LineRefused(BATCH_LINE_ERRORS.invalid, error.message);
+      throw error;
+    }
+  }
+
+  /** A cancelled batch's lines still queued are cancelled (running ones too: their workers stop them). */
+  private async cancelFed(batch: StoredBatch): Promise<void> {
+    for (const index of await this.deps.batches.fed(batch.id)) {
+      const requestId = batchLineRequestId(batch.id, index);
+      if (!(await this.deps.statuses.get(requestId))) {
+        const kept = JSON.stringify({ code: BATCH_LINE_ERRORS.cancelled, message: "the batch was cancelled" });
+        await this.deps.batches.countLine(batch.id, index, false, kept);
+      } else await this.deps.jobs.cancel(requestId);
+    }
+  }
+
+  /**
+   * Once no line is fed and none will be (every line ended, or the batch is cancelling or past its
+   * window), the batch's files are written and it turns final: `completed`, `cancelled` or `expired`.
+   */
+  private async finishWhenDone(batch: StoredBatch): Promise<void> {
+    const ended = batch.completed + batch.failed >= batch.total;
+    const stopped = batch.status === "cancelling" || batch.stopFeeding;
+    const done =
+      batch.status === "finalizing" || (stopped && (ended || (await this.deps.batches.fed(batch.id)).length === 0));
+    if (!done) return;
+    const final = batch.status === "cancelling" ? "cancelled" : ended ? "completed" : "expired";
+    const files = await writeBatchResults(this.deps, batch, final);
+    await this.deps.batches.finish(batch, final, files);
+    this.deps.logger.info("batch finished", { batchId: batch.id, status: final, ...files });
+  }
+
+  private warn(message: string, error: unknown, batchId?: string): void {
+    this.deps.logger.warn(message, { ...(batchId ? { batchId } : {}), error: String(error) });
+  }
+}
+
+/** The line's model, if the key may use it now (else the line fails in the error file). */
+function lineModel(key: ApiKeyRecord, model: unknown): ModelId {
+  if (typeof model !== "string" || !isModelId(model))
+    throw new LineRefused(BATCH_LINE_ERRORS.model, `unknown model '${String(model)}'`);
+  if (!grants(key.scopes, { kind: "text", model }))
+    throw new LineRefused(
+      BATCH_LINE_ERRORS.forbidden,
+      `this API key has no access to model '${model}' (scope text:${model})`,
+    );
+  return model;
+}
