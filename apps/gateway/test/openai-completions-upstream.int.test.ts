@@ -93,12 +93,17 @@ describeWithModel("/v1/completions on an OpenAI-compatible upstream (llama-serve
     const whole = await stack.client.completions.create(ask);
     const stream = await stack.client.completions.create({ ...ask, stream: true });
     let text = "";
+    let pieces = 0;
     let finish: string | null = null;
     for await (const chunk of stream) {
-      text += chunk.choices[0]?.text ?? "";
+      const piece = chunk.choices[0]?.text ?? "";
+      text += piece;
+      if (piece) pieces += 1;
       finish = chunk.choices[0]?.finish_reason ?? finish;
     }
     expect(text).toBe(whole.choices[0]?.text);
+    // The upstream's tokens are passed on as they come, not the reply whole at its end.
+    expect(pieces).toBeGreaterThan(1);
     expect(finish).toBe(whole.choices[0]?.finish_reason);
   }, 60_000);
 

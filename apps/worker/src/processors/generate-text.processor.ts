@@ -225,8 +225,10 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
     log.info("generation started", { queuedMs: startedAt - job.data.acceptedAt, engine: engine.name, droppedMessages });
     try {
       const onProgress = ({ tokens, text }: GenerationProgress) => {
-        reporter.onTokens(tokens, text);
+        // The delta first: on the one connection both use, a progress write queued ahead of it (a
+        // script, and its status-changed message the gateway reads on) would delay the first text.
         if (text !== undefined) deltas?.onText(text);
+        reporter.onTokens(tokens, text);
       };
       const { responseFormat, tools } = { responseFormat: request.responseFormat, ...toolsFor(request, engine) };
       const result = await engine.generate({

@@ -212,7 +212,7 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
   ): Promise<ChatCompletionAccumulator> {
     const reply = new ChatCompletionAccumulator();
     for await (const chunk of stream) {
-      if (reply.apply(chunk)) this.report(reply.deltas, input, streamed);
+      if (reply.apply(chunk)) this.report(reply, input, streamed);
       input.signal.throwIfAborted(); // onProgress may abort: report nothing after that
     }
     return reply;
@@ -237,12 +237,15 @@ export class OpenAiCompatibleLlmEngine implements LlmEngine {
     };
   }
 
-  /** Deltas beyond maxTokens can only be pieces of tokens, so the count never passes it. */
-  private report(deltas: number, input: GenerationInput, streamed: StreamedSoFar): void {
-    const tokens = Math.min(deltas, input.sampling.maxTokens);
+  /**
+   * The count, and the text so far (the worker streams it to a client that asked, as it does
+   * llama-server's). Deltas beyond maxTokens can only be pieces of tokens, so the count never passes it.
+   */
+  private report(reply: ChatCompletionAccumulator, input: GenerationInput, streamed: StreamedSoFar): void {
+    const tokens = Math.min(reply.deltas, input.sampling.maxTokens);
     if (tokens <= streamed.tokens) return;
     streamed.tokens = tokens;
-    input.onProgress({ tokens });
+    input.onProgress({ tokens, text: reply.text });
   }
 }
 
