@@ -99,12 +99,17 @@ export class BatchFeeder {
       batch.stopFeeding = true;
     }
     if (batch.status === "in_progress" && !batch.stopFeeding) await this.feed(batch);
+    else if (batch.status === "in_progress") await this.countEnded(batch);
     if (batch.status === "cancelling") await this.cancelFed(batch);
     const fresh = await batches.get(batch.id);
     if (fresh) await this.finishWhenDone(fresh);
   }
 
-  /** Queues the lines claimed earlier and not yet queued (a killed feeder's), then claims and queues more. */
+  /**
+   * Queues the lines claimed earlier and not yet queued (a killed feeder's), counts fed lines whose
+   * record is final but not counted (their count lost to a Redis outage or a kill), then claims and
+   * queues more.
+   */
   private async feed(batch: StoredBatch): Promise<void> {
     const { batches } = this.deps;
     const key = await this.deps.apiKeys.get(batch.keyId);
@@ -113,8 +118,7 @@ export class BatchFeeder {
   }
 
   private async feedLine(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<void> {
-    const requestId = batchLineRequestId(batch.id, index);
-    if (await this.deps.statuses.get(requestId)) return;
+    if (await this.countIfEnded(batch, index)) return;
     const text = await this.deps.batches.line(batch.id, index);
     if (text === null) return;
     try {
@@ -124,6 +128,15 @@ export class BatchFeeder {
       const kept = JSON.stringify({ code: error.code, message: error.message });
       await this.deps.batches.countLine(batch.id, index, false, kept);
     }
+  }
+
+  /** True when the line has a record (queued, running or ended); an ended one is counted (idempotent). */
+  private async countIfEnded(batch: StoredBatch, index: number): Promise<boolean> {
+    const stored = await this.deps.statuses.get(batchLineRequestId(batch.id, index));
+    if (!stored) return false;
+    const { status } = stored.record;
+    if (status !== "processing") await this.deps.batches.countLine(batch.id, index, status === "completed");
+    return true;
   }
 
   /** The line as a request of its key: its scopes, what the model's engine honours and its usage budgets, now. */
@@ -176,8 +189,13 @@ export class BatchFeeder {
       if (!(await this.deps.statuses.get(requestId))) {
         const kept = JSON.stringify({ code: BATCH_LINE_ERRORS.cancelled, message: "the batch was cancelled" });
         await this.deps.batches.countLine(batch.id, index, false, kept);
-      } else await this.deps.jobs.cancel(requestId);
+      } else if (!(await this.deps.jobs.cancel(requestId))) await this.countIfEnded(batch, index);
     }
+  }
+
+  /** Past its window nothing is fed; fed lines whose end was not counted are counted. */
+  private async countEnded(batch: StoredBatch): Promise<void> {
+    for (const index of await this.deps.batches.fed(batch.id)) await this.countIfEnded(batch, index);
   }
 
   /**
