@@ -52,6 +52,7 @@ export class BatchFeeder {
   private readonly owner = randomUUID();
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
 
   constructor(private readonly deps: BatchFeederDeps) {}
 
@@ -69,13 +70,23 @@ export class BatchFeeder {
     for (const id of await this.deps.batches.active()) await this.step(id);
   }
 
-  /** One step of one batch, unless a step of it is under way (here or in another process). */
+  /**
+   * One step of one batch. A step asked for while one of the batch's is under way here runs once
+   * more after it (a line that ended meanwhile is topped up at once); one under way in another
+   * process holds the lock, and the loop comes back within a second.
+   */
   step(batchId: string): Promise<void> {
     const under = this.running.get(batchId);
-    if (under) return under;
+    if (under) {
+      this.again.add(batchId);
+      return under;
+    }
     const run = this.lockedStep(batchId)
       .catch((e: unknown) => this.warn("batch step failed", e, batchId))
-      .finally(() => this.running.delete(batchId));
+      .finally(() => {
+        this.running.delete(batchId);
+        if (this.again.delete(batchId)) void this.step(batchId);
+      });
     this.running.set(batchId, run);
     return run;
   }
