@@ -121,4 +121,65 @@ describeWithModel("the service as real processes on one private Redis", () => {
       await service.stop();
     }
   }, 300_000);
+
+  it("when Redis (AOF) restarts mid-batch, then the batch completes with every line answered once and exact counts", async () => {
+    const service = await startService(redis.url, 1, 1);
+    try {
+      const key = await createKey(redis.url, { status: 1_000_000, text: 1_000_000 });
+      const url = service.urls[0]!;
+      const auth = { Authorization: `Bearer ${key}` };
+      const lines = Array.from({ length: 20 }, (_, i) =>
+        JSON.stringify({
+          custom_id: `r${i}`,
+          method: "POST",
+          url: "/v1/chat/completions",
+          body: { model: "default", messages: [{ role: "user", content: `Story ${i}` }], max_tokens: 40, seed: i },
+        }),
+      );
+      const form = new FormData();
+      form.append("purpose", "batch");
+      form.append("file", new Blob([lines.join("\n")]), "b.jsonl");
+      const file = (await (await fetch(`${url}/v1/files`, { method: "POST", headers: auth, body: form })).json()) as {
+        id: string;
+      };
+      const created = await fetch(`${url}/v1/batches`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" }),
+      });
+      const { id } = (await created.json()) as { id: string };
+      type Batch = { status: string; request_counts: object; output_file_id: string | null };
+      const read = async (): Promise<Batch | undefined> => {
+        const res = await fetch(`${url}/v1/batches/${id}`, { headers: auth }).catch(() => undefined);
+        return res?.status === 200 ? ((await res.json()) as Batch) : undefined;
+      };
+      await waitFor(
+        "a few lines completed",
+        async () => (((await read())?.request_counts as { completed: number } | undefined)?.completed ?? 0) >= 3,
+        { timeoutMs: 120_000, intervalMs: 200 },
+      );
+
+      const port = Number(new URL(redis.url).port);
+      await redis.stop();
+      redis = await startPrivateRedis(["--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir], { port });
+
+      const done = await waitFor(
+        "the batch final",
+        async () => {
+          const batch = await read();
+          return batch && ["completed", "expired", "cancelled", "failed"].includes(batch.status) ? batch : undefined;
+        },
+        { timeoutMs: 240_000, intervalMs: 250 },
+      );
+      expect(done).toMatchObject({ status: "completed", request_counts: { total: 20, completed: 20, failed: 0 } });
+      const output = await (await fetch(`${url}/v1/files/${done.output_file_id!}/content`, { headers: auth })).text();
+      const ids = output
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => (JSON.parse(l) as { custom_id: string }).custom_id);
+      expect(ids).toEqual(lines.map((_, i) => `r${i}`));
+    } finally {
+      await service.stop();
+    }
+  }, 300_000);
 });

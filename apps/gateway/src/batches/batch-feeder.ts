@@ -4,7 +4,7 @@ import type { ApiKeyRecord, ApiKeyStore } from "@chorus/platform/api-keys";
 import { batchLineRef, batchLineRequestId, type BatchStore, type StoredBatch } from "@chorus/platform/batches";
 import type { FileStore } from "@chorus/platform/files";
 import type { Logger } from "@chorus/platform/logger";
-import type { ModelFeatures, StatusStore } from "@chorus/platform/scheduler";
+import { TIER_TURN_WEIGHT, type ModelFeatures, type StatusStore } from "@chorus/platform/scheduler";
 import { textAsk } from "../admission/budget-estimates.js";
 import { OPENAI_FEATURE_FIELDS, refuseWhatModelLacks } from "../admission/engine-features.js";
 import type { UsageBudgets } from "../admission/usage-budgets.js";
@@ -52,6 +52,7 @@ export class BatchFeeder {
   private readonly owner = randomUUID();
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
 
   constructor(private readonly deps: BatchFeederDeps) {}
 
@@ -69,13 +70,23 @@ export class BatchFeeder {
     for (const id of await this.deps.batches.active()) await this.step(id);
   }
 
-  /** One step of one batch, unless a step of it is under way (here or in another process). */
+  /**
+   * One step of one batch. A step asked for while one of the batch's is under way here runs once
+   * more after it (a line that ended meanwhile is topped up at once); one under way in another
+   * process holds the lock, and the loop comes back within a second.
+   */
   step(batchId: string): Promise<void> {
     const under = this.running.get(batchId);
-    if (under) return under;
+    if (under) {
+      this.again.add(batchId);
+      return under;
+    }
     const run = this.lockedStep(batchId)
       .catch((e: unknown) => this.warn("batch step failed", e, batchId))
-      .finally(() => this.running.delete(batchId));
+      .finally(() => {
+        this.running.delete(batchId);
+        if (this.again.delete(batchId)) void this.step(batchId);
+      });
     this.running.set(batchId, run);
     return run;
   }
@@ -99,12 +110,17 @@ export class BatchFeeder {
       batch.stopFeeding = true;
     }
     if (batch.status === "in_progress" && !batch.stopFeeding) await this.feed(batch);
+    else if (batch.status === "in_progress") await this.countEnded(batch);
     if (batch.status === "cancelling") await this.cancelFed(batch);
     const fresh = await batches.get(batch.id);
     if (fresh) await this.finishWhenDone(fresh);
   }
 
-  /** Queues the lines claimed earlier and not yet queued (a killed feeder's), then claims and queues more. */
+  /**
+   * Queues the lines claimed earlier and not yet queued (a killed feeder's), counts fed lines whose
+   * record is final but not counted (their count lost to a Redis outage or a kill), then claims and
+   * queues more.
+   */
   private async feed(batch: StoredBatch): Promise<void> {
     const { batches } = this.deps;
     const key = await this.deps.apiKeys.get(batch.keyId);
@@ -113,8 +129,7 @@ export class BatchFeeder {
   }
 
   private async feedLine(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<void> {
-    const requestId = batchLineRequestId(batch.id, index);
-    if (await this.deps.statuses.get(requestId)) return;
+    if (await this.countIfEnded(batch, index)) return;
     const text = await this.deps.batches.line(batch.id, index);
     if (text === null) return;
     try {
@@ -124,6 +139,15 @@ export class BatchFeeder {
       const kept = JSON.stringify({ code: error.code, message: error.message });
       await this.deps.batches.countLine(batch.id, index, false, kept);
     }
+  }
+
+  /** True when the line has a record (queued, running or ended); an ended one is counted (idempotent). */
+  private async countIfEnded(batch: StoredBatch, index: number): Promise<boolean> {
+    const stored = await this.deps.statuses.get(batchLineRequestId(batch.id, index));
+    if (!stored) return false;
+    const { status } = stored.record;
+    if (status !== "processing") await this.deps.batches.countLine(batch.id, index, status === "completed");
+    return true;
   }
 
   /** The line as a request of its key: its scopes, what the model's engine honours and its usage budgets, now. */
@@ -153,6 +177,8 @@ export class BatchFeeder {
       requestId,
       inFlightCap: 0,
       ...(budget ? { budget } : {}),
+      // The key's tier weighs its batch lines too (docs/architecture.md#fair-turns).
+      turnWeight: TIER_TURN_WEIGHT[key.priority],
       batchLine: { ref: batchLineRef(batch.id, index), queueDeadline },
     });
   }
@@ -176,8 +202,13 @@ export class BatchFeeder {
       if (!(await this.deps.statuses.get(requestId))) {
         const kept = JSON.stringify({ code: BATCH_LINE_ERRORS.cancelled, message: "the batch was cancelled" });
         await this.deps.batches.countLine(batch.id, index, false, kept);
-      } else await this.deps.jobs.cancel(requestId);
+      } else if (!(await this.deps.jobs.cancel(requestId))) await this.countIfEnded(batch, index);
     }
+  }
+
+  /** Past its window nothing is fed; fed lines whose end was not counted are counted. */
+  private async countEnded(batch: StoredBatch): Promise<void> {
+    for (const index of await this.deps.batches.fed(batch.id)) await this.countIfEnded(batch, index);
   }
 
   /**

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "@jest/globals";
 import type { GenerationRequest } from "@chorus/contracts";
-import { estimatedTurnCost, measuredTurnCost, TOKENS_PER_TURN, turnsForTokens } from "./fair-turns.js";
+import {
+  BATCH_TURN_WEIGHT,
+  batchTurns,
+  estimatedTurnCost,
+  measuredTurnCost,
+  TOKENS_PER_TURN,
+  turnsForTokens,
+} from "./fair-turns.js";
 
 const request = (content: string, maxTokens: number, extra: Partial<GenerationRequest> = {}): GenerationRequest => ({
   messages: [{ role: "You", content, index: 0 }],
@@ -44,5 +51,11 @@ describe("what requests cost in fair turns", () => {
     const small = estimatedTurnCost(request("hello there", 16));
     expect(small).toBe(1);
     expect(large).toBe(4096 / TOKENS_PER_TURN);
+  });
+});
+
+describe("batchTurns", () => {
+  it("when a batch line joins, then it takes its key's batch tenant and BATCH_TURN_WEIGHT times its cost", () => {
+    expect(batchTurns("key_1", 3)).toEqual({ tenant: "key_1:batch", cost: 3 * BATCH_TURN_WEIGHT });
   });
 });
