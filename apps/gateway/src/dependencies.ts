@@ -135,6 +135,7 @@ export function createGatewayDeps(config: GatewayConfig, logger: Logger): Gatewa
     chatLimits: { maxCompletionTokens: config.MAX_COMPLETION_TOKENS },
     window: config.BATCH_WINDOW,
     logger,
+    redisReady: () => queueRedis.status === "ready",
   });
   batchFeeder.start();
   // A line's end tells the feeders at once (they also look at every batch once a second).

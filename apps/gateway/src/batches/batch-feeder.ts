@@ -26,6 +26,11 @@ export interface BatchFeederDeps {
   logger: Logger;
   /** How often every batch not yet final is looked at (default 1 s). */
   intervalMs?: number;
+  /**
+   * Whether the batches' Redis connection can take commands now: the loop skips its ticks until it
+   * can (starting, reconnecting), which the connection's own error events already report.
+   */
+  redisReady?: () => boolean;
 }
 
 /** A feed step holds its batch this long at most: a feeder killed mid-step holds it no longer. */
@@ -57,7 +62,10 @@ export class BatchFeeder {
   constructor(private readonly deps: BatchFeederDeps) {}
 
   start(): void {
-    const loop = () => void this.stepAll().catch((e: unknown) => this.warn("batch loop failed", e));
+    const loop = () => {
+      if (this.deps.redisReady && !this.deps.redisReady()) return;
+      void this.stepAll().catch((e: unknown) => this.warn("batch loop failed", e));
+    };
     this.timer = setInterval(loop, this.deps.intervalMs ?? 1000);
     this.timer.unref();
   }
