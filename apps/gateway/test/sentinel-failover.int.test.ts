@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { RequestListItem, RequestsListPage, StatusRecord } from "@chorus/contracts";
 import type { UsageFigures } from "@chorus/platform/usage";
 import { Redis } from "ioredis";
+import OpenAI, { toFile } from "openai";
 import request from "supertest";
 import { freePort, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { sleep } from "../../../test-support/fixtures.js";
@@ -27,6 +28,8 @@ let engine: LlmEngine;
 let gw: TestGateway;
 let worker: TestWorker;
 let key: string;
+/** Every call the worker made to its engine: a batch line may be answered once only. */
+let engineCalls = 0;
 
 const portOf = (redis: PrivateRedis) => Number(new URL(redis.url).port);
 
@@ -110,7 +113,16 @@ beforeAll(async () => {
   const target = {
     sentinel: { sentinels: sentinels.map((s) => ({ host: "127.0.0.1", port: s.port })), master: MASTER_NAME },
   };
-  worker = await startTestWorker("sentinel", engine, {}, target);
+  const fixture = engine;
+  const counted = new Proxy(fixture, {
+    get(target, property) {
+      if (property === "generate")
+        return (...args: Parameters<LlmEngine["generate"]>) => (engineCalls++, target.generate(...args));
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  worker = await startTestWorker("sentinel", counted, {}, target);
 }, 120_000);
 
 afterAll(async () => {
@@ -226,5 +238,82 @@ describe("when the Redis master is killed under load and Sentinel promotes a rep
     expect(total.completionTokens).toBe(sum((record) => record.tokens));
     expect(total.promptTokens).toBe(sum((record) => record.promptTokens));
     expect(total.cachedPromptTokens).toBe(sum((record) => record.cachedTokens));
+  }, 400_000);
+});
+
+/**
+ * Runs after the kill above, on the promoted master: a manual `SENTINEL FAILOVER` moves the master
+ * once more (the demoted master becomes a replica, so REDIS_WAIT_REPLICAS=1 holds after it). Every
+ * line must complete: a failover only makes the gateway's and worker's Redis calls wait and retry, so
+ * no line is allowed to fail, and none may run twice.
+ */
+describe("when the Redis master fails over under Sentinel while a batch runs", () => {
+  const LINES = 12;
+  const ids = Array.from({ length: LINES }, (_, i) => `line-${i}`);
+  const jsonl = ids
+    .map((custom_id, i) =>
+      JSON.stringify({
+        custom_id,
+        method: "POST",
+        url: "/v1/chat/completions",
+        body: { model: "default", messages: [{ role: "user", content: `Say hi ${i}.` }], max_tokens: 60, seed: i },
+      }),
+    )
+    .join("\n");
+
+  const linesOf = async (openai: OpenAI, fileId: string | null | undefined) =>
+    fileId
+      ? (await (await openai.files.content(fileId)).text())
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as { custom_id: string; response: { status_code: number } | null })
+      : [];
+
+  it("then it ends completed with exact counts, every line answered once and run once", async () => {
+    const server = gw.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const openai = new OpenAI({
+        baseURL: `http://127.0.0.1:${port}/v1`,
+        apiKey: key,
+        maxRetries: 0,
+        timeout: 15_000,
+      });
+      const callsBefore = engineCalls;
+      const file = await openai.files.create({ file: await toFile(Buffer.from(jsonl), "b.jsonl"), purpose: "batch" });
+      const batch = await openai.batches.create({
+        input_file_id: file.id,
+        endpoint: "/v1/chat/completions",
+        completion_window: "24h",
+      });
+      const atFailover = await until("a line completed before the failover", async () => {
+        const read = await openai.batches.retrieve(batch.id);
+        return (read.request_counts?.completed ?? 0) >= 1 ? read : null;
+      });
+      // Lines of 60 tokens on two slots: the batch is still running when the master moves.
+      expect(atFailover.request_counts?.completed ?? 0).toBeLessThan(LINES);
+      const oldMasterPort = await masterPortNow();
+      await askSentinel(sentinels[0]!.port, "failover", MASTER_NAME);
+      await until("a new master", async () => (await masterPortNow()) !== oldMasterPort);
+      // Reads during the switch may fail (a client would retry): the guard polls until one is final.
+      const done = await until(
+        "the batch final",
+        async () => {
+          const read = await openai.batches.retrieve(batch.id).catch(() => null);
+          return read && ["completed", "failed", "expired", "cancelled"].includes(read.status) ? read : null;
+        },
+        240_000,
+      );
+      const output = await linesOf(openai, done.output_file_id);
+      const errors = await linesOf(openai, done.error_file_id);
+      expect(done.status).toBe("completed");
+      expect(done.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
+      expect(output.filter((line) => line.response?.status_code === 200).length).toBe(LINES);
+      expect([...output, ...errors].map((line) => line.custom_id).sort()).toEqual([...ids].sort());
+      expect(engineCalls - callsBefore).toBe(LINES);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   }, 400_000);
 });
