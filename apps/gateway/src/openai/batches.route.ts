@@ -6,6 +6,7 @@ import {
   FINAL_BATCH_STATUSES,
   type BatchEndpoint,
   type ChatLimits,
+  openAiList,
   type OpenAiBatchList,
 } from "@chorus/contracts";
 import type { BatchStore } from "@chorus/platform/batches";
@@ -139,14 +140,7 @@ export function addBatchRoutes(
   app.get("/v1/batches", authenticate, limit, async (req, res) => {
     const { limit: count, after } = listQuery(req);
     const { batches, hasMore } = await deps.batches.list(authenticatedKey(req).id, count, after);
-    const data = batches.map(batchObject);
-    const list: OpenAiBatchList = {
-      object: "list",
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: hasMore,
-    };
+    const list: OpenAiBatchList = openAiList(batches.map(batchObject), hasMore);
     sendJson(res, 200, list);
   });
   app.get("/v1/batches/:id", authenticate, limit, async (req, res) => {

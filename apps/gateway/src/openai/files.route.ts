@@ -5,6 +5,7 @@ import {
   FILE_PURPOSES,
   type OpenAiFile,
   type OpenAiFileDeleted,
+  openAiList,
   type OpenAiFileList,
 } from "@chorus/contracts";
 import type { FileStore, StoredFile } from "@chorus/platform/files";
@@ -163,14 +164,7 @@ export function addFileRoutes(
   app.post("/v1/files", authenticate, limit, (req, res) => createFile(files, req, res));
   app.get("/v1/files", authenticate, limit, async (req, res) => {
     const { files: page, hasMore } = await files.list(authenticatedKey(req).id, listQuery(req));
-    const data = page.map(fileObject);
-    const list: OpenAiFileList = {
-      object: "list",
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: hasMore,
-    };
+    const list: OpenAiFileList = openAiList(page.map(fileObject), hasMore);
     sendJson(res, 200, list);
   });
   app.get("/v1/files/:id", authenticate, limit, async (req, res) => {

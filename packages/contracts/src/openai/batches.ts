@@ -3,6 +3,8 @@
  * requests of the key that created the batch, answered in an output and an error file. The bounds
  * and states are documented in docs/batches.md.
  */
+import type { OpenAiList } from "./openai-shapes.js";
+
 export const BATCH_ENDPOINTS = ["/v1/chat/completions", "/v1/completions"] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
 
@@ -56,13 +58,7 @@ export interface BatchLineError {
   message: string;
 }
 
-export interface OpenAiBatchList {
-  object: "list";
-  data: OpenAiBatch[];
-  first_id: string | null;
-  last_id: string | null;
-  has_more: boolean;
-}
+export type OpenAiBatchList = OpenAiList<OpenAiBatch>;
 
 /** Codes of a line that did not complete, in the error file (`error.code`). */
 export const BATCH_LINE_ERRORS = {

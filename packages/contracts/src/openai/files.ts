@@ -3,6 +3,8 @@
  * owned by the API key that uploaded it, bounded so that Redis (where they are kept by default) can
  * hold every key's. The bounds are documented in docs/batches.md.
  */
+import type { OpenAiList } from "./openai-shapes.js";
+
 export const FILE_LIMITS = {
   /** Bytes of one file (OpenAI allows 200 MB for batches; a file is kept whole in Redis here). */
   maxBytes: 16 * 1024 * 1024,
@@ -35,13 +37,7 @@ export interface OpenAiFile {
   status: "processed";
 }
 
-export interface OpenAiFileList {
-  object: "list";
-  data: OpenAiFile[];
-  first_id: string | null;
-  last_id: string | null;
-  has_more: boolean;
-}
+export type OpenAiFileList = OpenAiList<OpenAiFile>;
 
 export interface OpenAiFileDeleted {
   id: string;

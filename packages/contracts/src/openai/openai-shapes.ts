@@ -132,3 +132,16 @@ export interface OpenAiErrorEnvelope {
     errors?: unknown[];
   };
 }
+
+/** A page of a list endpoint (files, batches), as OpenAI answers it. */
+export interface OpenAiList<Item extends { id: string }> {
+  object: "list";
+  data: Item[];
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}
+
+export function openAiList<Item extends { id: string }>(data: Item[], hasMore: boolean): OpenAiList<Item> {
+  return { object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore };
+}
