@@ -195,7 +195,7 @@ export const openAiRows: RowGroup = {
             "openai: streamed chat, time to the first content delta vs llama-server streaming",
             ttft,
             anchorTtft,
-            ratioAtMost(1.2),
+            ratioAtMost(1.15),
             [method],
           ),
         );
