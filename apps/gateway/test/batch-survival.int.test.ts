@@ -10,6 +10,7 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type LlmEngine, type TestWorker } from "../../../test-support/worker.js";
+import { countingEngine } from "../../../test-support/counting-engine.js";
 
 /**
  * A batch survives kill -9 of the processes that run it: a worker killed mid-line (another takes
@@ -115,16 +116,8 @@ describeWithModel("a batch survives kill -9 (real processes, real Redis)", () =>
       text: 1_000_000,
       status: 1_000_000,
     });
-    let calls = 0;
     const fixture: LlmEngine = await loadFixtureEngine(2, 1024, "server");
-    const counted = new Proxy(fixture, {
-      get(target, property) {
-        if (property === "generate")
-          return (...args: Parameters<LlmEngine["generate"]>) => (calls++, target.generate(...args));
-        const value: unknown = Reflect.get(target, property);
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const { engine: counted, calls: engineCalls } = countingEngine(fixture);
     const worker: TestWorker = await startTestWorker(prefix, counted);
     closers.push(() => fixture.close());
     closers.push(() => worker.close());
@@ -149,6 +142,6 @@ describeWithModel("a batch survives kill -9 (real processes, real Redis)", () =>
     const done = await second.openai.batches.retrieve(batch.id);
     expect(done).toMatchObject({ status: "completed", request_counts: { total: LINES, completed: LINES, failed: 0 } });
     expect((await outputIds(second.openai, done)).sort()).toEqual([...allLines].sort());
-    expect(calls).toBe(LINES);
+    expect(engineCalls()).toBe(LINES);
   }, 300_000);
 });

@@ -18,20 +18,7 @@ import {
   type LlmEngine,
   type TestWorker,
 } from "../../../test-support/worker.js";
-
-/** The fixture engine, counting the generations asked of it: every line runs once. */
-function countingEngine(engine: LlmEngine): { engine: LlmEngine; calls: () => number } {
-  let calls = 0;
-  const counted = new Proxy(engine, {
-    get(target, property) {
-      if (property === "generate")
-        return (...args: Parameters<LlmEngine["generate"]>) => (calls++, target.generate(...args));
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { engine: counted, calls: () => calls };
-}
+import { countingEngine } from "../../../test-support/counting-engine.js";
 
 const chatLine = (i: number, model = "default", extra: object = {}) =>
   JSON.stringify({

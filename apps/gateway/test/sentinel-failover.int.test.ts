@@ -13,6 +13,7 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { waitUntilGone } from "../../../test-support/process-tree.js";
 import { type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { waitFor } from "../../../test-support/wait-for.js";
+import { countingEngine } from "../../../test-support/counting-engine.js";
 
 /**
  * A master, two replicas and three sentinels, all private. Two replicas, not one: with
@@ -29,7 +30,7 @@ let gw: TestGateway;
 let worker: TestWorker;
 let key: string;
 /** Every call the worker made to its engine: a batch line may be answered once only. */
-let engineCalls = 0;
+let engineCalls: () => number = () => 0;
 
 const portOf = (redis: PrivateRedis) => Number(new URL(redis.url).port);
 
@@ -113,16 +114,9 @@ beforeAll(async () => {
   const target = {
     sentinel: { sentinels: sentinels.map((s) => ({ host: "127.0.0.1", port: s.port })), master: MASTER_NAME },
   };
-  const fixture = engine;
-  const counted = new Proxy(fixture, {
-    get(target, property) {
-      if (property === "generate")
-        return (...args: Parameters<LlmEngine["generate"]>) => (engineCalls++, target.generate(...args));
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  worker = await startTestWorker("sentinel", counted, {}, target);
+  const counted = countingEngine(engine);
+  engineCalls = counted.calls;
+  worker = await startTestWorker("sentinel", counted.engine, {}, target);
 }, 120_000);
 
 afterAll(async () => {
@@ -280,7 +274,7 @@ describe("when the Redis master fails over under Sentinel while a batch runs", (
         maxRetries: 0,
         timeout: 15_000,
       });
-      const callsBefore = engineCalls;
+      const callsBefore = engineCalls();
       const file = await openai.files.create({ file: await toFile(Buffer.from(jsonl), "b.jsonl"), purpose: "batch" });
       const batch = await openai.batches.create({
         input_file_id: file.id,
@@ -311,7 +305,7 @@ describe("when the Redis master fails over under Sentinel while a batch runs", (
       expect(done.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
       expect(output.filter((line) => line.response?.status_code === 200).length).toBe(LINES);
       expect([...output, ...errors].map((line) => line.custom_id).sort()).toEqual([...ids].sort());
-      expect(engineCalls - callsBefore).toBe(LINES);
+      expect(engineCalls() - callsBefore).toBe(LINES);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -8,20 +8,7 @@ import { submittedId } from "../../../test-support/response-body.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 import { loadFixtureEngine, startTestWorker, type LlmEngine, type TestWorker } from "../../../test-support/worker.js";
 import { QueueDeadlineSweeper } from "../src/records/queue-deadline.sweeper.js";
-
-/** The fixture engine, counting the generations asked of it (a job that never runs asks none). */
-function countingEngine(engine: LlmEngine): { engine: LlmEngine; calls: () => number } {
-  let calls = 0;
-  const counted = new Proxy(engine, {
-    get(target, property) {
-      if (property === "generate")
-        return (...args: Parameters<LlmEngine["generate"]>) => (calls++, target.generate(...args));
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { engine: counted, calls: () => calls };
-}
+import { countingEngine } from "../../../test-support/counting-engine.js";
 
 describeWithModel("a queue deadline at the worker (real worker, stories260K-chatml)", () => {
   let prefix: string;
