@@ -128,24 +128,28 @@ export interface SynthesizeSpeechJob {
  * audio or `audioError`), counts its usage and settles its key's turn: the record stays `processing`
  * until then. Its id is speakReplyJobId(requestId), so a text job that runs twice hands it over once.
  */
+/** What a text job generated: the completed record's own fields. */
+export interface GeneratedReply {
+  reply: string;
+  tokens: number;
+  promptTokens: number;
+  cachedTokens: number;
+  processingTime: number;
+  droppedMessages: number;
+  /** Why generation ended, and the token limit it ran with: what the worker used, for every door to read. */
+  finishReason: "stop" | "length";
+  maxTokens: number;
+  /** The calls the model made instead of replying (`tools`): recorded so, with `reply` empty. */
+  toolCalls?: ToolCall[];
+}
+
 export interface SpeakReplyJob {
   requestId: string;
   keyId: string;
   model: ModelId;
   speak: SpeakOptions;
   /** The completed record's fields, as the text job would have written them. */
-  reply: {
-    reply: string;
-    tokens: number;
-    promptTokens: number;
-    cachedTokens: number;
-    processingTime: number;
-    droppedMessages: number;
-    finishReason: "stop" | "length";
-    maxTokens: number;
-    /** The reply is a function call (`tools`): recorded so, with `reply` empty. */
-    toolCalls?: ToolCall[];
-  };
+  reply: GeneratedReply;
   /** The text job's turnCost and turnWeight (GenerateTextJob). */
   turnCost?: number;
   turnWeight?: number;

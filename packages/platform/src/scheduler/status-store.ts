@@ -5,8 +5,8 @@ import {
   webhookEventOf,
   type FailureCode,
   type FinishReason,
+  type GeneratedReply,
   type ModelId,
-  type ToolCall,
   type WebhookEvent,
 } from "@chorus/contracts";
 import type { RedisClient } from "../redis/connection.js";
@@ -26,18 +26,8 @@ import {
   type StoredStatus,
 } from "./stored-status.js";
 
-export interface Completion {
-  reply: string;
-  tokens: number;
-  promptTokens: number;
-  cachedTokens: number;
-  processingTime: number;
-  droppedMessages: number;
-  /** Why generation ended, and the token limit it ran with: what the worker used, for every door to read. */
-  finishReason: "stop" | "length";
-  maxTokens: number;
-  /** The calls the model made instead of replying (/v1 tools). */
-  toolCalls?: ToolCall[];
+/** A generated reply as its record is written: with the spoken reply's fields where `speak` was asked for. */
+export interface Completion extends GeneratedReply {
   /** Only when `speak` was asked for: where the spoken reply is, or why there is none. */
   audioUrl?: string;
   audioTruncated?: true;
