@@ -1,35 +1,13 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import OpenAI from "openai";
 import type { FunctionTool, ResponseFunctionToolCall, ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describeWithModel } from "../../../test-support/fixtures.js";
+import { SUM, VALIDATORS, WEATHER } from "../../../test-support/tool-schemas.js";
 import { startOpenAiStack, type OpenAiStack } from "../../../test-support/openai-stack.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 import { LLAMA_SERVER_BINARY, loadFixtureEngine } from "../../../test-support/worker.js";
 
 /** Bounded (every string has a maximum), so a call always ends well within max_output_tokens. */
-const WEATHER = {
-  type: "object",
-  properties: {
-    city: { type: "string", minLength: 1, maxLength: 12 },
-    unit: { enum: ["celsius", "fahrenheit"] },
-  },
-  required: ["city", "unit"],
-  additionalProperties: false,
-} as const;
-
-const SUM = {
-  type: "object",
-  properties: { a: { type: "integer", minimum: 0, maximum: 99 }, b: { type: "integer", minimum: 0, maximum: 99 } },
-  required: ["a", "b"],
-  additionalProperties: false,
-} as const;
-
-const ajv = new Ajv2020({ strict: false });
-const VALIDATORS: Record<string, ReturnType<typeof ajv.compile>> = {
-  get_weather: ajv.compile(WEATHER),
-  add: ajv.compile(SUM),
-};
 
 /** The Responses API's flat function tools. */
 const TOOLS: FunctionTool[] = [
