@@ -11,6 +11,7 @@ import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type LlmEngine, type TestWorker } from "../../../test-support/worker.js";
 import { countingEngine } from "../../../test-support/counting-engine.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 /**
  * A batch survives kill -9 of the processes that run it: a worker killed mid-line (another takes
@@ -50,13 +51,9 @@ async function createBatch(openai: OpenAI): Promise<Batch> {
 
 /** Polls (a hang guard for loaded machines, not a timing) until the batch is final. */
 async function untilFinal(read: () => Promise<{ status: string } | null>): Promise<void> {
-  const until = Date.now() + 280_000;
-  for (;;) {
-    const batch = await read();
-    if (batch && ["completed", "failed", "expired", "cancelled"].includes(batch.status)) return;
-    if (Date.now() > until) throw new Error(`batch not final: ${JSON.stringify(batch)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const final = (batch: { status: string } | null) =>
+    batch !== null && ["completed", "failed", "expired", "cancelled"].includes(batch.status);
+  await waitFor("the batch final", async () => final(await read()), { timeoutMs: 280_000, intervalMs: 250 });
 }
 
 async function outputIds(openai: OpenAI, batch: Batch): Promise<string[]> {
@@ -133,7 +130,10 @@ describeWithModel("a batch survives kill -9 (real processes, real Redis)", () =>
     const batch = await createBatch(first.openai);
     const store = new BatchStore(connection, keys);
     // Killed once a few lines have completed and more are fed.
-    while (((await store.get(batch.id))?.completed ?? 0) < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor("three lines completed", async () => ((await store.get(batch.id))?.completed ?? 0) >= 3, {
+      timeoutMs: 120_000,
+      intervalMs: 20,
+    });
     first.gateway.process.kill("SIGKILL");
     await first.gateway.exited;
 

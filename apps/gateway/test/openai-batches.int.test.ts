@@ -19,6 +19,7 @@ import {
   type TestWorker,
 } from "../../../test-support/worker.js";
 import { countingEngine } from "../../../test-support/counting-engine.js";
+import { waitFor } from "../../../test-support/wait-for.js";
 
 const chatLine = (i: number, model = "default", extra: object = {}) =>
   JSON.stringify({
@@ -91,13 +92,15 @@ describeWithModel("the Batch API (official openai client, llama-server)", () => 
   const upload = async (client: OpenAI, text: string) =>
     client.files.create({ file: await toFile(Buffer.from(text), "batch.jsonl"), purpose: "batch" });
 
-  async function untilFinal(client: OpenAI, id: string): Promise<Batch> {
-    for (;;) {
-      const batch = await client.batches.retrieve(id);
-      if (FINAL.includes(batch.status)) return batch;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const untilFinal = (client: OpenAI, id: string): Promise<Batch> =>
+    waitFor(
+      `batch ${id} final`,
+      async () => {
+        const batch = await client.batches.retrieve(id);
+        return FINAL.includes(batch.status) ? batch : undefined;
+      },
+      { timeoutMs: 170_000, intervalMs: 100 },
+    );
 
   async function lines(client: OpenAI, fileId: string | null | undefined): Promise<ResultLine[]> {
     if (!fileId) return [];
@@ -315,14 +318,14 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
     expect(created.status).toBe(200);
     const batchId = (created.body as { id: string }).id;
     // Wait until the batch's lines are started and queued (the feeder fed them all).
-    while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor("two batch lines started", () => started.length >= 2, { intervalMs: 20 });
     // Every line is queued or running (the feeder fed them in one step), and the back-pressure
     // reading is fresh: it leaves batch lines out, so the interactive submit is not refused.
     const fedOrEnded = async () => {
       const batch = await gw.deps.batches.get(batchId);
       return (batch?.completed ?? 0) + (batch?.failed ?? 0) + (await gw.deps.batches.fed(batchId)).length;
     };
-    while ((await fedOrEnded()) < 30) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor("every line fed", async () => (await fedOrEnded()) >= 30, { timeoutMs: 170_000, intervalMs: 20 });
     expect(await gw.deps.queueDepth.refresh()).toBeLessThan(10);
     const startedBefore = started.length;
     const interactive = await request(gw.app)
@@ -331,18 +334,22 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
       .send({ messages: [{ role: "You", content: "Hi!", index: 0 }], samplingParams: { max_tokens: 8 } });
     expect(interactive.status).toBe(200);
     const id = submittedId(interactive);
-    while (!started.includes(id)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor("the interactive request started", () => started.includes(id), {
+      timeoutMs: 170_000,
+      intervalMs: 20,
+    });
     const batchLinesBefore = started.indexOf(id) - startedBefore;
     expect(batchLinesBefore).toBeLessThanOrEqual(2);
-    for (;;) {
-      const res = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
-      const batch = res.body as { status: string; request_counts: object };
-      if (batch.status === "completed") {
-        expect(batch.request_counts).toEqual({ total: 30, completed: 30, failed: 0 });
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const completed = await waitFor(
+      "the batch completed",
+      async () => {
+        const res = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
+        const batch = res.body as { status: string; request_counts: object };
+        return batch.status === "completed" ? batch : undefined;
+      },
+      { timeoutMs: 170_000, intervalMs: 200 },
+    );
+    expect(completed.request_counts).toEqual({ total: 30, completed: 30, failed: 0 });
   }, 180_000);
 });
 
@@ -373,16 +380,19 @@ describeWithModel("a batch past its completion window (llama-server)", () => {
     const lines = Array.from({ length: 40 }, (_, i) => chatLine(i, "default", { max_tokens: 200 }));
     const created = await createBatchOverHttp(gw, key, lines);
     const batchId = (created.body as { id: string }).id;
-    let batch: { status: string; request_counts: { completed: number; failed: number; total: number } } & Record<
+    type BatchBody = { status: string; request_counts: { completed: number; failed: number; total: number } } & Record<
       string,
       unknown
     >;
-    for (;;) {
-      const res = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
-      batch = res.body as typeof batch;
-      if (FINAL.includes(batch.status)) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const batch = await waitFor(
+      "the batch final",
+      async () => {
+        const res = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
+        const body = res.body as BatchBody;
+        return FINAL.includes(body.status) ? body : undefined;
+      },
+      { timeoutMs: 170_000, intervalMs: 200 },
+    );
     expect(batch.status).toBe("expired");
     expect(batch.expired_at).toEqual(expect.any(Number));
     const read = async (id: unknown): Promise<ResultLine[]> => {
