@@ -147,6 +147,7 @@ describe("npm run bench -- --quick", () => {
     expect(groups.filter((g) => g === "routing")).toHaveLength(3);
     // The kill of a worker holding jobs (restart time) and what its locks cost Redis.
     expect(groups.filter((g) => g === "takeover")).toHaveLength(2);
+    // --quick: the fixture model only (the larger model shape needs --larger-model).
     expect(groups.filter((g) => g === "batch")).toHaveLength(1);
   });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { ensureLlamaServerBuild, llamaSourceBundle, missingForLlamaServerBuild } from "@chorus/worker/llm";
+import { cpuHasAmx, ensureLlamaServerBuild, llamaSourceBundle, missingForLlamaServerBuild } from "@chorus/worker/llm";
 import { startCommand, whileAlive, type BenchChild } from "./child-processes.js";
 import { freePort, waitForHttp } from "./net.js";
 
@@ -43,6 +43,8 @@ export async function startLlamaServer(binary: string, settings: LlamaServerSett
   const port = await freePort();
   const args = ["-m", settings.model, "-t", String(settings.threads), "-np", String(settings.slots)];
   args.push("-c", String(settings.contextPerSlot * settings.slots), "--host", "127.0.0.1", "--port", String(port));
+  // Its defaults, but for the one setting without which it cannot run here at all (as the worker's).
+  if (cpuHasAmx()) args.push("--no-repack");
   const child = startCommand("llama-server", binary, args);
   const url = `http://127.0.0.1:${port}`;
   if (!(await whileAlive(child, waitForHttp(`${url}/health`, 60_000)))) {

@@ -10,6 +10,7 @@ export {
   llamaSourceBundle,
   missingForLlamaServerBuild,
 } from "../engines/llm/llama-server.build.js";
+export { cpuHasAmx } from "../engines/llm/llama-server.process.js";
 export { sseJsonEvents } from "../engines/llm/llama-server.stream.js";
 export { LLAMA_RUNTIMES, loadLlamaEngine, type LlamaRuntime } from "../engines/llm/llama-engine.factory.js";
 export type { GenerationInput, LlmEngine } from "../engines/llm/llm-engine.js";

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -24,6 +25,23 @@ export interface LlamaServerSettings {
   logger: Logger;
   /** Longest wait for the model to load (a large model on a slow disk takes a while). */
   startTimeoutMs?: number;
+  /** Whether the CPU has Intel AMX (unset: read from /proc/cpuinfo); such a CPU gets `--no-repack` (see cpuHasAmx). */
+  cpuHasAmx?: boolean;
+}
+
+/**
+ * Whether the CPU reports Intel AMX (Sapphire Rapids and later). On such a CPU a native build puts a
+ * quantized model's weights in ggml's AMX buffer, and llama-server then dies of a segfault in
+ * ggml_backend_amx_mul_mat at its first decode (llama.cpp's issue #20824, open upstream; seen here on
+ * a Q8_0 model in a 2-core VM). `--no-repack` keeps the weights in the plain CPU buffer: the server
+ * runs, on AVX-512 kernels.
+ */
+export function cpuHasAmx(cpuinfo = readCpuinfo()): boolean {
+  return /^flags\s*:.*\bamx_int8\b/m.test(cpuinfo);
+}
+
+function readCpuinfo(): string {
+  return existsSync("/proc/cpuinfo") ? readFileSync("/proc/cpuinfo", "utf8") : "";
 }
 
 /**
@@ -41,6 +59,20 @@ exec 3<&-
 wait "$server"; status=$?
 kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 exit "$status"`;
+
+/** llama-server's command line: the model, threads and slots, on a loopback port, with the worker's own settings. */
+export function serverArgs(settings: LlamaServerSettings, port: number, stateDirectory: string): string[] {
+  const { modelPath, threads, slots, contextPerSlot, gpu } = settings;
+  const args = ["-m", modelPath, "-t", String(threads), "-tb", String(threads), "-np", String(slots)];
+  args.push("-c", String(contextPerSlot * slots));
+  // The slots share nothing: each holds its own conversation's cache (as in the in-process engine).
+  args.push("--no-kv-unified", "--host", "127.0.0.1", "--port", String(port), "--no-webui");
+  if (gpu === false) args.push("--n-gpu-layers", "0");
+  // Its host cache restores the best match of any key's prompts: SlotStates keeps them per key instead.
+  args.push("--cache-ram", "0", "--slot-save-path", `${stateDirectory}/`);
+  if (settings.cpuHasAmx ?? cpuHasAmx()) args.push("--no-repack");
+  return args;
+}
 
 type GuardedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -116,42 +148,24 @@ export class LlamaServerProcess {
     await rm(this.stateDirectory, { recursive: true, force: true });
   }
 
-  private args(): string[] {
-    const { modelPath, threads, slots, contextPerSlot, gpu } = this.settings;
-    const args = [
-      "-m",
-      modelPath,
-      "-t",
-      String(threads),
-      "-tb",
-      String(threads),
-      "-np",
-      String(slots),
-      "-c",
-      String(contextPerSlot * slots),
-    ];
-    // The slots share nothing: each holds its own conversation's cache (as in the in-process engine).
-    args.push("--no-kv-unified", "--host", "127.0.0.1", "--port", String(this.port), "--no-webui");
-    if (gpu === false) args.push("--n-gpu-layers", "0");
-    // Its host cache restores the best match of any key's prompts: SlotStates keeps them per key instead.
-    args.push("--cache-ram", "0", "--slot-save-path", `${this.stateDirectory}/`);
-    return args;
-  }
-
   private launch(): Promise<void> {
     this.healthy = this.launchOnce();
     return this.healthy;
   }
 
   private async launchOnce(): Promise<void> {
-    const child = spawn("/bin/sh", ["-c", GUARD, "llama-server", this.settings.binary, ...this.args()], {
-      stdio: ["pipe", "pipe", "pipe"],
-      // Slots debug makes GET /slots show each slot's text so far: the reply so far in the status
-      // record, read by the slot monitor's polls (no stream; docs/engines.md has the cost measured).
-      env: { ...process.env, LLAMA_SERVER_SLOTS_DEBUG: "1" },
-      // Its own process group: a terminal's Ctrl-C reaches the worker, which stops the server itself.
-      detached: true,
-    });
+    const child = spawn(
+      "/bin/sh",
+      ["-c", GUARD, "llama-server", this.settings.binary, ...serverArgs(this.settings, this.port, this.stateDirectory)],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+        // Slots debug makes GET /slots show each slot's text so far: the reply so far in the status
+        // record, read by the slot monitor's polls (no stream; docs/engines.md has the cost measured).
+        env: { ...process.env, LLAMA_SERVER_SLOTS_DEBUG: "1" },
+        // Its own process group: a terminal's Ctrl-C reaches the worker, which stops the server itself.
+        detached: true,
+      },
+    );
     this.child = child;
     this.output = "";
     const listening = new Promise<number>((resolve) => {
