@@ -238,6 +238,51 @@ describeWithModel("cache-aware routing between worker processes (stories260K, on
     expect([generating(home, waiting), generating(other, waiting)]).toEqual([false, false]);
     expect([...completedIds(home), ...completedIds(other)]).not.toContain(long);
   }, 600_000);
+
+  it("when a batch's lines run on a routing worker, then none is claimed or named as a conversation's holder (no next turn follows a line); a chat's turn is", async () => {
+    await start("routing-batch");
+    await startWorker({});
+    const redis = createWorkerRedis(TEST_REDIS);
+    const routingKeys = async () => redis.keys(`${prefix}:routing:{routing}:*`);
+    const lines = [0, 1, 2].map((i) =>
+      JSON.stringify({
+        custom_id: `line-${i}`,
+        method: "POST",
+        url: "/v1/chat/completions",
+        body: { model: "default", messages: [{ role: "user", content: `Tell me about boat ${i}.` }], max_tokens: 8 },
+      }),
+    );
+    const upload = await request(gw.app)
+      .post("/v1/files")
+      .auth(key, { type: "bearer" })
+      .field("purpose", "batch")
+      .attach("file", Buffer.from(lines.join("\n")), "batch.jsonl");
+    const created = await request(gw.app)
+      .post("/v1/batches")
+      .auth(key, { type: "bearer" })
+      .send({
+        input_file_id: (upload.body as { id: string }).id,
+        endpoint: "/v1/chat/completions",
+        completion_window: "24h",
+      });
+    const batchId = (created.body as { id: string }).id;
+    const batch = await waitFor(
+      `batch ${batchId} completed`,
+      async () => {
+        const polled = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
+        const body = polled.body as { status: string; request_counts: { completed: number } };
+        return body.status === "completed" ? body : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
+    expect(batch.request_counts.completed).toBe(3);
+    const prefixKeys = (keys: string[]) => keys.filter((k) => k.includes(":prefix:") || k.includes(":claim:"));
+    expect(prefixKeys(await routingKeys())).toEqual([]);
+    // The same worker names itself the holder of a chat's conversation once it answers a turn.
+    await turn(new Chat("Tell me about a boat."), "Tell me about a boat.");
+    expect(prefixKeys(await routingKeys()).length).toBeGreaterThan(0);
+    redis.disconnect();
+  }, 300_000);
 });
 
 function logLines(worker: RunningChild, message: string): string[] {

@@ -83,6 +83,12 @@ export interface GenerateTextJob {
    * Absent: 1.
    */
   turnWeight?: number;
+  /**
+   * A line of a batch (the Batch API): nobody reads its progress while it runs and no next turn follows
+   * it, so the worker writes progress only once it has run a while and routes it nowhere (runs it where
+   * taken). Absent: an interactive request.
+   */
+  batchLine?: boolean;
 }
 
 /**

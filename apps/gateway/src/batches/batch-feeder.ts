@@ -51,13 +51,17 @@ class LineRefused extends Error {
  * (`window`), and finishes batches (files, final status). Any gateway may do it, several at once:
  * each step holds its batch's lock, lines are claimed by one script (claim-batch-lines-2.lua) and a
  * line's request and job ids are derived from its batch and line, so a step repeated after a kill
- * queues nothing twice. A step runs when a line ends (the batch-feed channel) and once a second.
+ * queues nothing twice. A step runs when a line ends (the batch-feed channel) and once a second; only
+ * the step of each second sweeps the lines fed earlier (a killed feeder's claims, ends whose count was
+ * lost), so a line's end costs its batch one claim and the next line's queueing, not a read of every
+ * line in the window.
  */
 export class BatchFeeder {
   private readonly owner = randomUUID();
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+  /** Steps asked for while one ran, and whether any of them sweeps. */
+  private readonly again = new Map<string, boolean>();
 
   constructor(private readonly deps: BatchFeederDeps) {}
 
@@ -75,7 +79,7 @@ export class BatchFeeder {
   }
 
   async stepAll(): Promise<void> {
-    for (const id of await this.deps.batches.active()) await this.step(id);
+    for (const id of await this.deps.batches.active()) await this.step(id, true);
   }
 
   /**
@@ -83,69 +87,82 @@ export class BatchFeeder {
    * more after it (a line that ended meanwhile is topped up at once); one under way in another
    * process holds the lock, and the loop comes back within a second.
    */
-  step(batchId: string): Promise<void> {
+  step(batchId: string, sweep = false): Promise<void> {
     const under = this.running.get(batchId);
     if (under) {
-      this.again.add(batchId);
+      this.again.set(batchId, sweep || this.again.get(batchId) === true);
       return under;
     }
-    const run = this.lockedStep(batchId)
+    const run = this.lockedStep(batchId, sweep)
       .catch((e: unknown) => this.warn("batch step failed", e, batchId))
       .finally(() => {
         this.running.delete(batchId);
-        if (this.again.delete(batchId)) void this.step(batchId);
+        const again = this.again.get(batchId);
+        this.again.delete(batchId);
+        if (again !== undefined) void this.step(batchId, again);
       });
     this.running.set(batchId, run);
     return run;
   }
 
-  private async lockedStep(batchId: string): Promise<void> {
+  private async lockedStep(batchId: string, sweep: boolean): Promise<void> {
     const { batches } = this.deps;
     if (!(await batches.lock(batchId, this.owner, LOCK_MS))) return;
     try {
       const batch = await batches.get(batchId);
-      if (batch) await this.advance(batch);
+      if (batch) await this.advance(batch, sweep);
     } finally {
       await batches.unlock(batchId, this.owner);
     }
   }
 
-  private async advance(batch: StoredBatch): Promise<void> {
+  private async advance(batch: StoredBatch, sweep: boolean): Promise<void> {
     const { batches } = this.deps;
     const now = Math.floor(Date.now() / 1000);
+    let counted = false;
     if (batch.status === "in_progress" && !batch.stopFeeding && now >= (batch.times.expires_at ?? Infinity)) {
       await batches.stopFeeding(batch.id);
       batch.stopFeeding = true;
     }
-    if (batch.status === "in_progress" && !batch.stopFeeding) await this.feed(batch);
+    if (batch.status === "in_progress" && !batch.stopFeeding) counted = await this.feed(batch, sweep);
     else if (batch.status === "in_progress") await this.countEnded(batch);
     if (batch.status === "cancelling") await this.cancelFed(batch);
-    const fresh = await batches.get(batch.id);
+    // Read again only where this step may have ended it (a sweep may count ends): a line's end counted elsewhere
+    // asks for a step of its own.
+    const changed = sweep || counted || batch.status !== "in_progress" || batch.stopFeeding;
+    const fresh = changed ? await batches.get(batch.id) : batch;
     if (fresh) await this.finishWhenDone(fresh);
   }
 
   /**
-   * Queues the lines claimed earlier and not yet queued (a killed feeder's), counts fed lines whose
-   * record is final but not counted (their count lost to a Redis outage or a kill), then claims and
-   * queues more.
+   * Sweeping, queues the lines claimed earlier and not yet queued (a killed feeder's) and counts fed
+   * lines whose record is final but not counted (their count lost to a Redis outage or a kill); then
+   * claims and queues more. True when it counted a line's end (a line refused).
    */
-  private async feed(batch: StoredBatch): Promise<void> {
+  private async feed(batch: StoredBatch, sweep: boolean): Promise<boolean> {
     const { batches } = this.deps;
     const key = await this.deps.apiKeys.get(batch.keyId);
-    for (const line of await batches.fed(batch.id)) await this.feedLine(batch, key, line);
-    for (const line of await batches.claim(batch.id, this.deps.window)) await this.feedLine(batch, key, line);
+    let counted = false;
+    const earlier = sweep ? await batches.fed(batch.id) : [];
+    for (const line of earlier) counted = (await this.feedLine(batch, key, line)) || counted;
+    for (const line of await batches.claim(batch.id, this.deps.window))
+      counted = (await this.feedLine(batch, key, line)) || counted;
+    return counted;
   }
 
-  private async feedLine(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<void> {
-    if (await this.countIfEnded(batch, index)) return;
+  /** Queues the line, unless it has a record already; true when it was refused (and counted failed). */
+  private async feedLine(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<boolean> {
+    if (await this.countIfEnded(batch, index)) return false;
     const text = await this.deps.batches.line(batch.id, index);
-    if (text === null) return;
+    if (text === null) return false;
     try {
       await this.submit(batch, key, index, JSON.parse(text) as BatchLine);
+      return false;
     } catch (error) {
       if (!(error instanceof LineRefused)) throw error;
       const kept = JSON.stringify({ code: error.code, message: error.message });
       await this.deps.batches.countLine(batch.id, index, false, kept);
+      return true;
     }
   }
 

@@ -107,6 +107,7 @@ export class TextJobs {
     if (batchLine) {
       delete job.turnCost;
       delete job.turnWeight;
+      job.batchLine = true;
     }
     const cap = batchLine ? null : inFlightCap;
     const joining = this.statuses.create(

@@ -216,6 +216,7 @@ export function generateTextProcessor(deps: GenerateTextDeps) {
         recordFinal.abort(new Error(CANCELLED_ERROR));
     };
     const reporter = new ProgressReporter(estimator, writeProgress, deps.progressIntervalMs);
+    if (job.data.batchLine) reporter.deferFirstWrite();
     const deltas = replyDeltas(job, deps, stops, attempt);
     const stop = timeLimit(
       deps.jobTimeLimitMs,

@@ -149,3 +149,20 @@ describe("ProgressReporter", () => {
     expect(writes).toHaveLength(0);
   });
 });
+
+describe("ProgressReporter, first write deferred (a batch line)", () => {
+  it("when the job ends within one interval, then no progress is written; past it, progress is written as usual", async () => {
+    const { reporter, writes, clock } = setup();
+    reporter.deferFirstWrite();
+    for (let t = 1; t < 1_000; t += 50) {
+      clock.set(t);
+      reporter.onTokens(t);
+    }
+    expect(writes).toHaveLength(0);
+    clock.set(1_000);
+    reporter.onTokens(120);
+    expect(writes).toHaveLength(1);
+    writes[0]?.resolve();
+    await reporter.settle();
+  });
+});

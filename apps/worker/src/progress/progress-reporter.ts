@@ -19,6 +19,15 @@ export class ProgressReporter {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * The first write waits a whole interval, as later ones do (a job nobody watches while it runs: one
+   * that ends sooner writes no progress at all, only its end).
+   */
+  deferFirstWrite(): this {
+    this.lastWriteMs = this.now();
+    return this;
+  }
+
   onTokens(tokens: number, text?: string): void {
     const now = this.now();
     if (this.inFlight || now - this.lastWriteMs < this.intervalMs) return;

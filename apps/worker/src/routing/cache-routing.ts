@@ -98,6 +98,8 @@ export class CacheRouting {
    */
   sharedProcessor(run: TextProcessor): TextProcessor {
     return async (job, token, signal) => {
+      // A batch line has no next turn to keep near its cache, and is never handed over: it runs where taken.
+      if (job.data.batchLine) return this.gate.run(() => run(job, token, signal));
       const id = jobIdOf(job);
       const later = (ms: number) => stepAside(job, token, ms, { logger: this.deps.logger, signal });
       const claim = await this.attempt(() => this.deps.store.claimShared(id, this.workerId));
@@ -168,8 +170,9 @@ export class CacheRouting {
     return this.options.maxWaitMs > 0;
   }
 
-  /** What this worker's engine now holds, for the next turn to find. */
+  /** What this worker's engine now holds, for the next turn to find (a batch line has none). */
   onReply = (job: GenerateTextJob, reply: string): void => {
+    if (job.batchLine) return;
     this.deps.store.publish(prefixesAfterReply(job, reply), this.workerId).catch((error: unknown) => {
       this.deps.logger.warn("could not publish the conversation's prefixes", { error: String(error) });
     });
