@@ -156,8 +156,10 @@ export class TextJobs {
 
   /** A batch line's record names its batch; its queue deadline is its batch's window (the sweep ends it unstarted). */
   private async fileBatchLine(requestId: string, line: { ref: string; queueDeadline: number }): Promise<void> {
-    await this.statuses.tagBatchLine(requestId, line.ref);
-    await this.redis.zadd(this.keys.textQueueDeadlines(), line.queueDeadline, requestId);
+    await Promise.all([
+      this.statuses.tagBatchLine(requestId, line.ref),
+      this.redis.zadd(this.keys.textQueueDeadlines(), line.queueDeadline, requestId),
+    ]);
   }
 
   /**

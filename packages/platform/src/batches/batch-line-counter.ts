@@ -21,8 +21,10 @@ export class BatchLineCounter {
   async ended(ref: string, requestId: string, completed: boolean): Promise<void> {
     const line = parseBatchLineRef(ref);
     if (!line) return;
-    await this.redis.expire(this.keys.status(requestId), BATCH_LIMITS.windowSeconds + this.statusTtlSeconds);
-    await this.batches.countLine(line.batchId, line.line, completed);
-    await this.batches.nudge(line.batchId);
+    // One round trip: both sent at once (the count tells the feeders itself).
+    await Promise.all([
+      this.redis.expire(this.keys.status(requestId), BATCH_LIMITS.windowSeconds + this.statusTtlSeconds),
+      this.batches.countLine(line.batchId, line.line, completed, "", true),
+    ]);
   }
 }

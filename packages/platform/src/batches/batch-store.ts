@@ -177,8 +177,11 @@ export class BatchStore {
     return (await this.redis.smembers(this.keys.batchLinesFed(batchId))).map(Number);
   }
 
-  /** Counts a line's end once (count-batch-line-3.lua); true when this call counted it. */
-  async countLine(batchId: string, line: number, completed: boolean, kept = ""): Promise<boolean> {
+  /**
+   * Counts a line's end once (count-batch-line-3.lua); true when this call counted it. `nudge`: the
+   * feeders are told in the same call (see nudge), for one counted elsewhere than in a feeder's step.
+   */
+  async countLine(batchId: string, line: number, completed: boolean, kept = "", nudge = false): Promise<boolean> {
     const k = this.keys;
     const counted = await this.scripts.count(
       k.batch(batchId),
@@ -188,6 +191,8 @@ export class BatchStore {
       completed ? "completed" : "failed",
       kept,
       Math.floor(Date.now() / 1000),
+      nudge ? k.batchFeedChannel() : "",
+      batchId,
     );
     return counted === 1;
   }
@@ -237,10 +242,5 @@ export class BatchStore {
   async unlock(batchId: string, owner: string): Promise<void> {
     const key = this.keys.batchLock(batchId);
     if ((await this.redis.get(key)) === owner) await this.redis.del(key);
-  }
-
-  /** Tells the feeders that a line of the batch ended (they top it up at once). */
-  async nudge(batchId: string): Promise<void> {
-    await this.redis.publish(this.keys.batchFeedChannel(), batchId);
   }
 }

@@ -12,6 +12,9 @@
     ARGV[2] 'completed' or 'failed'
     ARGV[3] what to keep of the end ('' : the line's status record says)
     ARGV[4] now (Unix seconds)
+    ARGV[5] the feeders' channel to tell of the end ('': none), published in the same call so no feeder
+            hears of it before the fed set has let the line go
+    ARGV[6] the batch's id (the message published)
 
   Output:
     1 when counted now, 0 when it was already (or the batch is gone)
@@ -25,4 +28,5 @@ local ended = tonumber(counts[2] or '0') + tonumber(counts[3] or '0')
 if counts[4] == 'in_progress' and ended >= tonumber(counts[1]) then
   redis.call('HSET', KEYS[1], 'status', 'finalizing', 'finalizing_at', ARGV[4])
 end
+if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 return 1
