@@ -18,6 +18,7 @@ import {
   type LlmEngine,
   type TestWorker,
 } from "../../../test-support/worker.js";
+import { createBatchOverHttp, jsonl } from "../../../test-support/batches.js";
 import { countingEngine } from "../../../test-support/counting-engine.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -28,25 +29,7 @@ const chatLine = (i: number, model = "default", extra: object = {}) =>
     url: "/v1/chat/completions",
     body: { model, messages: [{ role: "user", content: `Say hello ${i}` }], max_tokens: 8, seed: i, ...extra },
   });
-const jsonl = (lines: string[]) => lines.join("\n") + "\n";
 const FINAL = ["completed", "failed", "expired", "cancelled"];
-
-/** Uploads `lines` and creates a chat-completions batch of them over plain HTTP: the create's answer. */
-async function createBatchOverHttp(gw: TestGateway, key: string, lines: string[]) {
-  const upload = await request(gw.app)
-    .post("/v1/files")
-    .auth(key, { type: "bearer" })
-    .field("purpose", "batch")
-    .attach("file", Buffer.from(jsonl(lines)), "batch.jsonl");
-  return request(gw.app)
-    .post("/v1/batches")
-    .auth(key, { type: "bearer" })
-    .send({
-      input_file_id: (upload.body as { id: string }).id,
-      endpoint: "/v1/chat/completions",
-      completion_window: "24h",
-    });
-}
 
 interface ResultLine {
   id: string;
@@ -314,7 +297,7 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
   it("when an interactive request is submitted while a 30-line batch runs on 2 slots, then it is not refused by back-pressure and at most 2 batch lines start before it", async () => {
     const key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
     const lines = Array.from({ length: 30 }, (_, i) => chatLine(i, "default", { max_tokens: 24 }));
-    const created = await createBatchOverHttp(gw, key, lines);
+    const created = await createBatchOverHttp(gw.app, key, lines);
     expect(created.status).toBe(200);
     const batchId = (created.body as { id: string }).id;
     // Wait until the batch's lines are started and queued (the feeder fed them all).
@@ -378,7 +361,7 @@ describeWithModel("a batch past its completion window (llama-server)", () => {
   it("when the window passes before every line ran, then the batch is expired and the rest are batch_expired, each line once", async () => {
     const key = await gw.createKey({ limits: { text: 1_000_000, status: 1_000_000 } });
     const lines = Array.from({ length: 40 }, (_, i) => chatLine(i, "default", { max_tokens: 200 }));
-    const created = await createBatchOverHttp(gw, key, lines);
+    const created = await createBatchOverHttp(gw.app, key, lines);
     const batchId = (created.body as { id: string }).id;
     type BatchBody = { status: string; request_counts: { completed: number; failed: number; total: number } } & Record<
       string,

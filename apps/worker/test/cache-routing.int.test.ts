@@ -6,6 +6,7 @@ import request from "supertest";
 import { describeWithModel } from "../../../test-support/fixtures.js";
 import { startTestGateway, type TestGateway } from "../../../test-support/gateway.js";
 import { startApp, waitForOutput } from "../../../test-support/processes.js";
+import { createBatchOverHttp } from "../../../test-support/batches.js";
 import { finalRecord } from "../../../test-support/records.js";
 import { TEST_REDIS, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { submittedId } from "../../../test-support/response-body.js";
@@ -252,19 +253,7 @@ describeWithModel("cache-aware routing between worker processes (stories260K, on
         body: { model: "default", messages: [{ role: "user", content: `Tell me about boat ${i}.` }], max_tokens: 8 },
       }),
     );
-    const upload = await request(gw.app)
-      .post("/v1/files")
-      .auth(key, { type: "bearer" })
-      .field("purpose", "batch")
-      .attach("file", Buffer.from(lines.join("\n")), "batch.jsonl");
-    const created = await request(gw.app)
-      .post("/v1/batches")
-      .auth(key, { type: "bearer" })
-      .send({
-        input_file_id: (upload.body as { id: string }).id,
-        endpoint: "/v1/chat/completions",
-        completion_window: "24h",
-      });
+    const created = await createBatchOverHttp(gw.app, key, lines);
     const batchId = (created.body as { id: string }).id;
     const batch = await waitFor(
       `batch ${batchId} completed`,
