@@ -1,5 +1,20 @@
+import { FINAL_BATCH_STATUSES } from "@chorus/contracts";
 import type { Express } from "express";
+import type OpenAI from "openai";
 import request from "supertest";
+
+/** Whether a batch with this status has ended (contracts' final statuses). */
+export const isFinalBatch = (status: string) => (FINAL_BATCH_STATUSES as readonly string[]).includes(status);
+
+/** A batch's output or error file as its parsed lines (none when the batch has no such file). */
+export async function batchFileLines<Line>(client: OpenAI, fileId: string | null | undefined): Promise<Line[]> {
+  if (!fileId) return [];
+  const text = await (await client.files.content(fileId)).text();
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Line);
+}
 
 /** Lines as a JSONL file's text. */
 export const jsonl = (lines: string[]) => lines.join("\n") + "\n";

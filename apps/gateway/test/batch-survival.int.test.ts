@@ -10,6 +10,7 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { startApp, waitForOutput } from "../../../test-support/processes.js";
 import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_URL, uniquePrefix } from "../../../test-support/redis.js";
 import { loadFixtureEngine, startTestWorker, type LlmEngine, type TestWorker } from "../../../test-support/worker.js";
+import { isFinalBatch } from "../../../test-support/batches.js";
 import { countingEngine } from "../../../test-support/counting-engine.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -51,8 +52,7 @@ async function createBatch(openai: OpenAI): Promise<Batch> {
 
 /** Polls (a hang guard for loaded machines, not a timing) until the batch is final. */
 async function untilFinal(read: () => Promise<{ status: string } | null>): Promise<void> {
-  const final = (batch: { status: string } | null) =>
-    batch !== null && ["completed", "failed", "expired", "cancelled"].includes(batch.status);
+  const final = (batch: { status: string } | null) => batch !== null && isFinalBatch(batch.status);
   await waitFor("the batch final", async () => final(await read()), { timeoutMs: 280_000, intervalMs: 250 });
 }
 

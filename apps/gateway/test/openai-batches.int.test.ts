@@ -18,7 +18,7 @@ import {
   type LlmEngine,
   type TestWorker,
 } from "../../../test-support/worker.js";
-import { createBatchOverHttp, jsonl } from "../../../test-support/batches.js";
+import { batchFileLines, createBatchOverHttp, isFinalBatch, jsonl } from "../../../test-support/batches.js";
 import { countingEngine } from "../../../test-support/counting-engine.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -29,7 +29,6 @@ const chatLine = (i: number, model = "default", extra: object = {}) =>
     url: "/v1/chat/completions",
     body: { model, messages: [{ role: "user", content: `Say hello ${i}` }], max_tokens: 8, seed: i, ...extra },
   });
-const FINAL = ["completed", "failed", "expired", "cancelled"];
 
 interface ResultLine {
   id: string;
@@ -80,19 +79,12 @@ describeWithModel("the Batch API (official openai client, llama-server)", () => 
       `batch ${id} final`,
       async () => {
         const batch = await client.batches.retrieve(id);
-        return FINAL.includes(batch.status) ? batch : undefined;
+        return isFinalBatch(batch.status) ? batch : undefined;
       },
       { timeoutMs: 170_000, intervalMs: 100 },
     );
 
-  async function lines(client: OpenAI, fileId: string | null | undefined): Promise<ResultLine[]> {
-    if (!fileId) return [];
-    const text = await (await client.files.content(fileId)).text();
-    return text
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as ResultLine);
-  }
+  const lines = (client: OpenAI, fileId: string | null | undefined) => batchFileLines<ResultLine>(client, fileId);
 
   it("when a batch of chat lines is created, then every line runs once and the output file answers each in input order", async () => {
     const before = counting.calls();
@@ -372,7 +364,7 @@ describeWithModel("a batch past its completion window (llama-server)", () => {
       async () => {
         const res = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
         const body = res.body as BatchBody;
-        return FINAL.includes(body.status) ? body : undefined;
+        return isFinalBatch(body.status) ? body : undefined;
       },
       { timeoutMs: 170_000, intervalMs: 200 },
     );

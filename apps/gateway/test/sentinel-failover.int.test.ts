@@ -13,6 +13,7 @@ import { startTestGateway, type TestGateway } from "../../../test-support/gatewa
 import { waitUntilGone } from "../../../test-support/process-tree.js";
 import { type LlmEngine, loadFixtureEngine, startTestWorker, type TestWorker } from "../../../test-support/worker.js";
 import { waitFor } from "../../../test-support/wait-for.js";
+import { batchFileLines, isFinalBatch } from "../../../test-support/batches.js";
 import { countingEngine } from "../../../test-support/counting-engine.js";
 
 /**
@@ -255,13 +256,8 @@ describe("when the Redis master fails over under Sentinel while a batch runs", (
     )
     .join("\n");
 
-  const linesOf = async (openai: OpenAI, fileId: string | null | undefined) =>
-    fileId
-      ? (await (await openai.files.content(fileId)).text())
-          .split("\n")
-          .filter((line) => line !== "")
-          .map((line) => JSON.parse(line) as { custom_id: string; response: { status_code: number } | null })
-      : [];
+  type ResultLine = { custom_id: string; response: { status_code: number } | null };
+  const linesOf = (openai: OpenAI, fileId: string | null | undefined) => batchFileLines<ResultLine>(openai, fileId);
 
   it("then it ends completed with exact counts, every line answered once and run once", async () => {
     const server = gw.app.listen(0, "127.0.0.1");
@@ -295,7 +291,7 @@ describe("when the Redis master fails over under Sentinel while a batch runs", (
         "the batch final",
         async () => {
           const read = await openai.batches.retrieve(batch.id).catch(() => null);
-          return read && ["completed", "failed", "expired", "cancelled"].includes(read.status) ? read : null;
+          return read && isFinalBatch(read.status) ? read : null;
         },
         240_000,
       );

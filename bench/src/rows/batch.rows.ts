@@ -1,10 +1,11 @@
 import { basename } from "node:path";
 import type { GenerationCall, GenerationTiming } from "../baselines/direct-engine-messages.js";
 import { nowMs, sleep } from "../metrics/clock.js";
+import { median } from "../metrics/stats.js";
 import { LARGER_MODEL_LABEL, writeLargerModel } from "../models/larger-model.js";
 import { makeRow, medianFigure, ratioAtLeast, type BenchRow } from "../report/bench-row.js";
 import { EngineProcess } from "../stack/engine-process.js";
-import { ensureLlamaServer, startLlamaServer, type LlamaServer } from "../stack/llama-server.js";
+import { ensureLlamaServer, startLlamaServer } from "../stack/llama-server.js";
 import { httpJson } from "../stack/net.js";
 import { startRealWorker } from "../stack/workers.js";
 import type { BenchStack } from "../stack/bench-stack.js";
@@ -16,10 +17,10 @@ import {
   SAMPLING,
   viaEngine,
   viaLlamaServer,
+  type Completion,
   type InferenceRequest,
 } from "./inference-jobs.js";
 
-type TurnsOf = Awaited<ReturnType<typeof chatTurnsOf>>;
 import type { BenchContext, RowGroup } from "./row-group.js";
 
 /**
@@ -54,7 +55,15 @@ interface BatchRun {
   promptTokens: number;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+/** Jobs per minute of `jobs` that took from `startedAt` until now. */
+const perMinuteSince = (jobs: number, startedAt: number) => (jobs / ((nowMs() - startedAt) / 1000)) * 60;
+
+/** The N lines sent at once through `send` (an engine alone): its run. */
+async function sendAtOnce(lines: number, send: (request: InferenceRequest) => Promise<Completion>): Promise<BatchRun> {
+  const started = nowMs();
+  const done = await Promise.all(Array.from({ length: lines }, (_, i) => send(lineRequest(i))));
+  return { perMinute: perMinuteSince(lines, started), promptTokens: median(done.map((c) => c.promptTokens)) };
+}
 
 /** The output file's lines' prompt tokens (`response.body.usage.prompt_tokens`). */
 async function outputPromptTokens(stack: BenchStack, fileId: string): Promise<number[]> {
@@ -91,23 +100,13 @@ async function viaBatch(stack: BenchStack, lines: number): Promise<BatchRun> {
       output_file_id?: string;
     };
     if (polled.status === "completed" && polled.request_counts?.completed === lines && polled.output_file_id) {
-      const perMinute = (lines / ((nowMs() - startedAt) / 1000)) * 60;
+      const perMinute = perMinuteSince(lines, startedAt);
       return { perMinute, promptTokens: median(await outputPromptTokens(stack, polled.output_file_id)) };
     }
     if (polled.status !== "in_progress" && polled.status !== "finalizing")
       throw new Error(`batch ${id} ended ${JSON.stringify(polled)}`);
     await sleep(POLL_MS);
   }
-}
-
-/** The same lines sent at once to llama-server's OpenAI-compatible endpoint, as the worker's chat turns. */
-async function viaLlamaServerAlone(server: LlamaServer, lines: number, turnsOf: TurnsOf): Promise<BatchRun> {
-  const started = nowMs();
-  const done = await Promise.all(
-    Array.from({ length: lines }, (_, i) => viaLlamaServer(server.url, turnsOf(lineRequest(i)), lineRequest(i))),
-  );
-  const perMinute = (lines / ((nowMs() - started) / 1000)) * 60;
-  return { perMinute, promptTokens: median(done.map((completion) => completion.promptTokens)) };
 }
 
 async function startBaseline(ctx: BenchContext, model: string, binary: string | null) {
@@ -122,7 +121,8 @@ async function startBaseline(ctx: BenchContext, model: string, binary: string | 
     const turnsOf = await chatTurnsOf();
     return {
       label: "llama-server alone, same slots",
-      send: (n: number) => viaLlamaServerAlone(server, n, turnsOf),
+      // llama-server's OpenAI-compatible endpoint, sent the worker's own chat turns.
+      send: (n: number) => sendAtOnce(n, (request) => viaLlamaServer(server.url, turnsOf(request), request)),
       stop: () => server.stop(),
     };
   }
@@ -138,16 +138,9 @@ async function startBaseline(ctx: BenchContext, model: string, binary: string | 
     "baselines/llama-direct.process.js",
     env,
   );
-  const requests = (n: number) => Array.from({ length: n }, (_, i) => lineRequest(i));
-  const send = async (n: number): Promise<BatchRun> => {
-    const started = nowMs();
-    const done = await Promise.all(requests(n).map((request) => viaEngine(engine, request)));
-    const perMinute = (n / ((nowMs() - started) / 1000)) * 60;
-    return { perMinute, promptTokens: median(done.map((completion) => completion.promptTokens)) };
-  };
   return {
     label: "the worker's engine alone, same slots (llama-server not at hand)",
-    send,
+    send: (n: number) => sendAtOnce(n, (request) => viaEngine(engine, request)),
     stop: () => engine.stop(),
   };
 }

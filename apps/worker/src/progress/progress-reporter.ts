@@ -23,9 +23,8 @@ export class ProgressReporter {
    * The first write waits a whole interval, as later ones do (a job nobody watches while it runs: one
    * that ends sooner writes no progress at all, only its end).
    */
-  deferFirstWrite(): this {
+  deferFirstWrite(): void {
     this.lastWriteMs = this.now();
-    return this;
   }
 
   onTokens(tokens: number, text?: string): void {

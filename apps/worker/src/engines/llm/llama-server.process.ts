@@ -32,8 +32,8 @@ export interface LlamaServerSettings {
 /**
  * Whether the CPU reports Intel AMX (Sapphire Rapids and later). On such a CPU a native build puts a
  * quantized model's weights in ggml's AMX buffer, and llama-server then dies of a segfault in
- * ggml_backend_amx_mul_mat at its first decode (llama.cpp's issue #20824, open upstream; seen here on
- * a Q8_0 model in a 2-core VM). `--no-repack` keeps the weights in the plain CPU buffer: the server
+ * ggml_backend_amx_mul_mat at its first decode (a ggml bug reported upstream, with Q4_K_M too; seen
+ * here on a Q8_0 model in a 2-core VM). `--no-repack` keeps the weights in the plain CPU buffer: the server
  * runs, on AVX-512 kernels.
  */
 export function cpuHasAmx(cpuinfo = readCpuinfo()): boolean {
