@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiKeyStore } from "@chorus/platform/api-keys";
 import { createWorkerRedis, redisKeys } from "@chorus/platform/redis";
-import { freePort, startChild, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
+import { freePortRun, startChild, startPrivateRedis, type PrivateRedis } from "@chorus/local-runtime";
 import { defaultRequest, describeWithModel, FIXTURE_MODEL } from "../../../test-support/fixtures.js";
 import { START_SCRIPT } from "../../../test-support/local-service.js";
 import { waitFor } from "../../../test-support/wait-for.js";
@@ -11,7 +11,8 @@ import { finalRecord } from "../../../test-support/records.js";
 
 /** `npm start -- --gateways G --workers W` as a real process tree on a private Redis. */
 async function startService(redisUrl: string, gateways: number, workers: number) {
-  const port = await freePort();
+  // Gateway i listens on PORT + i: every one of them must be free, not only the first.
+  const port = await freePortRun(gateways);
   const child = startChild("npm start", process.execPath, {
     args: [START_SCRIPT, "--gateways", String(gateways), "--workers", String(workers)],
     env: {
