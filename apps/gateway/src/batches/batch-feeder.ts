@@ -49,7 +49,7 @@ class LineRefused extends Error {
 /**
  * Feeds batches' lines to the text queue as ordinary requests of their key, a few at a time
  * (`window`), and finishes batches (files, final status). Any gateway may do it, several at once:
- * each step holds its batch's lock, lines are claimed by one script (claim-batch-lines-2.lua) and a
+ * each step holds its batch's lock, lines are claimed, with their text, by one script (claim-batch-lines-3.lua) and a
  * line's request and job ids are derived from its batch and line, so a step repeated after a kill
  * queues nothing twice. A step runs when a line ends (the batch-feed channel) and once a second; only
  * the step of each second sweeps the lines fed earlier (a killed feeder's claims, ends whose count was
@@ -107,9 +107,10 @@ export class BatchFeeder {
 
   private async lockedStep(batchId: string, sweep: boolean): Promise<void> {
     const { batches } = this.deps;
-    if (!(await batches.lock(batchId, this.owner, LOCK_MS))) return;
+    // Sent together on one connection, so run in this order: a batch read once the lock is held, in one round trip.
+    const [locked, batch] = await Promise.all([batches.lock(batchId, this.owner, LOCK_MS), batches.get(batchId)]);
+    if (!locked) return;
     try {
-      const batch = await batches.get(batchId);
       if (batch) await this.advance(batch, sweep);
     } finally {
       await batches.unlock(batchId, this.owner);
@@ -144,16 +145,26 @@ export class BatchFeeder {
     const key = await this.deps.apiKeys.get(batch.keyId);
     let counted = false;
     const earlier = sweep ? await batches.fed(batch.id) : [];
-    for (const line of earlier) counted = (await this.feedLine(batch, key, line)) || counted;
-    for (const line of await batches.claim(batch.id, this.deps.window))
-      counted = (await this.feedLine(batch, key, line)) || counted;
+    for (const line of earlier) counted = (await this.feedEarlier(batch, key, line)) || counted;
+    // A line claimed now was never claimed before: it has no record to look for, and its text came with the claim.
+    for (const { index, text } of await batches.claim(batch.id, this.deps.window))
+      counted = (await this.queueLine(batch, key, index, text)) || counted;
     return counted;
   }
 
-  /** Queues the line, unless it has a record already; true when it was refused (and counted failed). */
-  private async feedLine(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<boolean> {
+  /** Queues a line fed earlier, unless it has a record already; true when it was refused (and counted failed). */
+  private async feedEarlier(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<boolean> {
     if (await this.countIfEnded(batch, index)) return false;
-    const text = await this.deps.batches.line(batch.id, index);
+    return this.queueLine(batch, key, index, await this.deps.batches.line(batch.id, index));
+  }
+
+  /** Queues the line (its request as stored; null: the input is gone); true when refused (and counted failed). */
+  private async queueLine(
+    batch: StoredBatch,
+    key: ApiKeyRecord | null,
+    index: number,
+    text: string | null,
+  ): Promise<boolean> {
     if (text === null) return false;
     try {
       await this.submit(batch, key, index, JSON.parse(text) as BatchLine);

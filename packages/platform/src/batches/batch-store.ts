@@ -22,6 +22,12 @@ export interface StoredBatch {
   stopFeeding: boolean;
 }
 
+/** A line claimed to be fed: its index in the input, and its request as stored (null: the input is gone). */
+export interface ClaimedLine {
+  index: number;
+  text: string | null;
+}
+
 export interface NewBatch {
   id: string;
   keyId: string;
@@ -34,8 +40,9 @@ export interface NewBatch {
 
 const SCRIPTS = {
   count: "count-batch-line-3.lua",
-  claim: "claim-batch-lines-2.lua",
+  claim: "claim-batch-lines-3.lua",
   cancel: "cancel-batch-1.lua",
+  unlock: "unlock-batch-1.lua",
 } as const;
 
 /** A final batch (and its object) is kept this long after its window: as long as its files at most. */
@@ -158,11 +165,22 @@ export class BatchStore {
     return this.redis.lrange(this.keys.batchLines(batchId), 0, -1);
   }
 
-  /** Claims the next lines to feed, keeping at most `window` fed and not ended (claim-batch-lines-2.lua). */
-  async claim(batchId: string, window: number): Promise<number[]> {
+  /**
+   * Claims the next lines to feed, keeping at most `window` fed and not ended, with their text (null
+   * when the input lines are gone) in the same round trip (claim-batch-lines-3.lua).
+   */
+  async claim(batchId: string, window: number): Promise<ClaimedLine[]> {
     const k = this.keys;
-    const claimed = (await this.scripts.claim(k.batch(batchId), k.batchLinesFed(batchId), window)) as number[];
-    return claimed.map(Number);
+    const flat = (await this.scripts.claim(
+      k.batch(batchId),
+      k.batchLinesFed(batchId),
+      k.batchLines(batchId),
+      window,
+    )) as Array<number | string | null>;
+    const claimed: ClaimedLine[] = [];
+    for (let at = 0; at < flat.length; at += 2)
+      claimed.push({ index: Number(flat[at]), text: typeof flat[at + 1] === "string" ? String(flat[at + 1]) : null });
+    return claimed;
   }
 
   /** Every batch's lines fed and not yet ended (queued or running), all batches together. */
@@ -239,8 +257,8 @@ export class BatchStore {
     return (await this.redis.set(this.keys.batchLock(batchId), owner, "PX", ms, "NX")) === "OK";
   }
 
+  /** Lets go of the lock if `owner` still holds it: one round trip, never another's lock (unlock-batch-1.lua). */
   async unlock(batchId: string, owner: string): Promise<void> {
-    const key = this.keys.batchLock(batchId);
-    if ((await this.redis.get(key)) === owner) await this.redis.del(key);
+    await this.scripts.unlock(this.keys.batchLock(batchId), owner);
   }
 }

@@ -1,17 +1,21 @@
 --[[
   A feeder claims the next lines of an `in_progress` batch to queue, so that at most `window` of
-  its lines are fed and not yet ended. Claimed lines join the fed set before they are queued: a
-  feeder killed after this step leaves them there, and the next feed queues them (their request
-  ids and job ids are derived from the batch and line, so queueing one twice adds nothing).
+  its lines are fed and not yet ended, and gets their text in the same call. Claimed lines join the
+  fed set before they are queued: a feeder killed after this step leaves them there, and the next
+  feed queues them (their request ids and job ids are derived from the batch and line, so queueing
+  one twice adds nothing). A line claimed here was never claimed before (`next` only grows), so no
+  request of it exists yet.
 
   Input:
     KEYS[1] the batch (hash: status, total, next, stopFeeding)
     KEYS[2] the batch's lines fed and not yet ended (set of line indices)
+    KEYS[3] the batch's input lines (list of JSON requests)
 
     ARGV[1] window (lines fed at once)
 
   Output:
-    the line indices claimed (possibly none)
+    index, text, index, text, ... of the lines claimed (possibly none); a text is false when the
+    input lines are gone
 ]]
 local batch = redis.call('HMGET', KEYS[1], 'status', 'total', 'next', 'stopFeeding')
 if batch[1] ~= 'in_progress' or batch[4] == '1' then return {} end
@@ -22,6 +26,7 @@ local claimed = {}
 while room > 0 and nextLine < total do
   redis.call('SADD', KEYS[2], nextLine)
   claimed[#claimed + 1] = nextLine
+  claimed[#claimed + 1] = redis.call('LINDEX', KEYS[3], nextLine)
   nextLine = nextLine + 1
   room = room - 1
 end

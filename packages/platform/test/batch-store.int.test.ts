@@ -27,7 +27,10 @@ describe("BatchLineCounter", () => {
     const now = Math.floor(Date.now() / 1000);
     const batch = { id: "b1", keyId: "key_1", endpoint: "/v1/chat/completions" as const, inputFileId: "file-1" };
     await batches.create({ ...batch, metadata: null, createdAt: now, expiresAt: now + 86_400 }, ["{}", "{}"]);
-    expect(await batches.claim("b1", 2)).toEqual([0, 1]);
+    expect(await batches.claim("b1", 2)).toEqual([
+      { index: 0, text: "{}" },
+      { index: 1, text: "{}" },
+    ]);
     await redis.hset(keys.status(batchLineRequestId("b1", 0)), "status", "completed");
 
     await counter.ended(batchLineRef("b1", 0), batchLineRequestId("b1", 0), true);
@@ -43,5 +46,47 @@ describe("BatchLineCounter", () => {
     // Neither the second telling of line 0 nor a feeder's own count (no nudge) publishes again.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(heard).toEqual(["b1"]);
+  });
+});
+
+describe("BatchStore's feeding steps", () => {
+  const batches = new BatchStore(redis, keys);
+  const now = Math.floor(Date.now() / 1000);
+  const newBatch = (id: string) => ({
+    id,
+    keyId: "key_1",
+    endpoint: "/v1/chat/completions" as const,
+    inputFileId: "file-1",
+    metadata: null,
+    createdAt: now,
+    expiresAt: now + 86_400,
+  });
+
+  it("when lines are claimed, then each comes once with its text, and no more than the window is fed", async () => {
+    await batches.create(newBatch("b2"), ['{"a":0}', '{"a":1}', '{"a":2}']);
+    expect(await batches.claim("b2", 2)).toEqual([
+      { index: 0, text: '{"a":0}' },
+      { index: 1, text: '{"a":1}' },
+    ]);
+    expect(await batches.claim("b2", 2)).toEqual([]);
+    await batches.countLine("b2", 0, true);
+    expect(await batches.claim("b2", 2)).toEqual([{ index: 2, text: '{"a":2}' }]);
+  });
+
+  it("when the input lines are gone, then a claimed line comes without text", async () => {
+    await batches.create(newBatch("b3"), ["{}"]);
+    await redis.del(keys.batchLines("b3"));
+    expect(await batches.claim("b3", 1)).toEqual([{ index: 0, text: null }]);
+  });
+
+  it("when a feeder unlocks a lock another feeder took after its own expired, then that lock stays", async () => {
+    expect(await batches.lock("b4", "feeder-a", 50)).toBe(true);
+    expect(await batches.lock("b4", "feeder-b", 50)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await batches.lock("b4", "feeder-b", 30_000)).toBe(true);
+    await batches.unlock("b4", "feeder-a");
+    expect(await batches.lock("b4", "feeder-a", 30_000)).toBe(false);
+    await batches.unlock("b4", "feeder-b");
+    expect(await batches.lock("b4", "feeder-a", 30_000)).toBe(true);
   });
 });
