@@ -107,10 +107,14 @@ export class BatchFeeder {
 
   private async lockedStep(batchId: string, sweep: boolean): Promise<void> {
     const { batches } = this.deps;
-    // Sent together on one connection, so run in this order: a batch read once the lock is held, in one round trip.
-    const [locked, batch] = await Promise.all([batches.lock(batchId, this.owner, LOCK_MS), batches.get(batchId)]);
-    if (!locked) return;
+    // Sent together on one connection, so run in this order: the batch is read once the lock is held, in the same
+    // round trip. The read is awaited only under the lock, so a failed read still lets the lock go.
+    const locking = batches.lock(batchId, this.owner, LOCK_MS);
+    const reading = batches.get(batchId);
+    reading.catch(() => undefined);
+    if (!(await locking)) return;
     try {
+      const batch = await reading;
       if (batch) await this.advance(batch, sweep);
     } finally {
       await batches.unlock(batchId, this.owner);

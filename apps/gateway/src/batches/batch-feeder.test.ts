@@ -1,0 +1,30 @@
+import type { BatchStore } from "@chorus/platform/batches";
+import { testLogger } from "../../../../test-support/logger.js";
+import { BatchFeeder, type BatchFeederDeps } from "./batch-feeder.js";
+
+/** A feeder whose batch store locks as told and fails every batch read: only the lock steps run. */
+function feederOverFailingReads(lockWon: boolean) {
+  const calls: string[] = [];
+  const batches: Pick<BatchStore, "lock" | "get" | "unlock"> = {
+    lock: (id) => (calls.push(`lock ${id}`), Promise.resolve(lockWon)),
+    get: () => Promise.reject(new Error("connection lost")),
+    unlock: (id) => (calls.push(`unlock ${id}`), Promise.resolve()),
+  };
+  // The step under test reaches only the store and the logger.
+  const deps = { batches, logger: testLogger("batch-feeder-test"), window: 4 } as unknown as BatchFeederDeps;
+  return { feeder: new BatchFeeder(deps), calls };
+}
+
+describe("BatchFeeder's step", () => {
+  it("when the batch read fails after the lock was won, then the lock is let go at once", async () => {
+    const { feeder, calls } = feederOverFailingReads(true);
+    await feeder.step("b1");
+    expect(calls).toEqual(["lock b1", "unlock b1"]);
+  });
+
+  it("when another feeder holds the lock, then the failed read is nobody's error and nothing is let go", async () => {
+    const { feeder, calls } = feederOverFailingReads(false);
+    await feeder.step("b1");
+    expect(calls).toEqual(["lock b1"]);
+  });
+});
