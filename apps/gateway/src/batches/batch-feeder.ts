@@ -149,17 +149,24 @@ export class BatchFeeder {
     const key = await this.deps.apiKeys.get(batch.keyId);
     let counted = false;
     const earlier = sweep ? await batches.fed(batch.id) : [];
-    for (const line of earlier) counted = (await this.feedEarlier(batch, key, line)) || counted;
-    // A line claimed now was never claimed before: it has no record to look for, and its text came with the claim.
+    for (const index of earlier)
+      counted = (await this.feedLine(batch, key, index, () => batches.line(batch.id, index))) || counted;
+    // A claimed line's text came with the claim. Its record is still looked for: a claim lost to a failover (on a
+    // Cluster the batch and the line's record live on different nodes) gives the same line again.
     for (const { index, text } of await batches.claim(batch.id, this.deps.window))
-      counted = (await this.queueLine(batch, key, index, text)) || counted;
+      counted = (await this.feedLine(batch, key, index, () => text)) || counted;
     return counted;
   }
 
-  /** Queues a line fed earlier, unless it has a record already; true when it was refused (and counted failed). */
-  private async feedEarlier(batch: StoredBatch, key: ApiKeyRecord | null, index: number): Promise<boolean> {
+  /** Queues the line, unless it has a record already; true when it was refused (and counted failed). */
+  private async feedLine(
+    batch: StoredBatch,
+    key: ApiKeyRecord | null,
+    index: number,
+    text: () => string | null | Promise<string | null>,
+  ): Promise<boolean> {
     if (await this.countIfEnded(batch, index)) return false;
-    return this.queueLine(batch, key, index, await this.deps.batches.line(batch.id, index));
+    return this.queueLine(batch, key, index, await text());
   }
 
   /** Queues the line (its request as stored; null: the input is gone); true when refused (and counted failed). */

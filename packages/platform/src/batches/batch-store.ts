@@ -179,7 +179,10 @@ export class BatchStore {
     )) as Array<number | string | null>;
     const claimed: ClaimedLine[] = [];
     for (let at = 0; at < flat.length; at += 2)
-      claimed.push({ index: Number(flat[at]), text: typeof flat[at + 1] === "string" ? String(flat[at + 1]) : null });
+      claimed.push({
+        index: Number(flat[at]),
+        text: typeof flat[at + 1] === "string" ? (flat[at + 1] as string) : null,
+      });
     return claimed;
   }
 

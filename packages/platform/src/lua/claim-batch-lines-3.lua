@@ -3,8 +3,8 @@
   its lines are fed and not yet ended, and gets their text in the same call. Claimed lines join the
   fed set before they are queued: a feeder killed after this step leaves them there, and the next
   feed queues them (their request ids and job ids are derived from the batch and line, so queueing
-  one twice adds nothing). A line claimed here was never claimed before (`next` only grows), so no
-  request of it exists yet.
+  one twice adds nothing). The feeder still looks for a claimed line's record before queueing it: a
+  claim lost to a failover (on a Cluster the line's record is on another node) is given again.
 
   Input:
     KEYS[1] the batch (hash: status, total, next, stopFeeding)
