@@ -65,7 +65,8 @@ describe("npm run keys: expiry, rotation, last use", () => {
   });
 
   it("when a key's expiry passes, then a gateway refuses it and keys list says expired", async () => {
-    const secret = keys("create", "--name", "brief", "--expires", "2s").stdout.trim();
+    // Long enough for a CLI start on a loaded CI machine (2 s once ran out before the first request).
+    const secret = keys("create", "--name", "brief", "--expires", "10s").stdout.trim();
     expect(await statusesOf(secret)).toEqual([200]);
     await sleep(Date.parse(rowOf("brief")?.EXPIRES ?? "") - Date.now() + 50);
     expect(await statusesOf(secret)).toEqual([401]);

@@ -9,6 +9,7 @@ import { ensureLlamaServer, startLlamaServer } from "../stack/llama-server.js";
 import { httpJson } from "../stack/net.js";
 import { startRealWorker } from "../stack/workers.js";
 import type { BenchStack } from "../stack/bench-stack.js";
+import { GATEWAY_ENV } from "@chorus/gateway";
 import { appEnv } from "@chorus/local-runtime";
 import {
   chatTurnsOf,
@@ -38,12 +39,13 @@ const MAX_TOKENS = 16;
 const POLL_MS = 100;
 /**
  * The baseline's requests in flight: the gateway's default BATCH_WINDOW (lines queued or running at
- * once), so both sides keep the slots equally fed. Not all N at once: llama-server answers HTTP on
- * slots + 4 threads (server-http.cpp), and a thread stays with its keep-alive connection, so a client
- * with more connections than threads waits out idle ones; its rate then came in two modes within one
- * run (~530 and ~1,900 jobs/min on the fixture model at 100 at once, 850 and 1,780 at 16).
+ * once; the bench's gateway runs with it), so both sides keep the slots equally fed. Not all N at
+ * once: llama-server answers HTTP on slots + 4 threads (server-http.cpp), and a thread stays with its
+ * keep-alive connection, so a client with more connections than threads waits out idle ones; its
+ * rate then came in two modes within one run (~530 and ~1,900 jobs/min on the fixture model at 100
+ * at once, 850 and 1,780 at 16).
  */
-const IN_FLIGHT = 4;
+const IN_FLIGHT = GATEWAY_ENV.BATCH_WINDOW.default;
 
 /** Line i: one user message, sampled as the other inference rows sample. */
 const lineRequest = (i: number): InferenceRequest => ({
@@ -74,9 +76,15 @@ async function sendKeepingBusy(
 ): Promise<BatchRun> {
   const started = nowMs();
   let next = 0;
+  let failed = false;
   const sender = async (): Promise<Completion[]> => {
     const answered: Completion[] = [];
-    while (next < lines) answered.push(await send(lineRequest(next++)));
+    try {
+      while (next < lines && !failed) answered.push(await send(lineRequest(next++)));
+    } catch (error) {
+      failed = true; // the round has failed: the other senders stop rather than load the next round
+      throw error;
+    }
     return answered;
   };
   const done = (await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, lines) }, sender))).flat();
@@ -198,7 +206,7 @@ async function batchRow(ctx: BenchContext, model: { path: string; label: string 
       ),
       target: ratioAtLeast(0.9),
       notes: [
-        `${options.rounds} round(s) per side, order rotating; ${SLOTS} slots on both sides, LLM_THREADS=${options.threads}, ${model.label}; the batch's window BATCH_WINDOW (default 4) lines queued at once, its status polled every ${POLL_MS} ms; the engine alone sent ${IN_FLIGHT} lines at a time; the issue asks for 1,000 lines (--batch-lines)`,
+        `${options.rounds} round(s) per side, order rotating; ${SLOTS} slots on both sides, LLM_THREADS=${options.threads}, ${model.label}; the batch's window BATCH_WINDOW (default ${IN_FLIGHT}) lines queued at once, its status polled every ${POLL_MS} ms; the engine alone sent ${IN_FLIGHT} lines at a time; the issue asks for 1,000 lines (--batch-lines)`,
         `the same prompt on both sides (the default character's system turn, then the line): median prompt tokens ${promptTokens(runs.service)} through the service, ${promptTokens(runs.engine)} alone`,
       ],
     });
