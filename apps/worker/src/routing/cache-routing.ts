@@ -6,7 +6,7 @@ import { type Job, type Queue } from "bullmq";
 import type { GenerationResult } from "../processors/generate-text.processor.js";
 import { conversationPrefixes, prefixesAfterReply } from "./conversation-prefixes.js";
 import { runLeased } from "./copy-lease.js";
-import type { RoutingStore } from "./routing-store.js";
+import type { PrefixHolder, RoutingStore } from "./routing-store.js";
 import { SlotGate } from "./slot-gate.js";
 import { stepAside } from "./step-aside.js";
 
@@ -102,6 +102,10 @@ export class CacheRouting {
       if (job.data.batchLine) return this.gate.run(() => run(job, token, signal));
       const id = jobIdOf(job);
       const later = (ms: number) => stepAside(job, token, ms, { logger: this.deps.logger, signal });
+      // The holder is looked up in the claim's round trip, not after it: a free claim (nearly every one) needs it, and
+      // a job's first token waited for both. Any other claim leaves the answer unread.
+      const holding = this.handsOver ? this.deps.store.holderOf(conversationPrefixes(job.data)) : null;
+      holding?.catch(() => undefined); // read, and its failure logged, by choose
       const claim = await this.attempt(() => this.deps.store.claimShared(id, this.workerId));
       if (!claim) return later(this.options.watchIntervalMs);
       switch (claim.kind) {
@@ -120,7 +124,7 @@ export class CacheRouting {
         case "free":
           break;
       }
-      const target = this.handsOver ? await this.attempt(() => this.choose(job)) : null;
+      const target = holding ? await this.attempt(() => this.choose(job, holding)) : null;
       const handed = target ? await this.handOver(job, target) : "here";
       if (handed === "handed") return later(this.options.maxWaitMs);
       // Unsure whether the copy was added: the claim decides, read again when the shared copy comes back.
@@ -204,9 +208,9 @@ export class CacheRouting {
    * to take from the shared queue (handing over leaves no slot idle), up to BUSY_HOLDER_SLOTS copies a
    * slot; past that, or when this worker would idle, it runs here.
    */
-  private async choose(job: Job<GenerateTextJob>): Promise<string | null> {
+  private async choose(job: Job<GenerateTextJob>, holding: Promise<PrefixHolder | null>): Promise<string | null> {
     const id = jobIdOf(job);
-    const holder = await this.deps.store.holderOf(conversationPrefixes(job.data));
+    const holder = await holding;
     if (!holder) return this.decided("no_match", id);
     if (holder.workerId === this.workerId) return this.decided("preferred_here", id);
     const waiting = await this.handoverQueue(holder.workerId).getJobCountByTypes("wait", "prioritized");
