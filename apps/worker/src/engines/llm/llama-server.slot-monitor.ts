@@ -18,6 +18,8 @@ interface Watcher {
   seed: number;
   reported: number;
   onTokens: (tokens: number, text?: string) => void;
+  /** When its job started being watched (ms). */
+  since: number;
 }
 
 /**
@@ -30,6 +32,8 @@ export class SlotMonitor {
   private readonly watchers = new Map<number, Watcher>();
   /** The running poll loop, if any; stopped when the last watcher leaves. */
   private polling: Polling | null = null;
+  /** When /slots was last read (ms). */
+  private lastReadAt = 0;
 
   constructor(
     private readonly slotsUrl: () => string,
@@ -38,7 +42,7 @@ export class SlotMonitor {
 
   /** Reports the tokens decoded (and the text so far) on `slotId` for the job with `seed`; returns the way to stop. */
   watch(slotId: number, seed: number, onTokens: (tokens: number, text?: string) => void): () => void {
-    const watcher: Watcher = { seed, reported: 0, onTokens };
+    const watcher: Watcher = { seed, reported: 0, onTokens, since: Date.now() };
     this.watchers.set(slotId, watcher);
     this.polling ??= this.poll(new AbortController());
     return () => {
@@ -65,14 +69,27 @@ export class SlotMonitor {
   private poll(stop: AbortController): Polling {
     const run = async () => {
       while (this.watchers.size > 0 && !stop.signal.aborted) {
-        await sleep(this.intervalMs, undefined, { signal: stop.signal }).catch(() => undefined);
+        await sleep(this.untilDue(), undefined, { signal: stop.signal }).catch(() => undefined);
         if (stop.signal.aborted) break;
+        if (this.untilDue() > 0) continue; // the job it waited for has ended: the next is not due yet
+        this.lastReadAt = Date.now();
         this.report(await this.read());
       }
       if (this.polling?.stop === stop) this.polling = null;
     };
     void run(); // never rejects: read() answers null on any failure, report() catches callbacks
     return { stop };
+  }
+
+  /**
+   * Ms until the next read: a full interval after the last read, and after the longest-watched job
+   * started. Jobs shorter than the interval that follow each other on busy slots (a batch's lines) are
+   * then never read, as a lone short job is not; reading /slots takes the server's loop from decoding.
+   */
+  private untilDue(): number {
+    let oldest = Infinity;
+    for (const watcher of this.watchers.values()) oldest = Math.min(oldest, watcher.since);
+    return Math.max(0, Math.max(oldest, this.lastReadAt) + this.intervalMs - Date.now());
   }
 
   private report(slots: SlotState[] | null): void {
