@@ -104,7 +104,7 @@ export class CacheRouting {
       const later = (ms: number) => stepAside(job, token, ms, { logger: this.deps.logger, signal });
       // The holder is looked up in the claim's round trip, not after it: a free claim (nearly every one) needs it, and
       // a job's first token waited for both. Any other claim leaves the answer unread.
-      const holding = this.handsOver ? this.deps.store.holderOf(conversationPrefixes(job.data)) : null;
+      const holding = this.handsOver ? this.holderOfConversation(job) : null;
       holding?.catch(() => undefined); // read, and its failure logged, by choose
       const claim = await this.attempt(() => this.deps.store.claimShared(id, this.workerId));
       if (!claim) return later(this.options.watchIntervalMs);
@@ -217,6 +217,11 @@ export class CacheRouting {
     if (waiting < holder.slots) return holder.workerId;
     if (waiting < BUSY_HOLDER_SLOTS * holder.slots && (await this.sharedQueueHasWork())) return holder.workerId;
     return this.decided("preferred_busy", id);
+  }
+
+  /** Async, so a job whose conversation cannot be read rejects (choose's attempt logs it) rather than throws here. */
+  private async holderOfConversation(job: Job<GenerateTextJob>): Promise<PrefixHolder | null> {
+    return this.deps.store.holderOf(conversationPrefixes(job.data));
   }
 
   /** Whether other jobs wait in the shared queue for any worker (not counting those stepped aside). */
