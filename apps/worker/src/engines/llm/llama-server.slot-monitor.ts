@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** The fields of one entry of llama-server's GET /slots read here. */
@@ -18,7 +19,7 @@ interface Watcher {
   seed: number;
   reported: number;
   onTokens: (tokens: number, text?: string) => void;
-  /** When its job started being watched (ms). */
+  /** When its job started being watched (ms, monotonic clock). */
   since: number;
 }
 
@@ -32,7 +33,7 @@ export class SlotMonitor {
   private readonly watchers = new Map<number, Watcher>();
   /** The running poll loop, if any; stopped when the last watcher leaves. */
   private polling: Polling | null = null;
-  /** When /slots was last read (ms). */
+  /** When the last read of /slots ended (ms, monotonic clock): a slow answer does not bring the next read sooner. */
   private lastReadAt = 0;
 
   constructor(
@@ -42,7 +43,7 @@ export class SlotMonitor {
 
   /** Reports the tokens decoded (and the text so far) on `slotId` for the job with `seed`; returns the way to stop. */
   watch(slotId: number, seed: number, onTokens: (tokens: number, text?: string) => void): () => void {
-    const watcher: Watcher = { seed, reported: 0, onTokens, since: Date.now() };
+    const watcher: Watcher = { seed, reported: 0, onTokens, since: performance.now() };
     this.watchers.set(slotId, watcher);
     this.polling ??= this.poll(new AbortController());
     return () => {
@@ -72,8 +73,9 @@ export class SlotMonitor {
         await sleep(this.untilDue(), undefined, { signal: stop.signal }).catch(() => undefined);
         if (stop.signal.aborted) break;
         if (this.untilDue() > 0) continue; // the job it waited for has ended: the next is not due yet
-        this.lastReadAt = Date.now();
-        this.report(await this.read());
+        const slots = await this.read();
+        this.lastReadAt = performance.now();
+        this.report(slots);
       }
       if (this.polling?.stop === stop) this.polling = null;
     };
@@ -89,7 +91,7 @@ export class SlotMonitor {
   private untilDue(): number {
     let oldest = Infinity;
     for (const watcher of this.watchers.values()) oldest = Math.min(oldest, watcher.since);
-    return Math.max(0, Math.max(oldest, this.lastReadAt) + this.intervalMs - Date.now());
+    return Math.max(0, Math.max(oldest, this.lastReadAt) + this.intervalMs - performance.now());
   }
 
   private report(slots: SlotState[] | null): void {
