@@ -284,7 +284,11 @@ describe("when the Redis master fails over under Sentinel while a batch runs", (
       // Lines of 60 tokens on two slots: the batch is still running when the master moves.
       expect(atFailover.request_counts?.completed ?? 0).toBeLessThan(LINES);
       const oldMasterPort = await masterPortNow();
-      await askSentinel(sentinels[0]!.port, "failover", MASTER_NAME);
+      // A sentinel answers INPROG while a failover is still in progress (the kill's above, re-pointing the replicas
+      // for up to its failover-timeout): asked again until it starts this one.
+      await until("a sentinel to start the failover", () =>
+        askSentinel(sentinels[0]!.port, "failover", MASTER_NAME).then(() => true),
+      );
       await until("a new master", async () => (await masterPortNow()) !== oldMasterPort);
       // Reads during the switch may fail (a client would retry): the guard polls until one is final.
       const done = await until(
