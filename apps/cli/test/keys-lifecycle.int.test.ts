@@ -65,7 +65,7 @@ describe("npm run keys: expiry, rotation, last use", () => {
   });
 
   it("when a key's expiry passes, then a gateway refuses it and keys list says expired", async () => {
-    // Long enough for a CLI start on a loaded CI machine (2 s once ran out before the first request).
+    // Long enough for the CLI to start and the first request to be answered on a loaded machine.
     const secret = keys("create", "--name", "brief", "--expires", "10s").stdout.trim();
     expect(await statusesOf(secret)).toEqual([200]);
     await sleep(Date.parse(rowOf("brief")?.EXPIRES ?? "") - Date.now() + 50);

@@ -82,7 +82,7 @@ async function sendKeepingBusy(
     try {
       while (next < lines && !failed) answered.push(await send(lineRequest(next++)));
     } catch (error) {
-      failed = true; // the round has failed: the other senders stop rather than load the next round
+      failed = true; // the round has failed: the other senders stop loading a server about to be stopped
       throw error;
     }
     return answered;
