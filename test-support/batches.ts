@@ -2,6 +2,7 @@ import { FINAL_BATCH_STATUSES } from "@chorus/contracts";
 import type { Express } from "express";
 import type OpenAI from "openai";
 import request from "supertest";
+import { waitFor } from "./wait-for.js";
 
 /** Whether a batch with this status has ended (contracts' final statuses). */
 export const isFinalBatch = (status: string) => (FINAL_BATCH_STATUSES as readonly string[]).includes(status);
@@ -34,4 +35,17 @@ export async function createBatchOverHttp(app: Express, key: string, lines: stri
       endpoint: "/v1/chat/completions",
       completion_window: "24h",
     });
+}
+
+/** Polls a batch over HTTP until it is `completed`: its body then (`waitFor`'s error past `timeoutMs`). */
+export function batchCompleted(app: Express, key: string, batchId: string, timeoutMs: number) {
+  return waitFor(
+    "the batch completed",
+    async () => {
+      const res = await request(app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
+      const batch = res.body as { status: string; request_counts: object };
+      return batch.status === "completed" ? batch : undefined;
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
 }

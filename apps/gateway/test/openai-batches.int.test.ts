@@ -18,7 +18,13 @@ import {
   type LlmEngine,
   type TestWorker,
 } from "../../../test-support/worker.js";
-import { batchFileLines, createBatchOverHttp, isFinalBatch, jsonl } from "../../../test-support/batches.js";
+import {
+  batchCompleted,
+  batchFileLines,
+  createBatchOverHttp,
+  isFinalBatch,
+  jsonl,
+} from "../../../test-support/batches.js";
 import { countingEngine } from "../../../test-support/counting-engine.js";
 import { waitFor } from "../../../test-support/wait-for.js";
 
@@ -315,15 +321,7 @@ describeWithModel("batch lines and interactive requests (fair turns, llama-serve
     });
     const batchLinesBefore = started.indexOf(id) - startedBefore;
     expect(batchLinesBefore).toBeLessThanOrEqual(2);
-    const completed = await waitFor(
-      "the batch completed",
-      async () => {
-        const res = await request(gw.app).get(`/v1/batches/${batchId}`).auth(key, { type: "bearer" });
-        const batch = res.body as { status: string; request_counts: object };
-        return batch.status === "completed" ? batch : undefined;
-      },
-      { timeoutMs: 170_000, intervalMs: 200 },
-    );
+    const completed = await batchCompleted(gw.app, key, batchId, 170_000);
     expect(completed.request_counts).toEqual({ total: 30, completed: 30, failed: 0 });
   }, 180_000);
 });

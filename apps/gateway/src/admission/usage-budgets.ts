@@ -73,6 +73,11 @@ export class UsageBudgets {
     return reservation.hold;
   }
 
+  /** What a request admitted earlier holds now (undefined: no budget applied, or it was settled). */
+  heldFor(key: ApiKeyRecord, requestId: string): Promise<BudgetHold | undefined> {
+    return this.deps.ledger.heldFor(key.id, requestId);
+  }
+
   /** Gives back the hold of a request that was refused or not queued after it was held. */
   release(key: ApiKeyRecord, requestId: string): Promise<boolean> {
     return this.deps.ledger.release(key.id, requestId);

@@ -33,3 +33,106 @@ describe("BatchFeeder's step", () => {
     expect(warn).not.toHaveBeenCalled();
   });
 });
+
+const LINE = JSON.stringify({
+  custom_id: "r0",
+  method: "POST",
+  url: "/v1/chat/completions",
+  body: { model: "default", messages: [{ role: "user", content: "Hi" }], max_tokens: 8 },
+});
+
+/**
+ * A sweep over one fed line whose record is `processing` and older than the requeue wait: `record`
+ * says whether it started, `waiting` whether it is still in the waiting set, `job` whether BullMQ holds
+ * its job. What the feeder asks TextJobs to queue again is recorded.
+ */
+async function sweepOverWaitingLine({ started = false, waiting = true, job = false }) {
+  const batch = {
+    id: "b1",
+    keyId: "k1",
+    endpoint: "/v1/chat/completions",
+    status: "in_progress",
+    total: 2,
+    completed: 0,
+    failed: 0,
+    times: { expires_at: Math.floor(Date.now() / 1000) + 3600 },
+    stopFeeding: false,
+  };
+  const batches = {
+    lock: () => Promise.resolve(true),
+    get: () => Promise.resolve(batch),
+    unlock: () => Promise.resolve(),
+    fed: () => Promise.resolve([0]),
+    claim: () => Promise.resolve([]),
+    line: () => Promise.resolve(LINE),
+  };
+  const stored = {
+    owner: "k1",
+    model: "default",
+    createdAt: Date.now() - 60_000,
+    record: { status: "processing" },
+    rev: 1,
+    ...(started ? { startedAt: Date.now() - 1000 } : {}),
+  };
+  const requeued: Array<{ requestId: string; acceptedAt: number; turn: number; budget: unknown; batchLine: unknown }> =
+    [];
+  const deps = {
+    batches,
+    logger: testLogger("batch-feeder-test"),
+    window: 4,
+    apiKeys: { get: () => Promise.resolve({ id: "k1", scopes: ["*"], revoked: false, priority: "normal" }) },
+    statuses: {
+      get: () => Promise.resolve(stored),
+      waitingTurn: () => Promise.resolve(waiting ? 7 : null),
+    },
+    jobs: {
+      jobExists: () => Promise.resolve(job),
+      requeueLost: (
+        submission: { requestId: string; budget?: unknown; batchLine?: unknown },
+        acceptedAt: number,
+        turn: number,
+      ) => {
+        requeued.push({
+          requestId: submission.requestId,
+          acceptedAt,
+          turn,
+          budget: submission.budget,
+          batchLine: submission.batchLine,
+        });
+        return Promise.resolve();
+      },
+    },
+    usageBudgets: { heldFor: () => Promise.resolve({ day: "2026-11-29", month: "2026-11", tokens: 40, audioMs: 0 }) },
+    modelFeatures: { of: () => Promise.resolve(null) },
+    chatLimits: { maxCompletionTokens: 4096 },
+  } as unknown as BatchFeederDeps;
+  await new BatchFeeder(deps).step("b1", true);
+  return { requeued, createdAt: stored.createdAt };
+}
+
+describe("BatchFeeder's sweep of a line whose job was lost", () => {
+  it("when the line's record waits without a job, then its job is queued again at its turn, holding what it holds", async () => {
+    const { requeued, createdAt } = await sweepOverWaitingLine({});
+    expect(requeued).toEqual([
+      {
+        requestId: expect.stringContaining("b1") as unknown,
+        acceptedAt: createdAt,
+        turn: 7,
+        budget: { day: "2026-11-29", month: "2026-11", tokens: 40, audioMs: 0 },
+        batchLine: expect.objectContaining({ queueDeadline: expect.any(Number) as unknown }) as unknown,
+      },
+    ]);
+  });
+
+  it("when the line's record says it started, then nothing is queued again", async () => {
+    expect((await sweepOverWaitingLine({ started: true })).requeued).toEqual([]);
+  });
+
+  it("when the line has left the waiting set, then nothing is queued again", async () => {
+    expect((await sweepOverWaitingLine({ waiting: false })).requeued).toEqual([]);
+  });
+
+  it("when BullMQ holds the line's job, then nothing is queued again", async () => {
+    expect((await sweepOverWaitingLine({ job: true })).requeued).toEqual([]);
+  });
+});

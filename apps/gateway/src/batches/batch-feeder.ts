@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { ApiError, BATCH_LINE_ERRORS, grants, isModelId, type ChatLimits, type ModelId } from "@chorus/contracts";
+import {
+  ApiError,
+  BATCH_LINE_ERRORS,
+  grants,
+  isModelId,
+  type BudgetHold,
+  type ChatLimits,
+  type ModelId,
+} from "@chorus/contracts";
 import type { ApiKeyRecord, ApiKeyStore } from "@chorus/platform/api-keys";
 import { batchLineRef, batchLineRequestId, type BatchStore, type StoredBatch } from "@chorus/platform/batches";
 import type { FileStore } from "@chorus/platform/files";
@@ -35,6 +43,11 @@ export interface BatchFeederDeps {
 
 /** A feed step holds its batch this long at most: a feeder killed mid-step holds it no longer. */
 const LOCK_MS = 30_000;
+/**
+ * A fed line's record waiting this long is checked for its job at each sweep: younger ones are nearly
+ * always just queued, and the check costs a read of the queue.
+ */
+const REQUEUE_AFTER_MS = 5_000;
 
 /** A line that cannot run, told in the error file (code and message), counted as failed at once. */
 class LineRefused extends Error {
@@ -150,7 +163,7 @@ export class BatchFeeder {
     let counted = false;
     const earlier = sweep ? await batches.fed(batch.id) : [];
     for (const index of earlier)
-      counted = (await this.feedLine(batch, key, index, () => batches.line(batch.id, index))) || counted;
+      counted = (await this.feedLine(batch, key, index, () => batches.line(batch.id, index), true)) || counted;
     // A claimed line's text came with the claim. Its record is still looked for: a claim lost to a failover (on a
     // Cluster the batch and the line's record live on different nodes) gives the same line again.
     for (const { index, text } of await batches.claim(batch.id, this.deps.window))
@@ -158,15 +171,60 @@ export class BatchFeeder {
     return counted;
   }
 
-  /** Queues the line, unless it has a record already; true when it was refused (and counted failed). */
+  /**
+   * Queues the line, unless it has a record already; true when it was refused (and counted failed).
+   * Sweeping, a line whose record has waited REQUEUE_AFTER_MS and whose job is not in BullMQ (its
+   * feeder killed between the two) has its job queued again.
+   */
   private async feedLine(
     batch: StoredBatch,
     key: ApiKeyRecord | null,
     index: number,
     text: () => string | null | Promise<string | null>,
+    sweeping = false,
   ): Promise<boolean> {
-    if (await this.countIfEnded(batch, index)) return false;
-    return this.queueLine(batch, key, index, await text());
+    const stored = await this.deps.statuses.get(batchLineRequestId(batch.id, index));
+    if (!stored) return this.queueLine(batch, key, index, await text());
+    if (stored.record.status !== "processing") await this.countEnd(batch, index, stored.record.status);
+    else if (sweeping && stored.startedAt === undefined && Date.now() - stored.createdAt >= REQUEUE_AFTER_MS)
+      await this.requeueIfLost(batch, key, index, text, stored.createdAt);
+    return false;
+  }
+
+  /**
+   * The job of a line whose record waits in the queue without it, as its feed would have queued it
+   * (same request, turn, budget hold and queue deadline). Checked in the order of their cost: still in
+   * the waiting set (not started), then no job of its id in BullMQ; only then is the line read again.
+   * A line that cannot be read as a request any more (its key revoked, its model gone) is left to the
+   * workers' lost-job sweep, which fails it.
+   */
+  private async requeueIfLost(
+    batch: StoredBatch,
+    key: ApiKeyRecord | null,
+    index: number,
+    text: () => string | null | Promise<string | null>,
+    acceptedAt: number,
+  ): Promise<void> {
+    const requestId = batchLineRequestId(batch.id, index);
+    if (!key || key.revoked) return;
+    const turn = await this.deps.statuses.waitingTurn(requestId);
+    if (turn === null || (await this.deps.jobs.jobExists(requestId))) return;
+    const stored = await text();
+    if (stored === null) return;
+    try {
+      const line = JSON.parse(stored) as BatchLine;
+      const model = lineModel(key, line.body.model);
+      const mapped = await this.read(batch, model, line);
+      const budget = await this.deps.usageBudgets.heldFor(key, requestId);
+      await this.deps.jobs.requeueLost(
+        this.lineJob(batch, key, index, model, mapped, budget, acceptedAt),
+        acceptedAt,
+        turn,
+      );
+      this.deps.logger.warn("batch line queued again: its record was written but its job was lost", { requestId });
+    } catch (error) {
+      if (!(error instanceof LineRefused)) throw error;
+    }
   }
 
   /** Queues the line (its request as stored; null: the input is gone); true when refused (and counted failed). */
@@ -192,9 +250,13 @@ export class BatchFeeder {
   private async countIfEnded(batch: StoredBatch, index: number): Promise<boolean> {
     const stored = await this.deps.statuses.get(batchLineRequestId(batch.id, index));
     if (!stored) return false;
-    const { status } = stored.record;
-    if (status !== "processing") await this.deps.batches.countLine(batch.id, index, status === "completed");
+    await this.countEnd(batch, index, stored.record.status);
     return true;
+  }
+
+  /** A line whose record is final is counted (idempotent); one still processing is not. */
+  private async countEnd(batch: StoredBatch, index: number, status: string): Promise<void> {
+    if (status !== "processing") await this.deps.batches.countLine(batch.id, index, status === "completed");
   }
 
   /** The line as a request of its key: its scopes, what the model's engine honours and its usage budgets, now. */
@@ -212,22 +274,35 @@ export class BatchFeeder {
           throw new LineRefused(BATCH_LINE_ERRORS.quota, error.message);
         throw error;
       });
+    await this.deps.jobs.submit(this.lineJob(batch, key, index, model, mapped, budget, Date.now()));
+  }
+
+  /** The line's job as its key's request, accepted at `acceptedAt`, holding `budget`. */
+  private lineJob(
+    batch: StoredBatch,
+    key: ApiKeyRecord,
+    index: number,
+    model: ModelId,
+    mapped: ReturnType<typeof mapBatchBody>,
+    budget: BudgetHold | undefined,
+    acceptedAt: number,
+  ) {
     const queueDeadline = (batch.times.expires_at ?? 0) * 1000;
     // The batch's window is the line's queue deadline: a worker that picks it up later ends it unrun, as the sweep
     // does.
-    const maxQueueMs = Math.max(1, queueDeadline - Date.now());
-    await this.deps.jobs.submit({
+    const maxQueueMs = Math.max(1, queueDeadline - acceptedAt);
+    return {
       keyId: key.id,
       model,
       request: { ...mapped.request, maxQueueMs },
       clientSampling: mapped.clientSampling,
-      requestId,
+      requestId: batchLineRequestId(batch.id, index),
       inFlightCap: 0,
       ...(budget ? { budget } : {}),
       // The key's tier weighs its batch lines too (docs/architecture.md#fair-turns).
       turnWeight: TIER_TURN_WEIGHT[key.priority],
       batchLine: { ref: batchLineRef(batch.id, index), queueDeadline },
-    });
+    };
   }
 
   /** The body as the live endpoint reads it (validated at create; a deployment's limits may have changed since). */

@@ -51,6 +51,30 @@ function inFlightCapReached(cap: number, averageJobSeconds: number | null): ApiE
 /** A seed for a job whose request sent none: drawn once, so every attempt of the job samples alike. */
 const jobSeed = () => randomInt(SAMPLING_BOUNDS.seed.min, SAMPLING_BOUNDS.seed.max + 1);
 
+/** The job a submission queues, accepted at `acceptedAt`. */
+function jobOf(submission: NewTextJob, requestId: string, acceptedAt: number): GenerateTextJob {
+  const { keyId, model, request, clientSampling = {}, streamReply, budget, turnWeight = 1, batchLine } = submission;
+  const job: GenerateTextJob = {
+    requestId,
+    keyId,
+    model,
+    request,
+    clientSampling,
+    acceptedAt,
+    ...(streamReply ? { streamReply } : {}),
+    ...(budget ? { budget } : {}),
+    ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
+  };
+  // A line's turns are its key's batch tenant's, charged at their estimate: the worker's settlement
+  // (record-reply.ts) corrects the key's interactive turns only.
+  if (batchLine) return { ...job, batchLine: true };
+  return {
+    ...job,
+    turnCost: estimatedTurnCost(request, clientSampling) * turnWeight,
+    ...(turnWeight === 1 ? {} : { turnWeight }),
+  };
+}
+
 /** Accepting and cancelling generations. */
 export class TextJobs {
   constructor(
@@ -74,41 +98,12 @@ export class TextJobs {
    * the record on the one replication stream, so both).
    */
   async submit(submission: NewTextJob): Promise<{ requestId: string; acceptedAt: number }> {
-    const {
-      keyId,
-      model,
-      request,
-      clientSampling = {},
-      requestId = randomUUID(),
-      inFlightCap,
-      streamReply,
-      budget,
-      turnWeight = 1,
-      batchLine,
-    } = submission;
-    const job: GenerateTextJob = {
-      requestId,
-      keyId,
-      model,
-      request,
-      clientSampling,
-      acceptedAt: Date.now(),
-      ...(streamReply ? { streamReply } : {}),
-      ...(budget ? { budget } : {}),
-      ...(request.samplingParams.seed === undefined ? { seed: jobSeed() } : {}),
-      turnCost: estimatedTurnCost(request, clientSampling) * turnWeight,
-      ...(turnWeight === 1 ? {} : { turnWeight }),
-    };
+    const { keyId, model, request, inFlightCap, turnWeight = 1, batchLine } = submission;
+    const job = jobOf(submission, submission.requestId ?? randomUUID(), Date.now());
+    const { requestId } = job;
     const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
-    const cost = estimatedTurnCost(request, clientSampling) * turnWeight;
+    const cost = estimatedTurnCost(request, submission.clientSampling) * turnWeight;
     const turns = batchLine ? batchTurns(keyId, cost) : { tenant: keyId, cost };
-    // A line's turns are its key's batch tenant's, charged at their estimate: the worker's settlement
-    // (record-reply.ts) corrects the key's interactive turns only.
-    if (batchLine) {
-      delete job.turnCost;
-      delete job.turnWeight;
-      job.batchLine = true;
-    }
     const cap = batchLine ? null : inFlightCap;
     const joining = this.statuses.create(
       requestId,
@@ -135,6 +130,25 @@ export class TextJobs {
       .catch((error: unknown) => this.closeUnqueued(requestId, error));
     await this.replicated.confirm();
     return { requestId, acceptedAt: job.acceptedAt };
+  }
+
+  /** Whether BullMQ holds a job of this id (waiting, running, or finished and not yet trimmed). */
+  async jobExists(requestId: string): Promise<boolean> {
+    return (await this.queueRedis.exists(this.keys.bullJob(this.queue.name, requestId))) === 1;
+  }
+
+  /**
+   * Queues again the job of a request whose record was written, and still waits in the queue, but
+   * whose job never reached BullMQ (its submitter killed between the two, or Redis refusing both the
+   * job and the record's closing): the job its submit would have added, at the turn it joined with,
+   * holding what it holds (`budget`); a batch line's tag and queue deadline filed again (idempotent).
+   * BullMQ adds nothing for an id it still holds; a job that reached it anyway finds its record
+   * started or final and is skipped by its worker, so nothing runs twice.
+   */
+  async requeueLost(submission: NewTextJob & { requestId: string }, acceptedAt: number, turn: number): Promise<void> {
+    const job = jobOf(submission, submission.requestId, acceptedAt);
+    if (submission.batchLine) await this.fileBatchLine(job.requestId, submission.batchLine);
+    await this.queue.add(JOB_NAMES.generateText, job, { jobId: job.requestId, priority: turn });
   }
 
   /**

@@ -161,6 +161,19 @@ export class UsageBudgetLedger {
     return this.settle({ keyId, requestId, day, month, tokens: 0, audioMs: 0 });
   }
 
+  /** What a request holds now (its hold as admission made it), or undefined: none was made, or it was settled. */
+  async heldFor(keyId: string, requestId: string): Promise<BudgetHold | undefined> {
+    const [day, month, tokens, audioMs] = await this.redis.hmget(
+      this.keys.budgetHold(keyId, requestId),
+      "day",
+      "month",
+      "tokens",
+      "audioMs",
+    );
+    if (!day || !month) return undefined;
+    return { day, month, tokens: Number(tokens ?? 0), audioMs: Number(audioMs ?? 0) };
+  }
+
   /** The buckets a job counts in: its hold's, else those of when it was accepted. */
   static periodOf(job: { budget?: BudgetHold | undefined; acceptedAt: number }): { day: string; month: string } {
     if (job.budget) return { day: job.budget.day, month: job.budget.month };

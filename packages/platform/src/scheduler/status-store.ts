@@ -331,6 +331,15 @@ export class StatusStore {
   }
 
   /**
+   * The turn (its job's BullMQ priority) of a request still in the waiting set, as join-queue-8.lua
+   * scored it (turn * 2^32 + ticket); null once it started, ended or never joined.
+   */
+  async waitingTurn(requestId: string): Promise<number | null> {
+    const score = await this.redis.zscore(this.keys.textJobsWaiting(), requestId);
+    return score === null ? null : Math.floor(Number(score) / 2 ** 32);
+  }
+
+  /**
    * Whatever the record says (already final, expired), the id leaves the queue's sets. Only the
    * record's write decides the outcome: should the queue's side fail (its node failing over), the
    * id stays in the unfinished set, where the lost-job sweep finds the record final and takes it out.

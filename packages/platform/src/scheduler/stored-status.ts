@@ -12,6 +12,8 @@ export interface StoredStatus {
   rev: number;
   /** The attempt whose text `record.partialReply` is (absent from records of an earlier release). */
   partialAttempt?: string;
+  /** When a worker started it (ms; absent while it waits). */
+  startedAt?: number;
 }
 
 const NUMERIC_FIELDS = [
@@ -70,6 +72,7 @@ function toStoredStatus(hash: Record<string, string>): StoredStatus | null {
     record,
     rev: Number(hash.rev ?? 0),
     ...(hash.partialAttempt !== undefined && { partialAttempt: hash.partialAttempt }),
+    ...(hash.startedAt !== undefined && { startedAt: Number(hash.startedAt) }),
   };
 }
 
