@@ -51,8 +51,12 @@ function inFlightCapReached(cap: number, averageJobSeconds: number | null): ApiE
 /** A seed for a job whose request sent none: drawn once, so every attempt of the job samples alike. */
 const jobSeed = () => randomInt(SAMPLING_BOUNDS.seed.min, SAMPLING_BOUNDS.seed.max + 1);
 
-/** The job a submission queues, accepted at `acceptedAt`. */
-function jobOf(submission: NewTextJob, requestId: string, acceptedAt: number): GenerateTextJob {
+/** What a turn of the submission's work is estimated to cost its key, weighted by the key's tier. */
+const turnCostOf = ({ request, clientSampling, turnWeight = 1 }: NewTextJob) =>
+  estimatedTurnCost(request, clientSampling) * turnWeight;
+
+/** The job a submission queues, accepted at `acceptedAt`, its turn cost `cost` (turnCostOf). */
+function jobOf(submission: NewTextJob, requestId: string, acceptedAt: number, cost: number): GenerateTextJob {
   const { keyId, model, request, clientSampling = {}, streamReply, budget, turnWeight = 1, batchLine } = submission;
   const job: GenerateTextJob = {
     requestId,
@@ -70,7 +74,7 @@ function jobOf(submission: NewTextJob, requestId: string, acceptedAt: number): G
   if (batchLine) return { ...job, batchLine: true };
   return {
     ...job,
-    turnCost: estimatedTurnCost(request, clientSampling) * turnWeight,
+    turnCost: cost,
     ...(turnWeight === 1 ? {} : { turnWeight }),
   };
 }
@@ -98,11 +102,11 @@ export class TextJobs {
    * the record on the one replication stream, so both).
    */
   async submit(submission: NewTextJob): Promise<{ requestId: string; acceptedAt: number }> {
-    const { keyId, model, request, inFlightCap, turnWeight = 1, batchLine } = submission;
-    const job = jobOf(submission, submission.requestId ?? randomUUID(), Date.now());
+    const { keyId, model, request, inFlightCap, batchLine } = submission;
+    const cost = turnCostOf(submission);
+    const job = jobOf(submission, submission.requestId ?? randomUUID(), Date.now(), cost);
     const { requestId } = job;
     const webhook = request.webhook === undefined ? undefined : { url: request.webhook, events: request.webhookEvents };
-    const cost = estimatedTurnCost(request, submission.clientSampling) * turnWeight;
     const turns = batchLine ? batchTurns(keyId, cost) : { tenant: keyId, cost };
     const cap = batchLine ? null : inFlightCap;
     const joining = this.statuses.create(
@@ -146,7 +150,7 @@ export class TextJobs {
    * started or final and is skipped by its worker, so nothing runs twice.
    */
   async requeueLost(submission: NewTextJob & { requestId: string }, acceptedAt: number, turn: number): Promise<void> {
-    const job = jobOf(submission, submission.requestId, acceptedAt);
+    const job = jobOf(submission, submission.requestId, acceptedAt, turnCostOf(submission));
     if (submission.batchLine) await this.fileBatchLine(job.requestId, submission.batchLine);
     await this.queue.add(JOB_NAMES.generateText, job, { jobId: job.requestId, priority: turn });
   }
